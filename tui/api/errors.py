@@ -1,0 +1,66 @@
+"""Typed errors of the client. Every failure of a call is one of these; none carries key material."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ActionRejected",
+    "ApiError",
+    "Banned",
+    "ClientError",
+    "ConnectionFailed",
+    "RateLimited",
+    "RequestTimeout",
+    "TransportError",
+]
+
+
+class ClientError(Exception):
+    """Base of every error the client raises."""
+
+
+class ApiError(ClientError):
+    """The server answered with an error: a non-2xx status or a ``{"type": "error"}`` body."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}" if status else message)
+        self.status = status
+        self.message = message
+
+
+class ActionRejected(ApiError):
+    """The exchange refused a signed action: its envelope has a non-empty ``error`` (or ``success`` false)."""
+
+    def __init__(self, message: str, envelope: dict[str, Any]) -> None:
+        super().__init__(0, message)
+        self.envelope = envelope
+        self.tx_hash: str = str(envelope.get("tx_hash") or "")
+
+
+class RateLimited(ApiError):
+    """HTTP 429. ``retry_after`` is the server's ``Retry-After`` in seconds."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(429, message)
+        self.retry_after = retry_after
+
+
+class Banned(ApiError):
+    """HTTP 418: this address is banned for ``ban_seconds`` after repeated rate-limit violations."""
+
+    def __init__(self, message: str, ban_seconds: float) -> None:
+        super().__init__(418, message)
+        self.ban_seconds = ban_seconds
+
+
+class TransportError(ClientError):
+    """The request did not complete: connection refused, reset, or a protocol error."""
+
+
+class ConnectionFailed(TransportError):
+    """The server could not be reached."""
+
+
+class RequestTimeout(TransportError):
+    """The server did not answer in time."""

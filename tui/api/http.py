@@ -1,0 +1,214 @@
+"""Async HTTP client for /exchange, /info and /explorer on one keep-alive ``httpx.AsyncClient``.
+
+Raw calls (``info``, ``explorer``, ``exchange``) return parsed JSON; the typed methods in
+``tui.api.client`` decode it into ``tui.api.models`` records. Every failure is a ``tui.api.errors`` type.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import httpx
+import msgspec
+
+from . import wire
+from .errors import (
+    ActionRejected,
+    ApiError,
+    Banned,
+    ConnectionFailed,
+    RateLimited,
+    RequestTimeout,
+    TransportError,
+)
+from .limits import Governor
+from .signing import Signer
+
+__all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
+
+DEFAULT_EXPIRY_MS = 60_000
+_json_decode = msgspec.json.Decoder().decode
+_json_encode = msgspec.json.Encoder().encode
+_BAN_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)", re.IGNORECASE)
+_ANY_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+
+
+class NonceManager:
+    """Nonces are the time in ms, strictly increasing within the process even under concurrent calls."""
+
+    def __init__(self, clock_ms: Callable[[], int] | None = None) -> None:
+        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            nonce = max(self._clock_ms(), self._last + 1)
+            self._last = nonce
+            return nonce
+
+
+def _ban_seconds(message: str, headers: httpx.Headers) -> float:
+    m = _BAN_SECONDS.search(message) or _ANY_NUMBER.search(message)
+    if m:
+        return float(m.group(1))
+    retry = headers.get("retry-after", "")
+    try:
+        return float(retry)
+    except ValueError:
+        return 300.0  # the first ban step of the interface
+
+
+def _retry_after(headers: httpx.Headers) -> float:
+    try:
+        return max(0.0, float(headers.get("retry-after", "1")))
+    except ValueError:
+        return 1.0
+
+
+class HttpClient:
+    """One connection pool to an exchange. Use as ``async with HttpClient(url) as c: ...``.
+
+    ``signer`` signs actions (None for a watch-only client). ``testnet`` selects the signing source
+    ("Testnet" vs "Mainnet"). ``dialect`` is ``"seed"`` (the interface's names) or ``"sdk"``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        explorer_url: str | None = None,
+        signer: Signer | None = None,
+        testnet: bool = False,
+        dialect: wire.Dialect = "seed",
+        expiry_ms: int = DEFAULT_EXPIRY_MS,
+        timeout: float = 5.0,
+        governor: Governor | None = None,
+        clock_ms: Callable[[], int] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if dialect not in wire.DIALECTS:
+            raise ValueError(f"dialect must be one of {wire.DIALECTS}, not {dialect!r}")
+        self.base_url = base_url.rstrip("/")
+        self.explorer_url = (explorer_url or base_url).rstrip("/")
+        self.signer = signer
+        self.testnet = testnet
+        self.dialect: wire.Dialect = dialect
+        self.expiry_ms = expiry_ms
+        self.governor = governor or Governor()
+        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
+        self.nonces = NonceManager(self._clock_ms)
+        self.last_server_date: str | None = None
+        self._http = httpx.AsyncClient(
+            timeout=timeout,
+            transport=transport,
+            headers={"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"},
+            limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=30),
+        )
+
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # ---- transport -------------------------------------------------------------------------------
+
+    async def post(self, endpoint: str, body: Any) -> Any:
+        """POST ``body`` to ``/endpoint`` under the governor; return the parsed JSON or raise."""
+        await self.governor.acquire(endpoint)
+        base = self.explorer_url if endpoint == "explorer" else self.base_url
+        try:
+            resp = await self._http.post(f"{base}/{endpoint}", content=_json_encode(body))
+        except httpx.TimeoutException as exc:
+            raise RequestTimeout(f"{endpoint}: no answer within {self._http.timeout.read}s") from exc
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise ConnectionFailed(f"{endpoint}: cannot connect to {base} ({type(exc).__name__})") from exc
+        except httpx.HTTPError as exc:
+            raise TransportError(f"{endpoint}: {type(exc).__name__}: {exc}") from exc
+        self.governor.observe(endpoint, resp.headers)
+        self.last_server_date = resp.headers.get("date")
+        return self._parse(endpoint, resp)
+
+    def _parse(self, endpoint: str, resp: httpx.Response) -> Any:
+        try:
+            payload = _json_decode(resp.content) if resp.content else None
+        except msgspec.DecodeError:
+            payload = None
+        message = ""
+        if isinstance(payload, dict):
+            message = str(payload.get("message") or payload.get("error") or "")
+        if resp.status_code == 429:
+            retry = _retry_after(resp.headers)
+            self.governor.rate_limited(retry)
+            raise RateLimited(message or "rate limit exceeded", retry)
+        if resp.status_code == 418:
+            seconds = _ban_seconds(message, resp.headers)
+            self.governor.banned(seconds)
+            raise Banned(message or f"banned for {seconds:.0f} s", seconds)
+        if isinstance(payload, dict) and payload.get("type") == "error":
+            raise ApiError(resp.status_code, message or "error")
+        if not resp.is_success:
+            raise ApiError(resp.status_code, message or resp.text[:200] or resp.reason_phrase)
+        if payload is None and resp.content:
+            raise ApiError(resp.status_code, f"{endpoint}: the answer is not JSON")
+        ctype = resp.headers.get("content-type", "")
+        if "json" not in ctype:
+            raise ApiError(resp.status_code, f"{endpoint}: the answer is {ctype or 'untyped'}, not JSON")
+        return payload
+
+    # ---- raw calls -------------------------------------------------------------------------------
+
+    async def info(self, method: str, **params: Any) -> Any:
+        """Call /info ``method``; parameters that are None are left out."""
+        return await self.post("info", {"method": method, "params": _clean(params)})
+
+    async def explorer(self, method: str, **params: Any) -> Any:
+        """Call /explorer ``method``; parameters that are None are left out."""
+        return await self.post("explorer", {"method": method, "params": _clean(params)})
+
+    def sign(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> dict[str, Any]:
+        """Build and sign the /exchange body of action ``name`` (nonce and expiresAfter filled in)."""
+        signer = signer or self.signer
+        if signer is None:
+            raise PermissionError("this client has no signing key (watch-only)")
+        nonce = self.nonces.next()
+        if name in wire.EXPIRING and fields.get("expiresAfter") is None:
+            fields = {**fields, "expiresAfter": nonce + self.expiry_ms}
+        data = wire.action_data(name, fields, nonce)
+        signature = signer.sign_action(data, wire.tx_type(name, self.dialect), testnet=self.testnet)
+        return wire.build_body(name, data, signature, self.dialect)
+
+    async def exchange(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> dict[str, Any]:
+        """Sign and send action ``name``; return the envelope, or raise ``ActionRejected``."""
+        envelope = await self.post("exchange", self.sign(name, fields, signer=signer))
+        if not isinstance(envelope, dict):
+            raise ApiError(200, "exchange: the answer is not an envelope object")
+        error = envelope.get("error")
+        if error or envelope.get("success") is False:
+            raise ActionRejected(str(error or "the exchange reported success=false"), envelope)
+        return envelope
+
+    async def pages(self, method: str, *, limit: int = 100, **params: Any) -> AsyncIterator[Any]:
+        """Every record of a paginated /info method, page after page."""
+        page = 1
+        while True:
+            envelope = await self.info(method, page=page, limit=limit, **params)
+            if not isinstance(envelope, dict):
+                raise ApiError(200, f"{method}: expected a paginated envelope")
+            for record in envelope.get("data") or []:
+                yield record
+            if not envelope.get("has_next"):
+                return
+            page += 1
+
+
+def _clean(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if v is not None}
