@@ -10,6 +10,7 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from decimal import Decimal
 from typing import Any
 
 import httpx
@@ -31,7 +32,17 @@ from .signing import Signer
 __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 
 DEFAULT_EXPIRY_MS = 60_000
-_json_decode = msgspec.json.Decoder().decode
+_json_decode = msgspec.json.Decoder(float_hook=Decimal).decode  # numbers stay exact
+
+
+class _ErrorProbe(msgspec.Struct):
+    type: Any = None
+    message: Any = None
+    error: Any = None
+    code: Any = None
+
+
+_probe = msgspec.json.Decoder(_ErrorProbe).decode
 _json_encode = msgspec.json.Encoder().encode
 _BAN_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)", re.IGNORECASE)
 _ANY_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
@@ -121,30 +132,41 @@ class HttpClient:
 
     # ---- transport -------------------------------------------------------------------------------
 
-    async def post(self, endpoint: str, body: Any) -> Any:
-        """POST ``body`` to ``/endpoint`` under the governor; return the parsed JSON or raise."""
+    async def send(self, endpoint: str, body: Any) -> bytes:
+        """POST ``body`` to ``/endpoint`` under the governor; the raw JSON of a successful answer, or raise."""
         await self.governor.acquire(endpoint)
         base = self.explorer_url if endpoint == "explorer" else self.base_url
         try:
             resp = await self._http.post(f"{base}/{endpoint}", content=_json_encode(body))
         except httpx.TimeoutException as exc:
-            raise RequestTimeout(f"{endpoint}: no answer within {self._http.timeout.read}s") from exc
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise ConnectionFailed(f"{endpoint}: cannot connect to {base} ({type(exc).__name__})") from exc
+            raise RequestTimeout(f"{endpoint}: no answer from {base} in time") from exc
+        except httpx.ConnectError as exc:
+            raise ConnectionFailed(f"{endpoint}: cannot connect to {base}") from exc
         except httpx.HTTPError as exc:
             raise TransportError(f"{endpoint}: {type(exc).__name__}: {exc}") from exc
         self.governor.observe(endpoint, resp.headers)
         self.last_server_date = resp.headers.get("date")
-        return self._parse(endpoint, resp)
+        self._check(endpoint, resp)
+        return resp.content
 
-    def _parse(self, endpoint: str, resp: httpx.Response) -> Any:
+    async def post(self, endpoint: str, body: Any) -> Any:
+        """``send``, parsed: JSON numbers with a fraction come back as ``Decimal``, exactly."""
+        content = await self.send(endpoint, body)
         try:
-            payload = _json_decode(resp.content) if resp.content else None
+            return _json_decode(content)
         except msgspec.DecodeError:
-            payload = None
-        message = ""
-        if isinstance(payload, dict):
-            message = str(payload.get("message") or payload.get("error") or "")
+            raise ApiError(200, f"{endpoint}: the answer is not valid JSON") from None
+
+    def _check(self, endpoint: str, resp: httpx.Response) -> None:
+        content = resp.content
+        probe = _ErrorProbe()
+        if content[:1] == b"{":
+            try:
+                probe = _probe(content)
+            except msgspec.DecodeError:
+                if resp.is_success:
+                    raise ApiError(resp.status_code, f"{endpoint}: the answer is not valid JSON") from None
+        message = str(probe.message or probe.error or "") if resp.status_code >= 400 or probe.type == "error" else ""
         if resp.status_code == 429:
             retry = _retry_after(resp.headers)
             self.governor.rate_limited(retry)
@@ -153,16 +175,13 @@ class HttpClient:
             seconds = _ban_seconds(message, resp.headers)
             self.governor.banned(seconds)
             raise Banned(message or f"banned for {seconds:.0f} s", seconds)
-        if isinstance(payload, dict) and payload.get("type") == "error":
+        if probe.type == "error":
             raise ApiError(resp.status_code, message or "error")
         if not resp.is_success:
             raise ApiError(resp.status_code, message or resp.text[:200] or resp.reason_phrase)
-        if payload is None and resp.content:
-            raise ApiError(resp.status_code, f"{endpoint}: the answer is not JSON")
         ctype = resp.headers.get("content-type", "")
         if "json" not in ctype:
             raise ApiError(resp.status_code, f"{endpoint}: the answer is {ctype or 'untyped'}, not JSON")
-        return payload
 
     # ---- raw calls -------------------------------------------------------------------------------
 
@@ -174,12 +193,14 @@ class HttpClient:
         """Call /explorer ``method``; parameters that are None are left out."""
         return await self.post("explorer", {"method": method, "params": _clean(params)})
 
-    def sign(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> dict[str, Any]:
+    def sign(
+        self, name: str, fields: dict[str, Any], *, signer: Signer | None = None, nonce: int | None = None
+    ) -> dict[str, Any]:
         """Build and sign the /exchange body of action ``name`` (nonce and expiresAfter filled in)."""
         signer = signer or self.signer
         if signer is None:
             raise PermissionError("this client has no signing key (watch-only)")
-        nonce = self.nonces.next()
+        nonce = self.nonces.next() if nonce is None else nonce
         if name in wire.EXPIRING and fields.get("expiresAfter") is None:
             fields = {**fields, "expiresAfter": nonce + self.expiry_ms}
         data = wire.action_data(name, fields, nonce)
@@ -188,7 +209,11 @@ class HttpClient:
 
     async def exchange(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> dict[str, Any]:
         """Sign and send action ``name``; return the envelope, or raise ``ActionRejected``."""
-        envelope = await self.post("exchange", self.sign(name, fields, signer=signer))
+        return await self.submit(self.sign(name, fields, signer=signer))
+
+    async def submit(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Send a signed /exchange body; return the envelope, or raise ``ActionRejected``."""
+        envelope = await self.post("exchange", body)
         if not isinstance(envelope, dict):
             raise ApiError(200, "exchange: the answer is not an envelope object")
         error = envelope.get("error")
