@@ -1,0 +1,742 @@
+"""JSON-RPC WebSocket client (protocol-notes section 5): subscribe, unsubscribe, ping, post, reconnect.
+
+A :class:`WsClient` owns one socket at a time. A background task connects, reads frames and pings; when
+the socket drops (or stays silent past ``idle_timeout``) it reconnects with exponential backoff and
+jitter and resubscribes everything with the original channel and params.
+
+Local subscriptions with the same channel and params share one server subscription, so the server never
+holds a subscription twice and no notification is delivered twice. A subscriber joining a shared one
+receives updates from then on, not a fresh snapshot (a reconnect does bring a fresh one to all).
+
+Client-sent messages are limited to the interface's 2,000 a rolling minute (callers wait, nothing is
+dropped) and the server subscriptions to 1,000 (beyond that :class:`SubscriptionLimitError`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import itertools
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from types import TracebackType
+from typing import Any, Literal
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from .errors import ClientError, RequestTimeout, TransportError
+from .limits import Window
+
+__all__ = [
+    "CHANNEL_ALIASES",
+    "MAX_MESSAGES_PER_MINUTE",
+    "MAX_SUBSCRIPTIONS",
+    "ClientClosed",
+    "ConnState",
+    "ConnectionLost",
+    "MessageRateLimiter",
+    "RpcError",
+    "Subscription",
+    "SubscriptionError",
+    "SubscriptionLimitError",
+    "WsClient",
+    "WsError",
+    "WsStatus",
+    "backoff_delay",
+    "normalize_channel",
+]
+
+# Numbers with a fraction arrive as Decimal: positions, fills and balances stay exact; panes draw floats.
+_decode_exact = msgspec.json.Decoder(float_hook=Decimal).decode
+log = logging.getLogger(__name__)
+
+MAX_SUBSCRIPTIONS = 1_000
+MAX_MESSAGES_PER_MINUTE = 2_000
+
+# Older or alternative channel names (protocol-notes 5.3) → the current ones.
+CHANNEL_ALIASES: Mapping[str, str] = {
+    "positions": "position",
+    "trade": "trades",
+    "agents": "agent",
+    "accountSummary": "account_summary",
+    "accountOrderUpdates": "orders",
+    "order": "orders",
+}
+
+Callback = Callable[[Any], object]
+Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+_Hook = Callable[[dict[str, Any]], Any]
+
+
+class ConnState(enum.StrEnum):
+    """Connection state as the status bar shows it."""
+
+    CONNECTING = "connecting"  # never live yet
+    LIVE = "live"  # connected and (re)subscribed
+    RECONNECTING = "reconnecting"  # was live, socket lost, trying again
+    CLOSED = "closed"  # not started, or closed by the owner
+
+
+class WsError(ClientError):
+    """Base of the errors only the WebSocket client raises (a request's timeout is ``RequestTimeout``)."""
+
+
+class ConnectionLost(WsError, TransportError):
+    """The socket dropped while a request was pending (or before it could be sent)."""
+
+
+class ClientClosed(ConnectionLost):
+    """The client was closed by its owner."""
+
+
+class RpcError(WsError):
+    """A JSON-RPC ``error`` object in a reply."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"JSON-RPC Error {code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class SubscriptionError(WsError):
+    """The server rejected a subscribe request, or its reply could not be understood."""
+
+    def __init__(self, channel: str, params: Mapping[str, Any], reason: str, code: int | None = None) -> None:
+        super().__init__(f"subscribe {channel} {dict(params)} rejected: {reason}")
+        self.channel = channel
+        self.params = dict(params)
+        self.reason = reason
+        self.code = code
+
+
+class SubscriptionLimitError(WsError):
+    """Subscribing would exceed the interface's subscription limit; nothing was sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class WsStatus:
+    """A snapshot of the connection for the UI: state, reconnects, last message (epoch seconds)."""
+
+    state: ConnState
+    reconnects: int
+    last_message_at: float | None
+    latency: float | None  # seconds from the last answered ping to its reply
+    invalid_frames: int
+    subscriptions: int  # server subscriptions held (distinct channel + params)
+
+
+def normalize_channel(channel: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Return the current channel name for ``channel`` (aliases of section 5.3) and its params.
+
+    ``position`` takes ``user`` and ``address`` with the same value; either one fills in the other.
+    """
+    name = CHANNEL_ALIASES.get(channel, channel)
+    out = dict(params)
+    if name == "position":
+        who = out.get("user", out.get("address"))
+        if who is not None:
+            out.setdefault("user", who)
+            out.setdefault("address", who)
+    return name, out
+
+
+def backoff_delay(attempt: int, *, minimum: float, maximum: float, jitter: float, rng: random.Random) -> float:
+    """Delay before reconnect attempt ``attempt`` (0-based): ``minimum`` doubling up to ``maximum``,
+    less a random fraction of up to ``jitter`` of it."""
+    base = min(maximum, minimum * 2.0 ** min(attempt, 64))
+    return base * (1.0 - jitter * rng.random())
+
+
+class MessageRateLimiter:
+    """At most ``limit`` messages in any rolling ``window`` seconds: callers beyond it wait, in order."""
+
+    def __init__(
+        self, limit: int, window: float = 60.0, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep
+    ) -> None:
+        self._window = Window(limit, window)
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = asyncio.Lock()  # first come, first sent
+
+    async def acquire(self) -> None:
+        """Wait until one more message fits in the window, and count it."""
+        async with self._lock:
+            while (wait := self._window.wait_for_slot(self._clock())) > 0:
+                await self._sleep(wait)
+            self._window.add(self._clock())
+
+    def used(self) -> int:
+        """Messages counted in the current window."""
+        return self._window.used(self._clock())
+
+
+class _Topic:
+    """One server subscription (channel + params) and the local handles on it."""
+
+    __slots__ = ("dead", "established", "handles", "key", "name", "params", "server_channel", "settled")
+
+    def __init__(self, name: str, params: dict[str, Any], key: tuple[str, bytes]) -> None:
+        self.name = name
+        self.params = params
+        self.key = key
+        self.server_channel: str | None = None
+        self.handles: list[Subscription] = []
+        self.established = False  # acknowledged once; resubscribed after a reconnect
+        self.dead = False  # unsubscribed or failed; never routed again
+        self.settled = asyncio.Event()  # the first subscribe finished, either way
+
+
+class Subscription:
+    """A local subscription handle: a callback on one channel with its params."""
+
+    __slots__ = ("_callback", "_client", "_topic")
+
+    def __init__(self, client: WsClient, topic: _Topic, callback: Callback) -> None:
+        self._client = client
+        self._topic = topic
+        self._callback = callback
+
+    @property
+    def name(self) -> str:
+        """The channel name sent (aliases normalised)."""
+        return self._topic.name
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The channel params sent next to ``channel``."""
+        return self._topic.params
+
+    @property
+    def channel(self) -> str | None:
+        """The server channel echoed on the current connection; None while disconnected."""
+        return self._topic.server_channel
+
+    @property
+    def active(self) -> bool:
+        """False once unsubscribed or the client closed."""
+        return not self._topic.dead and self in self._topic.handles
+
+    async def unsubscribe(self) -> None:
+        """Stop receiving; same as ``client.unsubscribe(self)``."""
+        await self._client.unsubscribe(self)
+
+
+class _Conn:
+    """Per-socket state: request ids, pending replies, routes from server channel to topics."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self._ids = itertools.count(1)
+        self.pending: dict[str, tuple[asyncio.Future[Any] | None, _Hook]] = {}
+        self.routes: dict[str, list[_Topic]] = {}
+        self.lost: ConnectionLost | None = None
+        self.idle = False
+
+    def next_id(self) -> str:
+        return str(next(self._ids))
+
+    def fail(self, exc: ConnectionLost) -> None:
+        if self.lost is None:
+            self.lost = exc
+        for fut, _ in self.pending.values():
+            if fut is not None and not fut.done():
+                fut.set_exception(type(exc)(str(exc)))
+        self.pending.clear()
+
+
+def _result_of(msg: dict[str, Any]) -> Any:
+    """The ``result`` of a reply, or raise the JSON-RPC error it carries."""
+    err = msg.get("error")
+    if err is not None:
+        if isinstance(err, dict):
+            code = err.get("code")
+            raise RpcError(code if isinstance(code, int) else -1, str(err.get("message", "")), err.get("data"))
+        raise RpcError(-1, str(err))
+    if "result" not in msg:
+        raise WsError(f"malformed reply: {_clip(msg)}")
+    return msg["result"]
+
+
+def _clip(value: object, n: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[:n] + "…"
+
+
+class WsClient:
+    """JSON-RPC WebSocket client with keepalive, reconnect, resubscribe and the interface's limits.
+
+    ``sleep`` and ``clock`` are used by the reconnect backoff and the message-rate limiter (inject them
+    in tests); the ping interval and the idle timeout run on the event loop's own time.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        ping_interval: float = 30.0,
+        idle_timeout: float | None = None,
+        request_timeout: float = 10.0,
+        open_timeout: float = 10.0,
+        backoff_min: float = 0.5,
+        backoff_max: float = 30.0,
+        backoff_jitter: float = 0.5,
+        max_subscriptions: int = MAX_SUBSCRIPTIONS,
+        max_messages_per_minute: int = MAX_MESSAGES_PER_MINUTE,
+        rng: random.Random | None = None,
+        sleep: Sleep = asyncio.sleep,
+        clock: Clock = time.monotonic,
+        on_state: Callable[[ConnState], object] | None = None,
+    ) -> None:
+        """``idle_timeout`` (default twice ``ping_interval``): seconds without any frame after which the
+        socket is taken for dead and replaced. ``on_state`` is called on every state change."""
+        self.url = url
+        self._ping_interval = ping_interval
+        self._idle_timeout = idle_timeout if idle_timeout is not None else 2 * ping_interval
+        self._request_timeout = request_timeout
+        self._open_timeout = open_timeout
+        self._backoff = (backoff_min, backoff_max, backoff_jitter)
+        self._max_subscriptions = max_subscriptions
+        self._limiter = MessageRateLimiter(max_messages_per_minute, 60.0, clock=clock, sleep=sleep)
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+        self._clock = clock
+        self._on_state = on_state
+        self._state = ConnState.CLOSED
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._conn: _Conn | None = None
+        self._topics: dict[tuple[str, bytes], _Topic] = {}
+        self._ever_live = False
+        self._reconnects = 0
+        self._last_message_at: float | None = None
+        self._latency: float | None = None
+        self._invalid_frames = 0
+        self._background: set[asyncio.Task[None]] = set()
+
+    # ----- lifecycle and status
+
+    async def start(self) -> None:
+        """Start connecting in the background; returns at once (see :meth:`wait_live`)."""
+        if self._task is not None or self._closing:
+            raise RuntimeError("WsClient.start() called twice")
+        self._set_state(ConnState.CONNECTING)
+        self._task = asyncio.create_task(self._run(), name=f"ws {self.url}")
+
+    async def close(self) -> None:
+        """Close the socket, fail pending requests with :class:`ClientClosed`, end all subscriptions."""
+        if self._closing:
+            return
+        self._closing = True
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        for task in list(self._background):
+            task.cancel()
+        for topic in self._topics.values():
+            topic.dead = True
+            topic.settled.set()
+        self._topics.clear()
+        self._set_state(ConnState.CLOSED)
+
+    async def __aenter__(self) -> WsClient:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def wait_live(self) -> None:
+        """Wait until connected and subscribed (wrap in ``asyncio.timeout`` to bound it)."""
+        await self._live_conn()
+
+    @property
+    def state(self) -> ConnState:
+        """The current connection state."""
+        return self._state
+
+    @property
+    def status(self) -> WsStatus:
+        """A snapshot of state, reconnect count, last message time and counters."""
+        return WsStatus(
+            self._state,
+            self._reconnects,
+            self._last_message_at,
+            self._latency,
+            self._invalid_frames,
+            len(self._topics),
+        )
+
+    # ----- public requests
+
+    async def subscribe(self, channel: str, callback: Callback, /, **params: Any) -> Subscription:
+        """Subscribe to ``channel`` with its ``params``; ``callback(data)`` gets every notification.
+
+        Waits until the connection is live. Raises :class:`SubscriptionError` if rejected,
+        :class:`SubscriptionLimitError` past the limit, :class:`ConnectionLost` if the socket drops
+        before the reply.
+        """
+        name, args = normalize_channel(channel, params)
+        key = (name, msgspec.json.encode(args, order="sorted"))
+        while True:
+            self._check_open()
+            topic = self._topics.get(key)
+            if topic is not None:  # share it; wait for its first subscribe if still in flight
+                sub = Subscription(self, topic, callback)
+                topic.handles.append(sub)
+                try:
+                    await topic.settled.wait()
+                except BaseException:
+                    if (todo := self._detach(sub)) is not None:
+                        self._spawn(self._unsubscribe_channel(*todo))
+                    raise
+                if topic.established and not topic.dead:
+                    return sub
+                self._detach(sub)
+                continue  # the first subscribe failed: try on our own
+            if len(self._topics) >= self._max_subscriptions:
+                raise SubscriptionLimitError(f"subscribe {name}: already {len(self._topics)} subscriptions, the limit")
+            topic = _Topic(name, args, key)
+            self._topics[key] = topic
+            sub = Subscription(self, topic, callback)
+            topic.handles.append(sub)
+            try:
+                conn = await self._live_conn()
+                await self._subscribe_topic(conn, topic)
+                if topic.dead:  # closed while the reply was in flight
+                    raise ClientClosed("WebSocket client is closed")
+            except BaseException:
+                self._drop_topic(topic)
+                raise
+            finally:
+                topic.settled.set()
+            topic.established = True
+            return sub
+
+    async def unsubscribe(self, sub: Subscription) -> None:
+        """Remove ``sub``. The server subscription is ended (``params`` = the echoed channel names)
+        when no other local subscription shares it. Best effort: never raises for a lost socket."""
+        if (todo := self._detach(sub)) is not None:
+            await self._unsubscribe_channel(*todo)
+
+    async def post(self, kind: Literal["action", "info", "explorer"], payload: Any) -> Any:
+        """Send an HTTP body over the socket (section 5.2); returns ``result.data`` or ``result``."""
+        self._check_open()
+        conn = await self._live_conn()
+        result = await self._request(conn, "post", {"type": kind, "payload": payload})
+        if isinstance(result, dict) and result.get("data") is not None:
+            return result["data"]
+        return result
+
+    # ----- internals: state
+
+    def _set_state(self, state: ConnState) -> None:
+        if state is self._state:
+            return
+        self._state = state
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        if self._on_state is not None:
+            try:
+                self._on_state(state)
+            except Exception:
+                log.exception("on_state callback failed")
+
+    def _check_open(self) -> None:
+        if self._closing:
+            raise ClientClosed("WebSocket client is closed")
+        if self._task is None:
+            raise WsError("WebSocket client not started: call start() first")
+
+    async def _live_conn(self) -> _Conn:
+        while True:
+            self._check_open()
+            conn = self._conn
+            if self._state is ConnState.LIVE and conn is not None and conn.lost is None:
+                return conn
+            await self._changed.wait()
+
+    def _detach(self, sub: Subscription) -> tuple[_Conn, str, _Topic] | None:
+        """Take ``sub`` off its topic; if it was the last handle of a live topic, drop the topic and
+        return what to unsubscribe on the server."""
+        topic = sub._topic
+        if sub not in topic.handles:
+            return None
+        topic.handles.remove(sub)
+        if topic.handles or topic.dead or not topic.established:
+            return None
+        channel, conn = topic.server_channel, self._conn
+        self._drop_topic(topic)
+        return (conn, channel, topic) if conn is not None and channel is not None else None
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _drop_topic(self, topic: _Topic) -> None:
+        topic.dead = True
+        if self._topics.get(topic.key) is topic:
+            del self._topics[topic.key]
+        if self._conn is not None and topic.server_channel is not None:
+            self._unroute(self._conn, topic.server_channel, topic)
+        topic.server_channel = None
+
+    @staticmethod
+    def _unroute(conn: _Conn, channel: str, topic: _Topic) -> None:
+        topics = conn.routes.get(channel)
+        if topics is not None and topic in topics:
+            topics.remove(topic)
+            if not topics:
+                del conn.routes[channel]
+
+    # ----- internals: the connection loop
+
+    async def _run(self) -> None:
+        attempt = 0
+        while True:
+            try:
+                ws = await connect(
+                    self.url,
+                    ping_interval=None,  # JSON-RPC pings instead, as the SDKs do
+                    ping_timeout=None,
+                    open_timeout=self._open_timeout,
+                    close_timeout=2.0,
+                    max_size=2**24,
+                )
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("WebSocket connect to %s failed: %s", self.url, exc)
+            else:
+                try:
+                    if await self._serve(_Conn(ws)):
+                        attempt = 0
+                except Exception:
+                    log.exception("WebSocket connection to %s failed", self.url)
+            self._set_state(ConnState.RECONNECTING if self._ever_live else ConnState.CONNECTING)
+            minimum, maximum, jitter = self._backoff
+            await self._sleep(backoff_delay(attempt, minimum=minimum, maximum=maximum, jitter=jitter, rng=self._rng))
+            attempt += 1
+
+    async def _serve(self, conn: _Conn) -> bool:
+        """Run one connection until it ends; True if it went live."""
+        self._conn = conn
+        reader = asyncio.create_task(self._read_loop(conn))
+        pinger: asyncio.Task[None] | None = None
+        went_live = False
+        try:
+            if self._ever_live:
+                await self._resubscribe(conn)
+            if conn.lost is not None:
+                return False
+            if self._ever_live:
+                self._reconnects += 1
+            self._ever_live = went_live = True
+            self._set_state(ConnState.LIVE)
+            pinger = asyncio.create_task(self._ping_loop(conn))
+            await reader
+            return True
+        except (ConnectionLost, RequestTimeout) as exc:
+            log.warning("WebSocket %s lost while resubscribing: %s", self.url, exc)
+            return went_live
+        finally:
+            tasks = [t for t in (reader, pinger) if t is not None]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            conn.fail(self._lost_error())
+            self._conn = None
+            for topic in self._topics.values():
+                topic.server_channel = None
+            if conn.idle:  # a half-open socket would not answer a close handshake
+                conn.ws.transport.abort()
+            else:
+                with contextlib.suppress(Exception):
+                    await conn.ws.close()
+
+    def _lost_error(self) -> ConnectionLost:
+        if self._closing:
+            return ClientClosed("WebSocket client is closed")
+        return ConnectionLost("WebSocket disconnected")
+
+    async def _read_loop(self, conn: _Conn) -> None:
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout(self._idle_timeout):
+                        raw = await conn.ws.recv()
+                except TimeoutError:
+                    log.warning("WebSocket %s silent for %.1f s; reconnecting", self.url, self._idle_timeout)
+                    conn.idle = True
+                    return
+                self._last_message_at = time.time()
+                try:
+                    self._on_frame(conn, raw)
+                except Exception:
+                    self._invalid_frames += 1
+                    log.exception("WebSocket frame not handled: %s", _clip(raw))
+        except ConnectionClosed as exc:
+            log.info("WebSocket %s closed: %s", self.url, exc)
+        finally:
+            conn.fail(self._lost_error())
+
+    async def _ping_loop(self, conn: _Conn) -> None:
+        while conn.lost is None:
+            await asyncio.sleep(self._ping_interval)
+            rid = conn.next_id()
+            sent = self._clock()
+
+            def pong(msg: dict[str, Any], sent: float = sent) -> None:
+                if msg.get("error") is None:
+                    self._latency = self._clock() - sent
+
+            conn.pending[rid] = (None, pong)
+            try:
+                await self._send(conn, {"jsonrpc": "2.0", "method": "ping", "id": rid})
+            except ConnectionLost:
+                return
+
+    async def _resubscribe(self, conn: _Conn) -> None:
+        topics = [t for t in self._topics.values() if t.established]
+        results = await asyncio.gather(*(self._subscribe_topic(conn, t) for t in topics), return_exceptions=True)
+        for topic, result in zip(topics, results, strict=True):
+            if isinstance(result, (ConnectionLost, RequestTimeout)):
+                raise result
+            if isinstance(result, BaseException):
+                log.warning("resubscribe %s %s failed: %s", topic.name, topic.params, result)
+            elif result is not None:  # unsubscribed while its resubscribe was in flight
+                await self._unsubscribe_channel(conn, result, topic)
+
+    async def _subscribe_topic(self, conn: _Conn, topic: _Topic) -> str | None:
+        """Subscribe ``topic`` on ``conn``; returns the echoed channel only if the topic died meanwhile
+        (the caller then unsubscribes it)."""
+
+        def on_reply(msg: dict[str, Any]) -> str | None:
+            # Runs in the reader, so the route exists before the next frame (often a snapshot) is read.
+            channel = self._parse_subscribed(topic, msg)
+            if topic.dead:
+                return channel
+            topic.server_channel = channel
+            routed = conn.routes.setdefault(channel, [])
+            if topic not in routed:  # never routed twice, so never dispatched twice
+                routed.append(topic)
+            return None
+
+        orphan: str | None = await self._request(conn, "subscribe", {"channel": topic.name, **topic.params}, on_reply)
+        return orphan
+
+    @staticmethod
+    def _parse_subscribed(topic: _Topic, msg: dict[str, Any]) -> str:
+        err = msg.get("error")
+        if err is not None:
+            if isinstance(err, dict):
+                code = err.get("code")
+                reason = str(err.get("message", err))
+                raise SubscriptionError(topic.name, topic.params, reason, code if isinstance(code, int) else None)
+            raise SubscriptionError(topic.name, topic.params, str(err))
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            raise SubscriptionError(topic.name, topic.params, f"malformed reply {_clip(result)}")
+        status = result.get("status")
+        if status in ("failed", "error") or (status is None and result.get("error")):
+            raise SubscriptionError(topic.name, topic.params, str(result.get("error") or status))
+        channels = result.get("channels")
+        if status not in (None, "subscribed") or not (
+            isinstance(channels, list) and channels and isinstance(channels[0], str)
+        ):
+            raise SubscriptionError(topic.name, topic.params, f"malformed reply {_clip(result)}")
+        return channels[0]
+
+    async def _unsubscribe_channel(self, conn: _Conn, channel: str, topic: _Topic) -> None:
+        self._unroute(conn, channel, topic)
+        if conn.routes.get(channel) or conn.lost is not None:
+            return  # still used by another topic, or the server forgot it with the socket
+        try:
+            await self._request(conn, "unsubscribe", [channel])
+        except WsError as exc:
+            log.info("unsubscribe %s: %s", channel, exc)
+
+    # ----- internals: frames
+
+    async def _request(self, conn: _Conn, method: str, params: Any, hook: _Hook = _result_of) -> Any:
+        rid = conn.next_id()
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        conn.pending[rid] = (fut, hook)
+        try:
+            await self._send(conn, {"jsonrpc": "2.0", "method": method, "params": params, "id": rid})
+            try:
+                async with asyncio.timeout(self._request_timeout):
+                    return await fut
+            except TimeoutError:
+                raise RequestTimeout(f"no reply to {method} (id {rid}) in {self._request_timeout} s") from None
+        finally:
+            conn.pending.pop(rid, None)
+
+    async def _send(self, conn: _Conn, msg: dict[str, Any]) -> None:
+        await self._limiter.acquire()
+        if conn.lost is not None:
+            raise type(conn.lost)(str(conn.lost))
+        try:
+            await conn.ws.send(msgspec.json.encode(msg), text=True)
+        except ConnectionClosed as exc:
+            raise ConnectionLost(f"WebSocket disconnected: {exc}") from exc
+
+    def _on_frame(self, conn: _Conn, raw: str | bytes) -> None:
+        try:
+            msg = _decode_exact(raw)
+        except msgspec.DecodeError:
+            return self._invalid(raw, "not JSON")
+        if not isinstance(msg, dict):
+            return self._invalid(raw, "not an object")
+        method = msg.get("method")
+        if method is None and "id" in msg:
+            return self._on_reply(conn, msg)
+        if method in ("subscription", "event"):
+            params = msg.get("params")
+            if not isinstance(params, dict) or not isinstance(params.get("channel"), str) or "data" not in params:
+                return self._invalid(raw, "bad notification")
+            for topic in list(conn.routes.get(params["channel"], ())):
+                for sub in list(topic.handles):
+                    try:
+                        sub._callback(params["data"])
+                    except Exception:
+                        log.exception("subscription callback for %s failed", params["channel"])
+            return None
+        return self._invalid(raw, "unknown message")
+
+    def _on_reply(self, conn: _Conn, msg: dict[str, Any]) -> None:
+        rid = msg["id"]
+        if isinstance(rid, int) and not isinstance(rid, bool):
+            rid = str(rid)
+        entry = conn.pending.pop(rid, None) if isinstance(rid, str) else None
+        if entry is None:
+            log.debug("reply to no pending request: %s", _clip(msg))
+            return
+        fut, hook = entry
+        if "result" not in msg and "error" not in msg:
+            self._invalid(msg, "reply without result or error")
+        try:
+            value = hook(msg)
+        except Exception as exc:
+            if fut is not None and not fut.done():
+                fut.set_exception(exc)
+            return
+        if fut is not None and not fut.done():
+            fut.set_result(value)
+
+    def _invalid(self, raw: object, why: str) -> None:
+        self._invalid_frames += 1
+        level = logging.WARNING if self._invalid_frames <= 20 else logging.DEBUG
+        log.log(level, "invalid WebSocket frame (%s): %s", why, _clip(raw))
