@@ -1,0 +1,111 @@
+"""``Exchange``: the simulated exchange's engine, the one object the server talks to.
+
+Pure Python, no I/O, deterministic for a config (seed) and a clock. Actions raise ``Rejected`` having
+changed nothing, or return an ``ActionResult``; queries return JSON-ready values (``Decimal`` for the
+interface's *number* fields, which the server must encode as JSON numbers; see ``views``).
+
+Events: ``add_listener(fn)``; ``fn(channel, key, payload)`` is called
+
+- at once, for: ``orders`` (key: user address, lower-case; payload: protocol-notes 5.4 order),
+  ``fills`` (user; 5.4 fill), ``funding_payments`` (user; funding record), ``agent`` (user; agent record
+  plus ``status`` added/revoked/expired), ``blocks`` ("" ; block summary) and ``transactions`` ("";
+  transaction record), the last two from ``produce_block``;
+- from ``flush_events()`` (the server calls it after each action batch and on a timer), once per change
+  set, for the costly or chatty ones: ``orderbook`` (symbol; {update_type "update", instrument_name,
+  books {bids, asks, sequence_number, timestamp}}: absolute sizes of the changed levels, size 0 deletes,
+  sequence_number +1 per update), ``bbo`` (symbol; [bbo record]), ``mids`` (symbol; {symbol, mid_price}),
+  ``ticker`` (symbol; 5.4 ticker, numbers), ``trades`` (symbol; array of 5.4 trades), ``chart`` (key
+  ``f"{instrument_id}:{chart_type}:{resolution}"``; the open candle), ``position`` (user; position
+  record) and ``account_summary`` (user; the full summary).
+
+A new orderbook subscriber first gets ``orderbook_snapshot(symbol)``; updates follow with the next
+sequence numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .market_queries import MarketQueries
+from .values import dstr
+from .views import position_record
+
+
+class Exchange(MarketQueries):
+    """The engine facade; see the module docstring and the layer modules for the rules."""
+
+    def produce_block(self) -> dict[str, Any]:
+        """Seal pending transactions into a block (the server calls this every ``block_ms``)."""
+        block = self.chain.produce_block(self.clock.now_ms())
+        if self.listeners:
+            summary = block.summary()
+            self._emit("blocks", "", summary)
+            for t in block.txs:
+                self._emit("transactions", "", t.record())
+            return summary
+        return block.summary()
+
+    def orderbook_snapshot(self, symbol: str, depth: int = 50) -> dict[str, Any]:
+        """The ``orderbook`` payload a new subscriber gets first."""
+        m = self.market(symbol)
+        return {
+            "update_type": "snapshot",
+            "instrument_name": m.name,
+            "books": {**self._book_levels(m, depth), "sequence_number": m.seq, "timestamp": self.clock.now_ms()},
+        }
+
+    def flush_events(self) -> None:
+        """Emit the coalesced events of everything that changed since the last flush."""
+        markets = self.markets.values()
+        if not self.listeners:
+            for m in markets:
+                m.book.changed_bids.clear()
+                m.book.changed_asks.clear()
+                m.pending_trades.clear()
+            self._dirty_markets.clear()
+            self._dirty_accounts.clear()
+            self._dirty_positions.clear()
+            self.candles.dirty.clear()
+            return
+        now = self.clock.now_ms()
+        emit = self._emit
+        for m in markets:
+            book = m.book
+            changed = bool(book.changed_bids or book.changed_asks)
+            if changed:
+                m.seq += 1
+                bids = [{"price": p, "size": book.size_at(True, p)} for p in sorted(book.changed_bids, reverse=True)]
+                asks = [{"price": p, "size": book.size_at(False, p)} for p in sorted(book.changed_asks)]
+                book.changed_bids.clear()
+                book.changed_asks.clear()
+                emit(
+                    "orderbook",
+                    m.name,
+                    {
+                        "update_type": "update",
+                        "instrument_name": m.name,
+                        "books": {"bids": bids, "asks": asks, "sequence_number": m.seq, "timestamp": now},
+                    },
+                )
+            if changed or m in self._dirty_markets:
+                emit("bbo", m.name, self.bbo(m.name))
+                emit("mids", m.name, self.mids(m.name)[0])
+                emit("ticker", m.name, self.ticker_event(m))
+            if m.pending_trades:
+                emit("trades", m.name, [t.event() for t in m.pending_trades])
+                m.pending_trades.clear()
+        self._dirty_markets.clear()
+        for inst_id, chart_type in sorted(self.candles.dirty):
+            for res, candle in self.candles.current(inst_id, chart_type):
+                emit("chart", f"{inst_id}:{chart_type}:{res}", candle.record())
+        self.candles.dirty.clear()
+        for pos in sorted(self._dirty_positions, key=lambda p: (p.owner.addr, p.spec.id)):
+            emit("position", pos.owner.addr, position_record(pos.owner.display, pos))
+        self._dirty_positions.clear()
+        for acct in sorted(self._dirty_accounts, key=lambda a: a.addr):
+            emit("account_summary", acct.addr, self.account_summary(acct.addr))
+        self._dirty_accounts.clear()
+
+    def __repr__(self) -> str:
+        marks = ", ".join(f"{m.name}={dstr(m.mark)}" for m in self.markets.values())
+        return f"Exchange({len(self.accounts)} accounts; {marks})"

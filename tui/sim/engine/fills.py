@@ -1,0 +1,310 @@
+"""Settling trades into accounts: positions, realised PnL, fees, rebates, broker fees, referral commission.
+
+Fees are charged in USDC (the quote token on spot) on notional: ``fee = notional * rate``, where a negative
+maker rate is a rebate paid by the fee account and shown as a negative fee. A referred user pays positive
+fees reduced by its referrer's tier ``fee_discount``; the referrer earns ``commission`` of the fee paid,
+moved from the fee account to its claimable rewards. A broker approved for the order earns
+``notional * broker fee`` on every fill of it, paid by the trader on top of the exchange fee.
+
+Fill ``direction``: openLong / openShort when the fill only adds; closeLong / closeShort when it reduces;
+a fill that flips the position is ONE fill with the close direction (``closed_pnl`` is the PnL of the
+closed part, ``start_size`` shows the flip). Spot fills use ``buy`` / ``sell``.
+
+Isolated positions: opening ``q`` at ``P`` moves ``q*P/leverage`` from the USDC balance into the position's
+``iso_margin``; reducing releases the same fraction of ``iso_margin`` it closes.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .accounts import Account, Position
+from .book import Order
+from .chain import Tx
+from .core import ExchangeCore
+from .instruments import USDC_ID, ReferralTier
+from .markets import Market
+from .records import FILL_TRADE, Fill, Trade
+from .values import LEDGER_Q, ONE, ZERO
+from .views import order_event
+
+DAY_MS = 86_400_000
+
+
+class SettlementExchange(ExchangeCore):
+    """Turns matched quantities into fills and ledger movements."""
+
+    def _trade(self, m: Market, taker: Order, maker: Order, px: Decimal, q: Decimal, tx: Tx, now: int) -> None:
+        """Execute ``q`` at the maker's price ``px`` (the caller updates the book level)."""
+        trade_id = self._next_trade
+        self._next_trade = trade_id + 1
+        maker_before = maker.unfilled
+        maker.unfilled = maker_before - q
+        taker.unfilled -= q
+        maker.updated_ms = taker.updated_ms = now
+        mk = maker.account
+        if m.is_perp:
+            if not maker.reduce_only:
+                pos = mk.positions[m.id]
+                if maker.is_buy:
+                    pos.buy_notional -= px * q
+                else:
+                    pos.sell_notional -= px * q
+            fees = self.config.fees
+            self._perp_fill(mk, m, maker.is_buy, q, px, fees.perp_maker, maker, False, tx, trade_id, now, FILL_TRADE)
+            fill = self._perp_fill(
+                taker.account, m, taker.is_buy, q, px, fees.perp_taker, taker, True, tx, trade_id, now, FILL_TRADE
+            )
+        else:
+            maker_rate, taker_rate = self._spot_rates(m)
+            release = maker.lock if not maker.unfilled else (maker.lock * q / maker_before).quantize(LEDGER_Q)
+            self._unlock_spot(maker, m, release)
+            self._spot_fill(maker, m, q, px, maker_rate, False, tx, trade_id, now)
+            fill = self._spot_fill(taker, m, q, px, taker_rate, True, tx, trade_id, now)
+        m.last = px
+        m.notional_total += px * q
+        trade = Trade(fill, mk.display)
+        m.trades.append(trade)
+        if self.listeners:
+            m.pending_trades.append(trade)
+        self.candles.update(m.id, "ltp", now, px, q)
+
+    def _perp_fill(
+        self,
+        acct: Account,
+        m: Market,
+        is_buy: bool,
+        q: Decimal,
+        px: Decimal,
+        rate: Decimal,
+        order: Order | None,
+        crossed: bool,
+        tx: Tx,
+        trade_id: int,
+        now: int,
+        fill_type: int,
+    ) -> Fill:
+        """Apply one side of a perp trade to ``acct`` and record its fill (the trade hot path)."""
+        pos = acct.positions.get(m.id) or self._position(acct, m)
+        acct.free_cache = None
+        start_size = pos.size
+        start_cost = pos.cost
+        signed = q if is_buy else -q
+        if not start_size or (start_size > 0) == is_buy:  # opening or adding: no PnL
+            pos.cost = start_cost + signed * px
+            pos.size = new_size = start_size + signed
+            close = pnl = ZERO
+        else:
+            close, pnl = pos.apply_fill(signed, px)
+            new_size = pos.size
+        notional = px * q
+        fee = notional * rate
+        if fee and (fee > 0 and acct.referrer is not None):
+            fee = self._charge_fee(acct, notional, rate, USDC_ID, False)
+        elif fee:
+            fa = self.fee_account.balances
+            fa[USDC_ID] = fa.get(USDC_ID, ZERO) + fee
+        delta = pnl - fee
+        bfee = ZERO
+        if order is not None and order.broker is not None and order.broker_rate:
+            bfee = notional * order.broker_rate
+            self._credit(order.broker, USDC_ID, bfee)
+            delta -= bfee
+        if pos.isolated:
+            delta += self._isolated_margin(pos, start_size, signed, close, px)
+        bal = acct.balances
+        bal[USDC_ID] = bal.get(USDC_ID, ZERO) + delta
+        acct.fees_paid += fee
+        if start_size > 0 or new_size > 0:
+            m.open_interest += (new_size if new_size > 0 else ZERO) - (start_size if start_size > 0 else ZERO)
+        if not new_size:
+            m.holders.discard(acct)
+        elif not start_size:
+            m.holders.add(acct)
+        pos.updated_ms = now
+        acct.total_volume += notional
+        if acct.referrer is None:  # _count_volume, inlined for the hot path
+            dkey = ("perp", now // DAY_MS)
+            daily = acct.daily_volume
+            daily[dkey] = daily.get(dkey, ZERO) + notional
+        else:
+            self._count_volume(acct, "perp", notional, not crossed, now)
+        fill = Fill(
+            m.id,
+            m.name,
+            acct.display,
+            order,
+            trade_id,
+            is_buy,
+            bool(close),
+            px,
+            q,
+            pnl,
+            start_size,
+            start_cost,
+            fee,
+            bfee,
+            crossed,
+            tx,
+            fill_type,
+            now,
+            False,
+        )
+        acct.fills.append(fill)
+        self._dirty_accounts.add(acct)
+        self._dirty_positions.add(pos)
+        if self.listeners:
+            self._emit("fills", acct.addr, fill.event())
+        return fill
+
+    def _isolated_margin(
+        self, pos: Position, start_size: Decimal, signed: Decimal, close: Decimal, px: Decimal
+    ) -> Decimal:
+        """Move isolated margin for a fill; returns what flows back to (+) or out of (-) the balance."""
+        delta = ZERO
+        if close:
+            release = (
+                pos.iso_margin
+                if not pos.size or close == -start_size
+                else (pos.iso_margin * abs(close) / abs(start_size)).quantize(LEDGER_Q)
+            )
+            pos.iso_margin -= release
+            delta += release
+        opened = signed - close
+        if opened:
+            add = (abs(opened) * px * pos.imr).quantize(LEDGER_Q)
+            pos.iso_margin += add
+            delta -= add
+        return delta
+
+    def _spot_fill(
+        self,
+        order: Order,
+        m: Market,
+        q: Decimal,
+        px: Decimal,
+        rate: Decimal,
+        crossed: bool,
+        tx: Tx,
+        trade_id: int,
+        now: int,
+    ) -> Fill:
+        acct = order.account
+        spec = m.spot
+        base, quote = spec.base_asset, spec.quote_asset
+        notional = px * q
+        start = acct.spot.get(base, ZERO)
+        fee = self._charge_fee(acct, notional, rate, quote, True)
+        bfee = ZERO
+        if order.broker is not None and order.broker_rate:
+            bfee = notional * order.broker_rate
+            self._credit_spot(order.broker, quote, bfee)
+        if order.is_buy:
+            self._credit_spot(acct, quote, -(notional + fee + bfee))
+            self._credit_spot(acct, base, q)
+        else:
+            self._credit_spot(acct, base, -q)
+            self._credit_spot(acct, quote, notional - fee - bfee)
+        kind = "stable_spot" if spec.stable_pair else "spot"
+        if spec.stable_pair:
+            acct.stable_spot_volume += notional
+        else:
+            acct.spot_volume += notional
+        self._count_volume(acct, kind, notional, not crossed, now)
+        fill = Fill(
+            m.id,
+            m.name,
+            acct.display,
+            order,
+            trade_id,
+            order.is_buy,
+            False,
+            px,
+            q,
+            ZERO,
+            start,
+            ZERO,
+            fee,
+            bfee,
+            crossed,
+            tx,
+            FILL_TRADE,
+            now,
+            True,
+        )
+        acct.fills.append(fill)
+        self._dirty_accounts.add(acct)
+        if self.listeners:
+            self._emit("fills", acct.addr, fill.event())
+        return fill
+
+    def _charge_fee(self, acct: Account, notional: Decimal, rate: Decimal, token: int, spot: bool) -> Decimal:
+        """The fee ``acct`` pays (credited to the fee account, less the referrer's commission)."""
+        fee = notional * rate
+        if not fee:
+            return fee
+        commission = ZERO
+        ref = acct.referrer
+        if ref is not None and fee > 0:
+            tier = self.referral_tier(ref)
+            fee = fee * (ONE - tier.fee_discount)
+            commission = fee * tier.commission
+            key = (token, spot)
+            ref.rewards[key] = ref.rewards.get(key, ZERO) + commission
+            ukey = (acct.addr, spot)
+            ref.referred_rewards[ukey] = ref.referred_rewards.get(ukey, ZERO) + commission
+        fa = self.fee_account
+        if spot:
+            self._credit_spot(fa, token, fee - commission)
+        else:
+            self._credit(fa, token, fee - commission)
+        return fee
+
+    def _count_volume(self, acct: Account, kind: str, notional: Decimal, maker: bool, now: int) -> None:
+        """Daily volume per kind (user_fees) and, for a referred user, its referrer's maker/taker split."""
+        day = (kind, now // DAY_MS)
+        daily = acct.daily_volume
+        daily[day] = daily.get(day, ZERO) + notional
+        ref = acct.referrer
+        if ref is not None:
+            rkey = (acct.addr, kind, maker)
+            ref.referred_volume[rkey] = ref.referred_volume.get(rkey, ZERO) + notional
+            ref.referred_total += notional
+            rday = ("referred", now // DAY_MS)
+            ref.daily_volume[rday] = ref.daily_volume.get(rday, ZERO) + notional
+
+    def referral_tier(self, referrer: Account) -> ReferralTier:
+        """The tier a referrer's total referred volume reaches."""
+        tiers = self.config.referral_tiers
+        chosen = tiers[0] if tiers else ReferralTier(ZERO, ZERO, ZERO)
+        for t in tiers:
+            if referrer.referred_total >= t.volume:
+                chosen = t
+        return chosen
+
+    def _spot_rates(self, m: Market) -> tuple[Decimal, Decimal]:
+        """(maker, taker) fee rates of a spot market."""
+        f = self.config.fees
+        return (f.stable_spot_maker, f.stable_spot_taker) if m.spot.stable_pair else (f.spot_maker, f.spot_taker)
+
+    def _lock_spot(self, acct: Account, m: Market, order: Order) -> None:
+        """Reserve what a resting spot order may spend: quote incl. maker and broker fees, or base."""
+        spec = m.spot
+        if order.is_buy:
+            token = spec.quote_asset
+            lock = order.unfilled * order.price * (ONE + max(self._spot_rates(m)[0], ZERO) + order.broker_rate)
+        else:
+            token, lock = spec.base_asset, order.unfilled
+        order.lock = lock
+        acct.spot_locked[token] = acct.spot_locked.get(token, ZERO) + lock
+
+    def _unlock_spot(self, order: Order, m: Market, amount: Decimal) -> None:
+        if not amount:
+            return
+        token = m.spot.quote_asset if order.is_buy else m.spot.base_asset
+        order.lock -= amount
+        locked = order.account.spot_locked
+        locked[token] -= amount
+
+    def _order_event(self, order: Order) -> None:
+        self._emit("orders", order.account.addr, order_event(order, self.markets[order.inst_id].name))

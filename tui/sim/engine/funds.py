@@ -1,0 +1,367 @@
+"""Money in and out: deposits, withdrawals, transfers between accounts and between spot and derivatives,
+and vaults (deposit, redeem, and their queries; share arithmetic in ``vaults``).
+
+Derivatives withdrawals and transfers may take at most the *withdrawable* amount of a token:
+min(balance, free / (price * weight)) with free = margin_balance - initial_margin, so no transfer can
+leave an account under its initial margin. A withdrawal also pays the token's ``withdrawal_fee`` (whole
+tokens) to the fee account. Spot withdrawals and transfers may take the spot balance not reserved by
+resting spot orders. Every movement leaves a transfer record with both parties.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_DOWN, Decimal
+from typing import Any
+
+from tui.sim.clock import Clock
+
+from .accounts import Account
+from .chain import Tx
+from .core import TX_DEPOSIT, derived_address
+from .errors import Rejected
+from .instruments import USDC_ID, Collateral, MarketConfig
+from .requests import ActionResult
+from .risk import RiskExchange
+from .values import ONE, ZERO, decimals_of, dstr, iso_ms, parse_decimal, parse_int
+from .vaults import SHARE_Q, Holding, SubVault, Vault
+
+
+class FundsExchange(RiskExchange):
+    """Deposits, withdrawals, transfers, vaults."""
+
+    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
+        super().__init__(config, clock)
+        now = self.genesis_ms
+        for spec in self.config.vaults:
+            acct = self._account(derived_address("vault:" + spec.symbol))
+            manager = self._account(derived_address("vault-manager:" + spec.symbol))
+            vault = Vault(spec, acct, manager, now, now)
+            self._mint(acct, USDC_ID, spec.capital, spot=False)
+            vault.holdings[manager.addr] = Holding([(now, spec.capital)], now)
+            vault.total_shares = spec.capital
+            for i in range(spec.sub_vaults):
+                sub = self._account(derived_address(f"vault:{spec.symbol}:sub{i + 1}"))
+                vault.sub_vaults.append(SubVault(sub.display, manager.display, now))
+            self.vaults[acct.addr] = vault
+
+    # ------------------------------------------------------------------ helpers
+    def _amount(self, value: Any, c: Collateral, field: str = "amount") -> Decimal:
+        amount = parse_decimal(value, field, positive=True)
+        if decimals_of(amount) > c.decimals:
+            raise Rejected(f"{field} {dstr(amount)} has more than {c.decimals} decimals for {c.symbol}")
+        return amount
+
+    def withdrawable(self, acct: Account, c: Collateral) -> Decimal:
+        """Derivatives balance of ``c`` that may leave the account now (see the module docstring)."""
+        bal = acct.balances.get(c.id, ZERO)
+        if bal <= 0:
+            return ZERO
+        free = acct.free_margin(self.collaterals, self.coll_prices)
+        if free <= 0:
+            return ZERO
+        per_unit = ONE if c.id == USDC_ID else self.coll_prices[c.id] * c.weight(bal)
+        return min(bal, free / per_unit) if per_unit else bal
+
+    def _spot_free(self, acct: Account, c: Collateral) -> Decimal:
+        return acct.spot.get(c.id, ZERO) - acct.spot_locked.get(c.id, ZERO)
+
+    def _transfer_record(
+        self, kind: str, src: Account, dst: Account, c: Collateral, amount: Decimal, tx: Tx, now: int
+    ) -> None:
+        record = {
+            "from": src.display,
+            "to": dst.display,
+            "collateral_id": c.id,
+            "amount": dstr(amount),
+            "tx_hash": tx.hash,
+            "type": kind,
+            "timestamp": iso_ms(now),
+        }
+        src.transfers.append(record)
+        if dst is not src:
+            dst.transfers.append(record)
+        self._dirty_accounts.add(src)
+        self._dirty_accounts.add(dst)
+
+    # ------------------------------------------------------------------ deposits and withdrawals
+    def deposit(self, address: str, collateral_id: int, amount: Decimal | str, *, spot: bool = False) -> str:
+        """Credit new money to an account (the simulator's bridge: tests, seeding, market makers)."""
+        acct = self._account(address)
+        c = self.collateral(collateral_id)
+        if not spot and not c.is_margin:
+            raise Rejected(f"{c.symbol} is not derivatives collateral")
+        value = self._amount(amount, c)
+        now = self.clock.now_ms()
+        tx = self._tx(acct, TX_DEPOSIT, now)
+        self._mint(acct, c.id, value, spot=spot)
+        self._transfer_record("deposit", acct, acct, c, value, tx, now)
+        return tx.hash
+
+    def withdraw_derivative(
+        self,
+        account: str,
+        collateral_id: int,
+        amount: Any,
+        chain_id: int,
+        *,
+        nonce: int | None = None,
+        tx_type: int = 1003,
+    ) -> ActionResult:
+        """Withdraw derivatives collateral to ``chain_id``; ``data`` = {nonce} when a nonce is given."""
+        return self._withdraw(account, collateral_id, amount, chain_id, nonce, tx_type, spot=False)
+
+    def withdraw_spot(
+        self,
+        account: str,
+        collateral_id: int,
+        amount: Any,
+        chain_id: int,
+        *,
+        nonce: int | None = None,
+        tx_type: int = 1002,
+    ) -> ActionResult:
+        """Withdraw a spot balance to ``chain_id``."""
+        return self._withdraw(account, collateral_id, amount, chain_id, nonce, tx_type, spot=True)
+
+    def _withdraw(
+        self,
+        account: str,
+        collateral_id: Any,
+        amount: Any,
+        chain_id: Any,
+        nonce: int | None,
+        tx_type: int,
+        *,
+        spot: bool,
+    ) -> ActionResult:
+        acct = self._account(account)
+        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        value = self._amount(amount, c)
+        chain = parse_int(chain_id, "chainId")
+        if not any(b.chain_id == chain and b.enabled for b in c.bridges):
+            raise Rejected(f"{c.symbol} cannot be withdrawn to chain {chain}")
+        fee = Decimal(c.withdrawal_fee)
+        if spot:
+            avail = self._spot_free(acct, c)
+        else:
+            if not c.is_margin:
+                raise Rejected(f"{c.symbol} is not derivatives collateral")
+            avail = self.withdrawable(acct, c)
+        if value + fee > avail:
+            raise Rejected(
+                f"insufficient withdrawable {c.symbol}: {dstr(value)} + fee {dstr(fee)} requested, "
+                f"{dstr(avail.quantize(c.quantum, ROUND_DOWN))} available"
+            )
+        now = self.clock.now_ms()
+        tx = self._tx(acct, tx_type, now)
+        credit = self._credit_spot if spot else self._credit
+        credit(acct, c.id, -(value + fee))
+        credit(self.fee_account, c.id, fee)
+        self.withdrawn[c.id] += value
+        self._transfer_record("spot_withdraw" if spot else "derivative_withdraw", acct, acct, c, value, tx, now)
+        return ActionResult(tx, tx_type, {"nonce": str(nonce)} if nonce is not None else {})
+
+    # ------------------------------------------------------------------ transfers
+    def transfer_derivative(
+        self, account: str, collateral_id: int, amount: Any, destination: str, *, tx_type: int = 1052
+    ) -> ActionResult:
+        """Send derivatives collateral to another account (created, without faucet, if new)."""
+        return self._transfer(account, collateral_id, amount, destination, tx_type, spot=False)
+
+    def transfer_spot(
+        self, account: str, collateral_id: int, amount: Any, destination: str, *, tx_type: int = 1051
+    ) -> ActionResult:
+        """Send a spot balance to another account."""
+        return self._transfer(account, collateral_id, amount, destination, tx_type, spot=True)
+
+    def _transfer(
+        self, account: str, collateral_id: Any, amount: Any, destination: str, tx_type: int, *, spot: bool
+    ) -> ActionResult:
+        acct = self._account(account)
+        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        value = self._amount(amount, c)
+        if not isinstance(destination, str) or destination.lower() == acct.addr:
+            raise Rejected("destination must be another account's address")
+        if not spot and not c.is_margin:
+            raise Rejected(f"{c.symbol} is not derivatives collateral")
+        avail = self._spot_free(acct, c) if spot else self.withdrawable(acct, c)
+        if value > avail:
+            raise Rejected(
+                f"insufficient transferable {c.symbol}: {dstr(value)} requested, "
+                f"{dstr(max(avail, ZERO).quantize(c.quantum, ROUND_DOWN))} available"
+            )
+        dst = self._account(destination)
+        now = self.clock.now_ms()
+        tx = self._tx(acct, tx_type, now)
+        credit = self._credit_spot if spot else self._credit
+        credit(acct, c.id, -value)
+        credit(dst, c.id, value)
+        self._transfer_record(
+            "spot_balance_transfer" if spot else "derivative_balance_transfer", acct, dst, c, value, tx, now
+        )
+        return ActionResult(tx, tx_type, {})
+
+    def transfer_internal(
+        self, account: str, collateral_id: int, amount: Any, to_derivatives: bool, *, tx_type: int = 1053
+    ) -> ActionResult:
+        """Move a margin token between the account's spot and derivatives balances."""
+        acct = self._account(account)
+        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        value = self._amount(amount, c)
+        if not isinstance(to_derivatives, bool):
+            raise Rejected("toDerivativesAccount must be true or false")
+        if not c.is_margin:
+            raise Rejected(f"{c.symbol} is not derivatives collateral")
+        avail = self._spot_free(acct, c) if to_derivatives else self.withdrawable(acct, c)
+        if value > avail:
+            where = "spot" if to_derivatives else "withdrawable derivatives"
+            raise Rejected(
+                f"insufficient {where} {c.symbol}: {dstr(value)} requested, "
+                f"{dstr(max(avail, ZERO).quantize(c.quantum, ROUND_DOWN))} available"
+            )
+        now = self.clock.now_ms()
+        tx = self._tx(acct, tx_type, now)
+        sign = ONE if to_derivatives else -ONE
+        self._credit(acct, c.id, sign * value)
+        self._credit_spot(acct, c.id, -sign * value)
+        self._transfer_record("internal_balance_transfer", acct, acct, c, value, tx, now)
+        return ActionResult(tx, tx_type, {})
+
+    # ------------------------------------------------------------------ vaults
+    def _vault(self, address: Any) -> Vault:
+        v = self.vaults.get(address.lower()) if isinstance(address, str) else None
+        if v is None:
+            raise Rejected(f"unknown vault {address!r}")
+        return v
+
+    def vault_equity(self, v: Vault) -> Decimal:
+        """The vault account's derivatives equity: balances at price plus upnl and isolated margins."""
+        acct = v.account
+        eq = ZERO
+        for cid, bal in acct.balances.items():
+            eq += bal * self.coll_prices[cid]
+        for p in acct.positions.values():
+            eq += p.iso_margin + p.upnl()
+        return eq
+
+    def vault_deposit(self, account: str, vault_address: str, amount: Any, *, tx_type: int = 1401) -> ActionResult:
+        """Deposit USDC into a vault; ``data`` = {shares_minted}."""
+        acct = self._account(account)
+        v = self._vault(vault_address)
+        usdc = self.collaterals[USDC_ID]
+        value = self._amount(amount, usdc)
+        if v.is_closed or not v.spec.allow_deposits:
+            raise Rejected(f"vault {v.spec.name} does not accept deposits")
+        if acct is v.account:
+            raise Rejected("a vault cannot deposit into itself")
+        equity = self.vault_equity(v)
+        if equity <= 0:
+            raise Rejected(f"vault {v.spec.name} has no equity")
+        if equity + value > v.spec.deposit_cap:
+            raise Rejected(f"deposit would exceed the vault's cap of {dstr(v.spec.deposit_cap)} USDC")
+        avail = self.withdrawable(acct, usdc)
+        if value > avail:
+            raise Rejected(
+                f"insufficient withdrawable USDC: {dstr(value)} requested, "
+                f"{dstr(avail.quantize(usdc.quantum, ROUND_DOWN))} available"
+            )
+        shares = (value * v.total_shares / equity).quantize(SHARE_Q, ROUND_DOWN)
+        if not shares:
+            raise Rejected("deposit too small to mint a share")
+        now = self.clock.now_ms()
+        tx = self._tx(acct, tx_type, now)
+        self._credit(acct, USDC_ID, -value)
+        self._credit(v.account, USDC_ID, value)
+        holding = v.holdings.setdefault(acct.addr, Holding())
+        holding.lots.append((now + v.spec.lock_in_ms, shares))
+        holding.updated_ms = v.updated_ms = now
+        v.total_shares += shares
+        self._transfer_record("vault_deposit", acct, v.account, usdc, value, tx, now)
+        return ActionResult(tx, tx_type, {"shares_minted": dstr(shares)})
+
+    def vault_redeem(self, account: str, vault_address: str, shares: Any, *, tx_type: int = 1402) -> ActionResult:
+        """Redeem unlocked vault shares for USDC at the current share value."""
+        acct = self._account(account)
+        v = self._vault(vault_address)
+        s = parse_decimal(shares, "shares", positive=True)
+        holding = v.holdings.get(acct.addr)
+        now = self.clock.now_ms()
+        unlocked = holding.unlocked(now) if holding is not None else ZERO
+        if s > unlocked:
+            raise Rejected(f"only {dstr(unlocked)} shares are unlocked for redemption")
+        assert holding is not None
+        if acct is v.manager and v.total_shares > s:
+            left = (holding.total - s) / (v.total_shares - s)
+            if left < v.spec.min_share_of_vm:
+                raise Rejected(f"the manager must keep at least {dstr(v.spec.min_share_of_vm)} of the shares")
+        usdc = self.collaterals[USDC_ID]
+        amount = (s * self.vault_equity(v) / v.total_shares).quantize(usdc.quantum, ROUND_DOWN)
+        if amount > self.withdrawable(v.account, usdc):
+            raise Rejected("the vault does not have enough free margin for this redemption")
+        tx = self._tx(acct, tx_type, now)
+        self._credit(v.account, USDC_ID, -amount)
+        self._credit(acct, USDC_ID, amount)
+        holding.take(s)
+        holding.updated_ms = v.updated_ms = now
+        v.total_shares -= s
+        if not holding.lots:
+            del v.holdings[acct.addr]
+        self._transfer_record("vault_withdraw", v.account, acct, usdc, amount, tx, now)
+        return ActionResult(tx, tx_type, {})
+
+    def vault_list(self) -> dict[str, Any]:
+        """``vaults``: {vaults: [...]} (timestamps in ms, lock_in_period in ms)."""
+        return {
+            "vaults": [
+                {
+                    "vault_address": v.address,
+                    "vault_manager": v.manager.display,
+                    "name": v.spec.name,
+                    "symbol": v.spec.symbol,
+                    "deposit_cap": dstr(v.spec.deposit_cap),
+                    "role": 1,
+                    "underlying_asset_id": USDC_ID,
+                    "lock_in_period": v.spec.lock_in_ms,
+                    "commission": dstr(v.spec.commission),
+                    "min_share_of_vm": dstr(v.spec.min_share_of_vm),
+                    "created_at": v.created_ms,
+                    "allow_deposits": v.spec.allow_deposits,
+                    "always_close_on_withdraw": v.spec.always_close_on_withdraw,
+                    "is_closed": v.is_closed,
+                    "updated_at": v.updated_ms,
+                }
+                for v in self.vaults.values()
+            ]
+        }
+
+    def sub_vaults(self, vault_address: str) -> list[dict[str, Any]]:
+        v = self._vault(vault_address)
+        return [
+            {
+                "vault_address": v.address,
+                "sub_vault_address": s.address,
+                "manager": s.manager,
+                "created_at": s.created_ms,
+            }
+            for s in v.sub_vaults
+        ]
+
+    def vault_balance(self, vault_address: str, user: str | None = None) -> dict[str, Any] | list[dict[str, Any]]:
+        """One depositor's balance when ``user`` is given, else every depositor's."""
+        v = self._vault(vault_address)
+        equity = self.vault_equity(v)
+
+        def one(addr: str, h: Holding | None) -> dict[str, Any]:
+            total = h.total if h is not None else ZERO
+            amount = total * equity / v.total_shares if v.total_shares else ZERO
+            return {
+                "vault_address": v.address,
+                "account": self._view(addr).display,
+                "amount": dstr(amount.quantize(SHARE_Q, ROUND_DOWN)),
+                "shares": dstr(total),
+                "updated_at": h.updated_ms if h is not None else v.created_ms,
+            }
+
+        if user is not None:
+            return one(user.lower(), v.holdings.get(user.lower()))
+        return [one(addr, h) for addr, h in v.holdings.items()]

@@ -1,0 +1,234 @@
+"""What the passage of time does: marks, trigger orders, liquidations, funding, account-history points.
+
+``tick()`` (the server calls it on a timer, tests call it after stepping a ``FrozenClock``) runs, in order:
+refresh every mark; sample the funding premium; fire triggers whose condition the mark meets; liquidate;
+settle funding for every funding boundary crossed; record account-history points.
+
+Triggers: armed when placed; an order whose trigger price is at or above the mark then fires when
+mark >= trigger, otherwise when mark <= trigger (so tp/sl and plain stops all mean "when the mark crosses
+the trigger"). A fired order becomes ``triggered`` and runs as a market order (IOC, bounded by its price or
+by mark +- slippage) or as a limit order at its price (a GTC remainder rests, still ``triggered``). If its
+checks fail then (no position for reduce-only, margin, no liquidity) it is cancelled.
+
+Liquidation: the exchange's backstop account takes the positions over at the mark price, no penalty, with
+``fill_type`` = FILL_LIQUIDATION on both sides. A cross account (margin_balance < maintenance_margin) loses
+all its perp positions and perp orders; an isolated position (iso_margin + upnl < maintenance) only itself.
+A loss beyond what the account (or the isolated margin) holds is bad debt, paid by the backstop.
+
+Funding, every ``funding_interval_ms``: rate = clamp(mean premium / 8 + interest, -cap, cap), rounded to
+1e-8, where premium = (mark - index) / index is sampled at every tick. Each position receives
+``-size * mark * rate`` (longs pay when the rate is positive), from or to the fee account, which nets to
+exactly zero because sizes sum to zero.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from tui.sim.clock import Clock
+
+from .accounts import Account, Position
+from .book import CANCELLED, TRIGGERED
+from .controls import ControlsExchange
+from .core import TX_FUNDING, TX_LIQUIDATION, TX_TRIGGER
+from .errors import Rejected
+from .instruments import USDC_ID, MarketConfig
+from .markets import Market
+from .records import FILL_LIQUIDATION
+from .values import FIGURE_Q, ZERO, dstr, iso_ms
+
+EIGHT = Decimal(8)
+
+
+class RiskExchange(ControlsExchange):
+    """Clock-driven processes."""
+
+    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
+        super().__init__(config, clock)
+        now = self.clock.now_ms()
+        self._last_funding_slot = now // self.config.funding_interval_ms
+        self._last_history_slot = now // self.config.history_interval_ms
+
+    def tick(self, now_ms: int | None = None) -> None:
+        """Advance everything that depends on time to ``now_ms`` (default: the clock)."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        cfg = self.config
+        hour = now // 3_600_000
+        for m in self.markets.values():
+            if hour not in m.volume_marks:
+                m.volume_marks[hour] = m.notional_total
+                for h in [h for h in m.volume_marks if h < hour - 25]:
+                    del m.volume_marks[h]
+            self._refresh_mark(m, now)
+            self.candles.roll(m.id, "mark", now, m.mark)
+            self.candles.roll(m.id, "index", now, m.index)
+            if m.is_perp:
+                m.premium_sum += (m.mark - m.index) / m.index
+                m.premium_n += 1
+                rate = self._funding_rate(m)
+                if rate != m.funding_rate:
+                    m.funding_rate = rate
+                    self._dirty_markets.add(m)
+        for m in self.markets.values():
+            if m.triggers:
+                self._fire_triggers(m, now)
+        self._check_liquidations(now)
+        slot = now // cfg.funding_interval_ms
+        if slot > self._last_funding_slot:
+            for s in range(max(self._last_funding_slot + 1, slot - 23), slot + 1):
+                self._settle_funding(s * cfg.funding_interval_ms)
+            self._last_funding_slot = slot
+        hslot = now // cfg.history_interval_ms
+        if hslot > self._last_history_slot:
+            self._last_history_slot = hslot
+            self._record_history(now)
+
+    # ----------------------------------------------------------------- triggers
+    def _fire_triggers(self, m: Market, now: int) -> None:
+        mark = m.mark
+        due = [o for o in m.triggers.values() if (mark >= o.trigger_px if o.trigger_above else mark <= o.trigger_px)]
+        for o in sorted(due, key=lambda o: o.oid):
+            del m.triggers[o.oid]
+            acct = o.account
+            o.state = TRIGGERED
+            o.updated_ms = now
+            if self.listeners:
+                self._order_event(o)
+            tx = self._tx(acct, TX_TRIGGER, now)
+            if o.is_market and not o.price:
+                o.price = self._slippage_bound(m, o.is_buy)
+            if o.reduce_only:
+                cap = self._reduce_cap(acct, m, o.is_buy)
+                o.unfilled = min(o.unfilled, cap)
+                if not cap:
+                    self._close_order(o, CANCELLED, now)
+                    continue
+            try:
+                self._check_executable(acct, m, o)
+            except Rejected:
+                self._close_order(o, CANCELLED, now)
+                continue
+            self._execute(acct, m, o, tx, now)
+
+    # ----------------------------------------------------------------- liquidation
+    def _check_liquidations(self, now: int) -> None:
+        holders: set[Account] = set()
+        for m in self.markets.values():
+            if m.is_perp:
+                holders.update(m.holders)
+        holders.discard(self.backstop)
+        for acct in sorted(holders, key=lambda a: a.addr):
+            ms = acct.margin(self.collaterals, self.coll_prices)
+            if ms.maintenance > 0 and ms.margin_balance < ms.maintenance:
+                self._liquidate(acct, [p for p in acct.positions.values() if p.size and not p.isolated], now)
+            for p in list(acct.positions.values()):
+                if p.isolated and p.size and p.iso_margin + p.upnl() < p.maintenance():
+                    self._liquidate(acct, [p], now)
+
+    def _liquidate(self, acct: Account, positions: list[Position], now: int) -> None:
+        if not positions:
+            return
+        tx = self._tx(acct, TX_LIQUIDATION, now)
+        ids = {p.spec.id for p in positions}
+        isolated = positions[0].isolated
+        for o in [
+            o for o in acct.orders.values() if o.inst_id in ids or (not isolated and self.markets[o.inst_id].is_perp)
+        ]:
+            self._cancel(o, now)
+        before = acct.balances.get(USDC_ID, ZERO)
+        for p in positions:
+            m = p.market
+            q, close_buys = abs(p.size), p.size < 0
+            trade_id = self._next_trade
+            self._next_trade += 1
+            self._perp_fill(acct, m, close_buys, q, m.mark, ZERO, None, True, tx, trade_id, now, FILL_LIQUIDATION)
+            self._perp_fill(
+                self.backstop, m, not close_buys, q, m.mark, ZERO, None, False, tx, trade_id, now, FILL_LIQUIDATION
+            )
+        if isolated:
+            deficit = before - acct.balances.get(USDC_ID, ZERO)  # isolated loss beyond the position's margin
+        else:
+            deficit = -acct.margin(self.collaterals, self.coll_prices).margin_balance
+        if deficit > 0:
+            self._credit(acct, USDC_ID, deficit)
+            self._credit(self.backstop, USDC_ID, -deficit)
+
+    # ----------------------------------------------------------------- funding
+    def _funding_rate(self, m: Market) -> Decimal:
+        cfg = self.config
+        premium = m.premium_sum / m.premium_n if m.premium_n else (m.mark - m.index) / m.index
+        rate = premium / EIGHT + cfg.funding_interest
+        rate = max(-cfg.funding_cap, min(cfg.funding_cap, rate))
+        return rate.quantize(FIGURE_Q)
+
+    def _settle_funding(self, ts: int) -> None:
+        tx = None
+        for m in self.markets.values():
+            if not m.is_perp:
+                continue
+            rate = self._funding_rate(m)
+            m.premium_sum, m.premium_n = ZERO, 0
+            if not rate or not m.holders:
+                continue
+            if tx is None:
+                tx = self._tx(self.fee_account, TX_FUNDING, ts)
+            mark = m.mark
+            for acct in sorted(m.holders, key=lambda a: a.addr):
+                pos = acct.positions[m.id]
+                payment = -pos.size * mark * rate
+                if pos.isolated:
+                    pos.iso_margin += payment
+                else:
+                    self._credit(acct, USDC_ID, payment)
+                self._credit(self.fee_account, USDC_ID, -payment)
+                pos.funding += payment
+                record = {
+                    "user": acct.display,
+                    "instrument_id": m.id,
+                    "settlement_currency": USDC_ID,
+                    "funding_payment": dstr(payment),
+                    "funding_rate": dstr(rate),
+                    "mark_price": dstr(mark),
+                    "size": dstr(pos.size),
+                    "timestamp": iso_ms(ts),
+                }
+                acct.funding.append(record)
+                self._dirty_accounts.add(acct)
+                if self.listeners:
+                    self._emit("funding_payments", acct.addr, record)
+
+    # ----------------------------------------------------------------- history
+    def account_value(self, acct: Account) -> tuple[Decimal, Decimal]:
+        """(account value = derivatives + spot equity, total PnL) at the current marks."""
+        ms = acct.margin(self.collaterals, self.coll_prices)
+        value = ms.upnl
+        for cid, bal in acct.balances.items():
+            value += bal * self.coll_prices[cid]
+        for cid, bal in acct.spot.items():
+            value += bal * self.coll_prices[cid]
+        realised = funding = iso = ZERO
+        for p in acct.positions.values():
+            realised += p.realized
+            funding += p.funding
+            iso += p.iso_margin
+        return value + iso, realised + ms.upnl + funding - acct.fees_paid
+
+    def _record_history(self, now: int) -> None:
+        stamp = iso_ms(now)
+        system = (self.fee_account, self.backstop)
+        for acct in self.accounts.values():
+            if acct in system or not (acct.balances or acct.spot or acct.positions):
+                continue
+            value, pnl = self.account_value(acct)
+            if pnl > acct.peak_pnl:
+                acct.peak_pnl = pnl
+            acct.max_drawdown = max(acct.max_drawdown, acct.peak_pnl - pnl)
+            point: dict[str, Any] = {
+                "address": acct.display,
+                "total_pnl": dstr(pnl.quantize(FIGURE_Q)),
+                "total_volume": int(acct.total_volume),
+                "account_value": dstr(value.quantize(FIGURE_Q)),
+                "created_at": stamp,
+            }
+            acct.history.append(point)
