@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import msgspec
@@ -121,7 +121,7 @@ class HttpClient:
             limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=30),
         )
 
-    async def __aenter__(self) -> HttpClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

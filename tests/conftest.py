@@ -1,0 +1,60 @@
+"""Shared fixtures: a real local exchange on a loopback port with a frozen clock, and clients for it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tui.api.client import Client
+from tui.api.limits import Governor
+from tui.api.signing import Signer
+from tui.sim.clock import FrozenClock
+from tui.sim.ratelimit import Limits
+from tui.sim.server import LocalExchange, SimConfig
+
+ALICE_KEY = "0x" + "a1" * 32
+BOB_KEY = "0x" + "b0" * 32
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def sim_config() -> SimConfig:
+    """Override in a test module for other limits or a moving market."""
+    return SimConfig(seed=7, market=False, limits=Limits())
+
+
+@pytest.fixture
+async def sim(clock: FrozenClock, sim_config: SimConfig) -> AsyncIterator[LocalExchange]:
+    exchange = LocalExchange(sim_config, clock)
+    await exchange.start()
+    try:
+        yield exchange
+    finally:
+        await exchange.stop()
+
+
+def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock) -> Client:
+    """A client whose time is the exchange's frozen time, and whose waits move that time on."""
+
+    async def sleep(seconds: float) -> None:
+        sim.step(int(seconds * 1000) + 1)
+
+    governor = Governor(clock=lambda: clock.now_ms() / 1000, sleep=sleep)
+    return Client(sim.url, signer=Signer(key) if key else None, governor=governor, clock_ms=clock.now_ms)
+
+
+@pytest.fixture
+async def alice(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with client_for(sim, ALICE_KEY, clock) as c:
+        yield c
+
+
+@pytest.fixture
+async def bob(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[Client]:
+    async with client_for(sim, BOB_KEY, clock) as c:
+        yield c

@@ -1,0 +1,5 @@
+"""``python -m tui`` is ``xtui``."""
+
+from .cli import main
+
+raise SystemExit(main())

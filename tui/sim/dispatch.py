@@ -1,0 +1,346 @@
+"""From validated requests to the engine: /info and /explorer parameters, actions, events and time.
+
+Parameters are checked here, at the edge, with messages that name them; the engine receives clean
+values. Method names are accepted in snake_case and in the older camelCase (protocol-notes 4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from tui.api.signing import SigningError, checksum_address
+
+from .clock import Clock
+from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
+from .engine import Rejected as EngineRejected
+from .engine.instruments import default_config
+from .market import SyntheticMarket
+
+
+class QueryError(ValueError):
+    """A bad /info or /explorer request: HTTP 400 with a message that names the parameter."""
+
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+RESOLUTIONS = ("1", "5", "15", "30", "60", "240", "1D", "1W")
+CHART_TYPES = ("mark", "index", "ltp")
+
+
+def _snake(name: str) -> str:
+    return _CAMEL.sub("_", name).lower()
+
+
+class Params:
+    """Typed access to a params object; every failure names the parameter."""
+
+    def __init__(self, method: str, params: dict[str, Any]) -> None:
+        self.method = method
+        self.raw = params
+
+    def _fail(self, name: str, what: str) -> QueryError:
+        return QueryError(f"{self.method}: params.{name}: {what}")
+
+    def has(self, name: str) -> bool:
+        return name in self.raw
+
+    def user(self, name: str = "user") -> str:
+        value = self.raw.get(name)
+        if value is None:
+            raise self._fail(name, "missing")
+        if not isinstance(value, str):
+            raise self._fail(name, f"expected an address string, got {type(value).__name__}")
+        try:
+            return checksum_address(value)
+        except SigningError:
+            raise self._fail(name, f"{value[:50]!r} is not an address") from None
+
+    def optional_user(self, name: str) -> str | None:
+        return self.user(name) if self.raw.get(name) is not None else None
+
+    def string(self, name: str, default: str | None = None) -> str:
+        value = self.raw.get(name, default)
+        if value is None:
+            raise self._fail(name, "missing")
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            raise self._fail(name, f"expected a string, got {type(value).__name__}")
+        return str(value)
+
+    def integer(self, name: str, default: int | None = None, *, lo: int = 0, hi: int = 2**63) -> int:
+        value = self.raw.get(name, default)
+        if value is None:
+            raise self._fail(name, "missing")
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._fail(name, f"expected an integer, got {value!r}"[:120])
+        if not lo <= value <= hi:
+            raise self._fail(name, f"must be between {lo} and {hi}, got {value}")
+        return value
+
+    def boolean(self, name: str, default: bool = False) -> bool:
+        value = self.raw.get(name, default)
+        if not isinstance(value, bool):
+            raise self._fail(name, f"expected true or false, got {value!r}"[:120])
+        return value
+
+    def page(self) -> tuple[int, int]:
+        return self.integer("page", 1, lo=1, hi=10**9), self.integer("limit", 100, lo=1, hi=1000)
+
+    def choice(self, name: str, choices: tuple[str, ...], default: str | None = None) -> str:
+        value = self.string(name, default)
+        if value not in choices:
+            raise self._fail(name, f"must be one of {', '.join(choices)}, got {value!r}"[:160])
+        return value
+
+
+class Dispatcher:
+    """Owns the engine and the synthetic market; the server calls only this."""
+
+    def __init__(self, clock: Clock, *, seed: int, faucet: Decimal, market: bool) -> None:
+        self.clock = clock
+        config = dataclasses.replace(default_config(seed), faucet_usdc=faucet)
+        self.engine = Exchange(config, clock)
+        self.market = SyntheticMarket(self.engine, seed) if market else None
+        # Revoked and expired agents leave the engine's registry; remembering them here keeps their
+        # later signatures from being taken for a brand-new (faucet-funded) account.
+        self.former_agents: dict[str, str] = {}
+        self.engine.add_listener(self._on_agent_event)
+
+    def _on_agent_event(self, channel: str, key: str, payload: Any) -> None:
+        if channel != "agent" or not isinstance(payload, dict):
+            return
+        agent = str(payload.get("agent_address", "")).lower()
+        status = payload.get("status")
+        if status in ("revoked", "expired"):
+            self.former_agents[agent] = status
+        elif status == "added":
+            self.former_agents.pop(agent, None)
+
+    # ---- plumbing ----------------------------------------------------------------------------------
+
+    def set_publisher(self, publish: Callable[[str, str, Any], None]) -> None:
+        self.engine.add_listener(publish)
+
+    def resolve_symbol(self, ref: Any) -> str | None:
+        """An instrument's name from its name or id (int or digits); None if unknown."""
+        if isinstance(ref, bool) or not isinstance(ref, str | int):
+            return None
+        try:
+            return self.engine.market(int(ref) if isinstance(ref, str) and ref.isdigit() else ref).name
+        except (EngineRejected, KeyError, ValueError):
+            return None
+
+    def snapshot(self, channel: str, key: str) -> Any:
+        """What a new subscriber gets first: the book, or the account's current summary."""
+        if channel == "orderbook":
+            return self.engine.orderbook_snapshot(key)
+        if channel == "account_summary":
+            return self.engine.account_summary(key)
+        return None
+
+    def tick(self, now_ms: int) -> None:
+        if self.market is not None:
+            self.market.step(now_ms)
+        self.engine.tick(now_ms)
+
+    def produce_block(self) -> None:
+        self.engine.produce_block()
+
+    def flush(self) -> None:
+        self.engine.flush_events()
+
+    # ---- accounts and actions ----------------------------------------------------------------------
+
+    def agent_owner(self, signer: str, now_ms: int) -> str | None:
+        """The account ``signer`` trades for as a valid agent. A revoked or expired agent is refused."""
+        from .actions import Rejected
+
+        owner = self.engine.owner_of(signer, now_ms)
+        if owner is not None:
+            return checksum_address(owner)
+        state = self.former_agents.get(signer.lower())
+        if state is None and (ag := self.engine.agents.get(signer.lower())) is not None:
+            state = "expired" if ag.valid_until <= now_ms else None
+        if state is not None:
+            raise Rejected(f"agent {checksum_address(signer)} is {state}")
+        return None
+
+    def has_account(self, address: str) -> bool:
+        return address.lower() in self.engine.accounts
+
+    def ensure_account(self, address: str) -> None:
+        self.engine.ensure_account(address)
+
+    def action(self, name: str, account: str, data: dict[str, Any], code: int) -> ActionResult:
+        """Apply a checked, authorised action; ``Rejected`` (with nothing changed) when the engine refuses."""
+        from .actions import Rejected
+
+        try:
+            return ACTIONS[name](self.engine, account, data, code)
+        except EngineRejected as exc:
+            raise Rejected(str(exc)) from None
+
+    # ---- queries -----------------------------------------------------------------------------------
+
+    def info(self, method: str, params: dict[str, Any]) -> Any:
+        name = _snake(method)
+        handler = INFO.get(name)
+        if handler is None:
+            raise QueryError(f"unknown method {method!r}")
+        try:
+            return handler(self.engine, Params(name, params))
+        except EngineRejected as exc:
+            raise QueryError(f"{name}: {exc}") from None
+
+    def explorer(self, method: str, params: dict[str, Any]) -> Any:
+        handler = EXPLORER.get(_snake(method))
+        if handler is None:
+            raise QueryError(f"unknown explorer method {method!r}")
+        try:
+            return handler(self.engine, Params(method, params))
+        except EngineRejected as exc:
+            raise QueryError(f"{method}: {exc}") from None
+
+
+def _symbol(e: Exchange, p: Params, name: str = "symbol", *, allow_all: bool = True) -> str:
+    value = p.string(name, "all" if allow_all else None)
+    if allow_all and value == "all":
+        return "all"
+    try:
+        return e.market(int(value) if value.isdigit() else value).name
+    except (EngineRejected, KeyError, ValueError):
+        raise QueryError(f"{p.method}: params.{name}: unknown instrument {value!r}"[:160]) from None
+
+
+def _chart(e: Exchange, p: Params) -> Any:
+    ident = p.raw.get("instrument_id", p.raw.get("symbol"))
+    if ident is None:
+        raise QueryError("chart: params.symbol (or instrument_id): missing")
+    key = "instrument_id" if p.has("instrument_id") else "symbol"
+    name = _symbol(e, Params("chart", {key: ident}), key, allow_all=False)
+    frm, to = p.integer("from"), p.integer("to")
+    # from/to in seconds or ms: values past 1e11 are taken as ms (protocol-notes 9.2)
+    frm_ms = frm if frm > 10**11 else frm * 1000
+    to_ms = to if to > 10**11 else to * 1000
+    return e.chart(name, p.choice("chart_type", CHART_TYPES, "ltp"), p.choice("resolution", RESOLUTIONS), frm_ms, to_ms)
+
+
+def _block(e: Exchange, p: Params) -> Any:
+    if p.raw.get("block_hash") is not None:
+        result = e.block(block_hash=p.string("block_hash"))
+    else:
+        result = e.block(block_height=p.integer("block_height"))
+    if result is None:
+        raise QueryError("block: no such block")
+    return result
+
+
+def _transaction(e: Exchange, p: Params) -> Any:
+    result = e.transaction(p.string("tx_hash"))
+    if result is None:
+        raise QueryError("transaction: no such transaction")
+    return result
+
+
+def _transactions(e: Exchange, p: Params) -> Any:
+    flt = p.raw.get("filter") or {}
+    if not isinstance(flt, dict):
+        raise QueryError("transactions: params.filter: expected an object")
+    f = Params("transactions", {k: v for k, v in flt.items() if v is not None})
+    account = f.optional_user("account")
+    tx_type = f.integer("tx_type") if f.has("tx_type") else None
+    return e.transactions(p.integer("offset", 0), p.integer("limit", 20, lo=1, hi=1000), account, tx_type)
+
+
+def _vault_balance(e: Exchange, p: Params) -> Any:
+    return e.vault_balance(p.user("vault_address"), p.optional_user("user"))
+
+
+def _account_info(e: Exchange, p: Params) -> Any:
+    cid = p.raw.get("collateralID", p.raw.get("collateralId"))
+    collateral = Params("account_info", {"collateralID": cid}).integer("collateralID") if cid is not None else None
+    return e.account_info(p.user(), collateral, p.boolean("includeHistory"))
+
+
+def _orders(data: dict[str, Any]) -> list[OrderRequest]:
+    return [OrderRequest.from_wire(o) for o in data["orders"]]
+
+
+ACTIONS: dict[str, Callable[[Exchange, str, dict[str, Any], int], ActionResult]] = {
+    "placeOrder": lambda e, a, d, c: e.place_orders(
+        a, _orders(d), BrokerConfig.from_wire(d.get("brokerConfig")), tx_type=c
+    ),
+    "cancelByOid": lambda e, a, d, c: e.cancel_by_oid(
+        a, [(x["oid"], x["instrumentId"]) for x in d["cancels"]], tx_type=c
+    ),
+    "cancelByCloid": lambda e, a, d, c: e.cancel_by_cloid(
+        a, [(x["cloid"], x["instrumentId"]) for x in d["cancels"]], tx_type=c
+    ),
+    "cancelAll": lambda e, a, d, c: e.cancel_all(a, tx_type=c),
+    "cancelByInstrument": lambda e, a, d, c: e.cancel_by_instrument(a, d["instrumentId"], tx_type=c),
+    "spotWithdrawRequest": lambda e, a, d, c: e.withdraw_spot(
+        a, d["collateralId"], d["amount"], d["chainId"], tx_type=c
+    ),
+    "derivativeWithdrawRequest": lambda e, a, d, c: e.withdraw_derivative(
+        a, d["collateralId"], d["amount"], d["chainId"], tx_type=c
+    ),
+    "spotBalanceTransferRequest": lambda e, a, d, c: e.transfer_spot(
+        a, d["collateralId"], d["amount"], d["destination"], tx_type=c
+    ),
+    "derivativeBalanceTransferRequest": lambda e, a, d, c: e.transfer_derivative(
+        a, d["collateralId"], d["amount"], d["destination"], tx_type=c
+    ),
+    "internalBalanceTransferRequest": lambda e, a, d, c: e.transfer_internal(
+        a, d["collateralId"], d["amount"], d["toDerivativesAccount"], tx_type=c
+    ),
+    "depositToVault": lambda e, a, d, c: e.vault_deposit(a, d["vaultAddress"], d["amount"], tx_type=c),
+    "redeemFromVault": lambda e, a, d, c: e.vault_redeem(a, d["vaultAddress"], d["shares"], tx_type=c),
+    "addAgent": lambda e, a, d, c: e.add_agent(a, d["agentName"], d["agent"], d["validUntil"], tx_type=c),
+    "revokeAgent": lambda e, a, d, c: e.revoke_agent(a, d["agent"], tx_type=c),
+    "updatePerpInstrumentLeverage": lambda e, a, d, c: e.set_leverage(a, d["instrumentId"], d["leverage"], tx_type=c),
+    "approveBrokerFee": lambda e, a, d, c: e.approve_broker_fee(a, d["broker"], d["maxFeeRate"], tx_type=c),
+    "createReferralCode": lambda e, a, d, c: e.create_referral_code(a, d["code"], tx_type=c),
+    "setReferrer": lambda e, a, d, c: e.set_referrer(a, d["code"], tx_type=c),
+    "claimReferralRewards": lambda e, a, d, c: e.claim_referral_rewards(a, d["collateralId"], d["spot"], tx_type=c),
+}
+
+INFO: dict[str, Callable[[Exchange, Params], Any]] = {
+    "account_summary": lambda e, p: e.account_summary(p.user()),
+    "account_info": _account_info,
+    "account_history": lambda e, p: e.account_history(p.user()),
+    "referral_summary": lambda e, p: e.referral_summary(p.user()),
+    "brokers_check": lambda e, p: e.brokers_check(p.optional_user("user"), p.optional_user("broker"), *p.page()),
+    "fills": lambda e, p: e.fills(p.user(), *p.page()),
+    "open_orders": lambda e, p: e.open_orders(p.user(), *p.page()),
+    "order_history": lambda e, p: e.order_history(p.user(), *p.page()),
+    "funding_history": lambda e, p: e.funding_history(p.user(), *p.page()),
+    "positions": lambda e, p: e.positions(
+        p.user(), _symbol(e, p, "instrument", allow_all=False) if p.has("instrument") else None
+    ),
+    "transfer_history": lambda e, p: e.transfer_history(p.user(), *p.page()),
+    "instrument_leverage": lambda e, p: e.instrument_leverage(p.user(), _symbol(e, p, allow_all=False)),
+    "all_agents": lambda e, p: e.all_agents(p.user()),
+    "instruments": lambda e, p: e.instruments(p.choice("type", ("perps", "spot", "all"), "all")),
+    "ticker": lambda e, p: e.ticker(_symbol(e, p)),
+    "bbo": lambda e, p: e.bbo(_symbol(e, p)),
+    "mids": lambda e, p: e.mids(_symbol(e, p)),
+    "orderbook": lambda e, p: e.orderbook(_symbol(e, p, allow_all=False), p.integer("depth", 50, lo=1, hi=1000)),
+    "supported_collateral": lambda e, p: e.supported_collateral(p.string("symbol")),
+    "chart": _chart,
+    "oracle": lambda e, p: e.oracle(p.string("symbol")),
+    "trades": lambda e, p: e.trades(_symbol(e, p, allow_all=False), p.integer("limit", 100, lo=1, hi=1000)),
+    "user_fees": lambda e, p: e.user_fees(p.user()),
+    "vaults": lambda e, p: e.vault_list(),
+    "sub_vaults": lambda e, p: e.sub_vaults(p.user("vault_address")),
+    "vault_balance": _vault_balance,
+}
+EXPLORER: dict[str, Callable[[Exchange, Params], Any]] = {
+    "block": _block,
+    "blocks": lambda e, p: e.blocks(p.integer("offset", 0), p.integer("limit", 20, lo=1, hi=1000)),
+    "transaction": _transaction,
+    "transactions": _transactions,
+}

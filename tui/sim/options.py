@@ -1,0 +1,111 @@
+"""``xtui sim``: its flags, and running the local exchange in the foreground until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from decimal import Decimal, InvalidOperation
+
+from .ratelimit import Limits
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not d.is_finite() or d < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number: {text!r}")
+    return d
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return n
+
+
+def _speed(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < x <= 100_000:
+        raise argparse.ArgumentTypeError("speed must be in (0, 100000]")
+    return x
+
+
+def add_sim_arguments(p: argparse.ArgumentParser) -> None:
+    d = Limits()
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
+    p.add_argument("--port", type=int, default=0, help="port (0: any free port; the first line says which)")
+    p.add_argument("--seed", type=int, default=1, help="random seed of the synthetic market")
+    p.add_argument("--faucet", type=_decimal, default=Decimal(100_000), help="USDC a new account receives")
+    p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
+    p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
+    p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
+    g = p.add_argument_group("rate limits (per client address)")
+    g.add_argument("--exchange-per-minute", type=_positive_int, default=d.exchange_per_minute)
+    g.add_argument("--info-per-minute", type=_positive_int, default=d.info_per_minute)
+    g.add_argument("--info-per-hour", type=_positive_int, default=d.info_per_hour)
+    g.add_argument("--ban-after", type=_positive_int, default=d.ban_after, help="violations in an hour before a ban")
+    g.add_argument("--ws-connections", type=_positive_int, default=d.ws_connections)
+    g.add_argument("--ws-subscriptions", type=_positive_int, default=d.ws_subscriptions)
+    g.add_argument("--ws-messages-per-minute", type=_positive_int, default=d.ws_messages_per_minute)
+
+
+def limits_from_args(args: argparse.Namespace) -> Limits:
+    return Limits(
+        exchange_per_minute=args.exchange_per_minute,
+        info_per_minute=args.info_per_minute,
+        info_per_hour=args.info_per_hour,
+        ban_after=args.ban_after,
+        ws_connections=args.ws_connections,
+        ws_subscriptions=args.ws_subscriptions,
+        ws_messages_per_minute=args.ws_messages_per_minute,
+    )
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    from .clock import SystemClock
+    from .server import LocalExchange, SimConfig
+
+    config = SimConfig(
+        host=args.host,
+        port=args.port,
+        seed=args.seed,
+        faucet=args.faucet,
+        block_ms=args.block_ms,
+        market=not args.quiet_market,
+        limits=limits_from_args(args),
+    )
+
+    async def serve() -> None:
+        sim = LocalExchange(config, SystemClock(args.speed))
+        url = await sim.start()
+        sys.stdout.write(f"listening on {url}\n")
+        sys.stdout.flush()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await sim.stop()
+            sys.stderr.write("local exchange stopped\n")
+
+    try:
+        asyncio.run(serve())
+    except OSError as exc:
+        sys.stderr.write(f"xtui sim: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
+        return 1
+    return 0
