@@ -155,6 +155,52 @@ async def bench_server(n: int) -> None:
         await proc.wait()
 
 
+async def bench_ws_fanout(n: int, subscribers: int = 50) -> None:
+    """Book updates caused by signed orders, counted as delivered to ``subscribers`` sockets."""
+    import msgspec
+    from websockets.asyncio.client import connect
+
+    from .api import wire
+    from .api.http import HttpClient
+    from .api.signing import Signer
+
+    proc, url = await _sim_process()
+    received = [0]
+    try:
+        async with HttpClient(url, signer=Signer.generate()) as c:
+            await c.exchange("cancelAll", {})
+            item = [wire.order_item(1, "b", "90000", "0.001")]
+            bodies = [msgspec.json.encode(c.sign("placeOrder", {"orders": item})) for _ in range(n)]
+        ws_url = url.replace("http://", "ws://") + "/ws/"
+        sockets = [await connect(ws_url) for _ in range(subscribers)]
+        sub = b'{"jsonrpc":"2.0","method":"subscribe","id":"1","params":{"channel":"orderbook","symbol":"BTC-PERP"}}'
+        for ws in sockets:
+            await ws.send(sub.decode())
+            await ws.recv()  # the reply
+            await ws.recv()  # the snapshot
+
+        async def count(ws: Any) -> None:
+            async for _ in ws:
+                received[0] += 1
+
+        readers = [asyncio.create_task(count(ws)) for ws in sockets]
+        t = time.perf_counter()
+        await _raw_exchange_load(url, bodies, 8)
+        expected = n * subscribers
+        deadline = time.perf_counter() + 30
+        while received[0] < expected and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+        elapsed = time.perf_counter() - t
+        _report(f"WebSocket messages delivered to {subscribers} subscribers", received[0] / elapsed, "msgs/s")
+        for r in readers:
+            r.cancel()
+        for ws in sockets:
+            await ws.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
 def bench_engine(n: int) -> None:
     try:
         from .sim.engine.bench import bench_engine as run
@@ -170,4 +216,5 @@ def run_bench(quick: bool = False) -> int:
     bench_decode(500 * scale)
     bench_engine(20_000 * scale)
     asyncio.run(bench_server(300 * scale))
+    asyncio.run(bench_ws_fanout(100 * scale))
     return 0

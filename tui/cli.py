@@ -15,7 +15,7 @@ REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 
 
 class UsageError(Exception):
-    """A mistake in the command line: printed as one line, exit code 2."""
+    """A mistake in the command line: printed as one line, exit code 1 like every other failure."""
 
 
 def _parse_value(text: str) -> Any:
@@ -138,9 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if any(a == flag or a.startswith(flag + "=") for a in argv):
             sys.stderr.write(
                 f"xtui: {flag} is refused: a key on the command line ends up in shell history and `ps`. "
-                "Use --key-env VAR (a variable holding the key) or a keystore (`xtui keys`).\n"
+                "Use --key-env VAR, naming an environment variable that holds the key.\n"
             )
-            return 2
+            return 1
     args = build_parser().parse_args(argv)
     try:
         if args.command in ("info", "explorer", "exchange"):
@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except UsageError as exc:
         sys.stderr.write(f"xtui: {exc}\n")
-        return 2
+        return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:

@@ -1,0 +1,62 @@
+"""The command line as a user runs it: a real ``xtui`` process against the local exchange."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+
+from tui.api.signing import Signer
+from tui.sim.server import LocalExchange
+
+KEY = "0x" + "c3" * 32
+
+
+async def xtui(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_info_prints_compact_json_when_piped(sim: LocalExchange) -> None:
+    rc, out, err = await xtui("info", "orderbook", "symbol=BTC-PERP", "depth=2", "--url", sim.url)
+    assert rc == 0 and err == ""
+    assert out.count("\n") == 1 and json.loads(out)["instrument_name"] == "BTC-PERP"
+
+
+async def test_exchange_signs_with_a_key_from_the_environment(sim: LocalExchange) -> None:
+    rc, out, _ = await xtui("exchange", "cancelAll", "--key-env", "XTUI_K", "--url", sim.url, env={"XTUI_K": KEY})
+    assert rc == 0 and json.loads(out)["address"] == Signer(KEY).address
+    rc, out, _ = await xtui(
+        "explorer", "transactions", "limit=5", f'filter={{"account": "{Signer(KEY).address}"}}', "--url", sim.url
+    )
+    assert rc == 0 and "transactions" in json.loads(out)
+
+
+async def test_failures_are_one_line_on_stderr_with_exit_1(sim: LocalExchange) -> None:
+    cases = [
+        ("info", "no_such", "--url", sim.url),  # the server's 400
+        ("info", "ticker"),  # no exchange named
+        ("exchange", "cancelAll", "--key-env", "XTUI_UNSET", "--url", sim.url),  # no key
+        ("exchange", "cancelAll", "--key", KEY, "--url", sim.url),  # a key on the command line
+        ("exchange", "transferAll", "--key-env", "XTUI_K", "--url", sim.url),  # unknown action
+        ("info", "ticker", "--url", "http://127.0.0.1:9"),  # nobody listening
+        ("info", "ticker", "badpair", "--url", sim.url),  # not key=value
+    ]
+    for args in cases:
+        rc, out, err = await xtui(*args, env={"XTUI_K": KEY})
+        assert rc == 1, args
+        assert out == "" and err.startswith("xtui: ") and err.count("\n") == 1, (args, err)
+        assert KEY[2:] not in err  # the key is never echoed
+
+
+async def test_rejected_action_is_a_failure(sim: LocalExchange) -> None:
+    rc, _, err = await xtui(
+        "exchange", "cancelByInstrument", "instrumentId=77", "--key-env", "XTUI_K", "--url", sim.url,
+        env={"XTUI_K": KEY},
+    )  # fmt: skip
+    assert rc == 1 and "77" in err
