@@ -133,3 +133,19 @@ async def test_blocks_stream_as_time_passes(sim: LocalExchange, alice: Client) -
     assert ack.tx_hash in {t.tx_hash for t in block.transactions}
     assert (await alice.block(block_hash=block.block_hash)).block_height == block.block_height
     assert (await alice.transaction(ack.tx_hash)).block_height == block.block_height
+
+
+async def test_chart_channel_streams_the_open_candle(sim: LocalExchange, alice: Client, clock: FrozenClock) -> None:
+    candles: list[Any] = []
+    async with WsClient(sim.ws_url) as ws:
+        await ws.wait_live()
+        sub = await ws.subscribe("chart", candles.append, instrument_id=1, chart_type="ltp", resolution="1")
+        assert sub.channel == "chart@BTC-PERP:ltp:1"
+        async with Client(sim.url, signer=Signer("0x" + "b0" * 32), clock_ms=clock.now_ms) as bob:
+            await bob.place_order([wire.order_item(1, "s", "100000", "0.01")])
+        await alice.place_order([wire.order_item(1, "b", "100000", "0.01")])
+        for _ in range(200):
+            if candles:
+                break
+            await asyncio.sleep(0.01)
+    assert candles[-1]["close"] == 100000 and candles[-1]["time"] % 60_000 == 0

@@ -134,6 +134,9 @@ class Dispatcher:
         except (EngineRejected, KeyError, ValueError):
             return None
 
+    def instrument_id(self, symbol: str) -> int:
+        return self.engine.market(symbol).id
+
     def snapshot(self, channel: str, key: str) -> Any:
         """What a new subscriber gets first: the book, or the account's current summary."""
         if channel == "orderbook":

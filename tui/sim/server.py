@@ -81,7 +81,12 @@ class LocalExchange:
         self.engine = self.dispatch.engine
         self.limiter = RateLimiter(self.clock, self.config.limits)
         self.hub = Hub(
-            self.limiter, self.dispatch.resolve_symbol, self.dispatch.snapshot, self.clock.now_ms, post=self._ws_post
+            self.limiter,
+            self.dispatch.resolve_symbol,
+            self.dispatch.instrument_id,
+            self.dispatch.snapshot,
+            self.clock.now_ms,
+            post=self._ws_post,
         )
         self.dispatch.set_publisher(self.hub.publish)
         self._nonces: dict[str, dict[int, None]] = {}

@@ -47,7 +47,9 @@ class SubscribeError(ValueError):
     pass
 
 
-def subscription_key(params: dict[str, Any], resolve_symbol: Callable[[Any], str | None]) -> tuple[Key, str]:
+def subscription_key(
+    params: dict[str, Any], resolve_symbol: Callable[[Any], str | None], instrument_id: Callable[[str], int]
+) -> tuple[Key, str]:
     """(channel, key) and the echoed server channel name for subscribe ``params``."""
     raw = params.get("channel")
     if not isinstance(raw, str):
@@ -78,8 +80,11 @@ def subscription_key(params: dict[str, Any], resolve_symbol: Callable[[Any], str
             raise SubscribeError("params.chart_type: must be mark, index or ltp")
         if resolution not in ("1", "5", "15", "30", "60", "240", "1D", "1W"):
             raise SubscribeError("params.resolution: must be 1, 5, 15, 30, 60, 240, 1D or 1W")
-        key = f"{symbol}:{chart_type}:{resolution}"
-        return (channel, key), f"chart@{key}"
+        # the engine keys candles by instrument id; the echoed name keeps the readable symbol
+        return (
+            channel,
+            f"{instrument_id(symbol)}:{chart_type}:{resolution}",
+        ), f"chart@{symbol}:{chart_type}:{resolution}"
     return (channel, ""), channel
 
 
@@ -99,12 +104,14 @@ class Hub:
         self,
         limiter: RateLimiter,
         resolve_symbol: Callable[[Any], str | None],
+        instrument_id: Callable[[str], int],
         snapshot: Callable[[str, str], Any],
         now_ms: Callable[[], int],
         post: Callable[[dict[str, Any], str], Any] | None = None,
     ) -> None:
         self.limiter = limiter
         self.resolve_symbol = resolve_symbol
+        self.instrument_id = instrument_id
         self.snapshot = snapshot
         self.now_ms = now_ms
         self.post = post
@@ -239,7 +246,7 @@ class Hub:
     def _subscribe(self, conn: Connection, rid: Any, params: dict[str, Any]) -> dict[str, Any] | None:
         """Reply (queued here, so that the snapshot follows it) and send the first payload, if any."""
         try:
-            key, name = subscription_key(params, self.resolve_symbol)
+            key, name = subscription_key(params, self.resolve_symbol, self.instrument_id)
         except SubscribeError as exc:
             return {"jsonrpc": "2.0", "id": rid, "result": {"status": "error", "error": str(exc), "channels": []}}
         if name not in conn.subs:
