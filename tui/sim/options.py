@@ -74,8 +74,15 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
 
 
 def run_from_args(args: argparse.Namespace) -> int:
+    import gc
+
     from .clock import SystemClock
+    from .engine.bench import GC_THRESHOLD
     from .server import LocalExchange, SimConfig
+
+    # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
+    # the collector takes ~25% of matching time scanning them again and again.
+    gc.set_threshold(*GC_THRESHOLD)
 
     config = SimConfig(
         host=args.host,
