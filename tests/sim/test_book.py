@@ -12,8 +12,25 @@ _oid = iter(range(1, 10_000))
 
 
 def mk(is_buy: bool, price: str, size: str) -> Order:
-    return Order(next(_oid), ACCT, 1, is_buy, Decimal(price), Decimal(size), "GTC", 0, "", False, False, False,
-                 Decimal(0), "", "", None, Decimal(0))
+    return Order(
+        next(_oid),
+        ACCT,
+        1,
+        is_buy,
+        Decimal(price),
+        Decimal(size),
+        "GTC",
+        0,
+        "",
+        False,
+        False,
+        False,
+        Decimal(0),
+        "",
+        "",
+        None,
+        Decimal(0),
+    )
 
 
 def test_best_prices_and_level_order() -> None:

@@ -168,7 +168,10 @@ def test_funding_longs_pay_shorts_when_mark_is_above_index() -> None:
     assert ex.fee_account.balances[USDC] == fees_before  # longs and shorts net to zero
     (rec,) = ex.funding_history(ALICE)["data"]
     assert (rec["funding_payment"], rec["funding_rate"], rec["mark_price"], rec["size"]) == (
-        "-50.275", "0.0005", "100550", "1"
+        "-50.275",
+        "0.0005",
+        "100550",
+        "1",
     )
     assert rec["timestamp"] == "2026-01-01T01:00:00.000Z"
     assert_conserved(ex)
@@ -179,8 +182,9 @@ def test_stop_loss_trigger_fires_on_mark_and_executes_as_market() -> None:
     seen: list[str] = []
     ex.add_listener(lambda ch, key, p: seen.append(p["state"]) if ch == "orders" and key == ALICE.lower() else None)
     trade(ex, ALICE, BOB, BTC, "100000", "1")
-    oid = ex.place_order(ALICE, order(BTC, "s", "0", "1", trigger_px="95000", tpsl="sl", is_market=True,
-                                      reduce_only=True, tif="IOC")).data["status"]["oid"]
+    oid = ex.place_order(
+        ALICE, order(BTC, "s", "0", "1", trigger_px="95000", tpsl="sl", is_market=True, reduce_only=True, tif="IOC")
+    ).data["status"]["oid"]
     (o,) = ex.open_orders(ALICE)["data"]
     assert (o["order_id"], o["trigger_px"], o["state"], o["tpsl"]) == (oid, "95000", "open", "sl")
     ex.place_order(CAROL, order(BTC, "b", "94000", "1"))

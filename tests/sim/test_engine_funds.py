@@ -147,8 +147,11 @@ def test_referral_codes_commission_and_claim() -> None:
     assert summary["to_claim_perp_rewards"] == D("1.68")  # 10% commission
     (user,) = summary["referred_users"].values()
     assert user["code"] == "alpha" and user["perp_volume"]["taker_volume"] == D(35000)
-    assert summary["referral_tier"] == {"total_referred_volume": 0, "fee_discount_rate": D("0.04"),
-                                        "referrer_commission": D("0.10")}
+    assert summary["referral_tier"] == {
+        "total_referred_volume": 0,
+        "fee_discount_rate": D("0.04"),
+        "referrer_commission": D("0.10"),
+    }
     assert ex.referral_summary(BOB)["referrer"].lower() == ALICE.lower()
     info = ex.account_info(ALICE)
     assert info["rewards"][0]["ClaimAmount"] == "1.68" and info["history"] == []
@@ -239,15 +242,15 @@ def test_candles_for_every_resolution() -> None:
         ex.tick()
     one = ex.chart(BTC, "ltp", "1", t0, clock.now_ms())
     assert [(c["open"], c["close"], c["volume"]) for c in one[:4]] == [
-        (D(100000), D(100000), D("0.1")), (D(100500), D(100500), D("0.1")),
-        (D(99500), D(99500), D("0.1")), (D(100200), D(100200), D("0.1")),
+        (D(100000), D(100000), D("0.1")),
+        (D(100500), D(100500), D("0.1")),
+        (D(99500), D(99500), D("0.1")),
+        (D(100200), D(100200), D("0.1")),
     ]
     five = ex.chart(BTC, "ltp", "5", t0, clock.now_ms())
     assert len(five) == 1
     c = five[0]
-    assert (c["time"], c["open"], c["high"], c["low"], c["close"]) == (
-        t0, D(100000), D(100500), D(99500), D(100200)
-    )
+    assert (c["time"], c["open"], c["high"], c["low"], c["close"]) == (t0, D(100000), D(100500), D(99500), D(100200))
     assert c["volume"] == D("0.4")
     week = ex.chart(BTC, "ltp", "1W", t0 // 1000, clock.now_ms() // 1000)  # seconds work too
     assert week[0]["high"] == D(100500) and week[0]["time"] <= t0
@@ -276,8 +279,18 @@ def test_orderbook_events_carry_absolute_sizes_and_sequence_numbers() -> None:
     ex.place_order(BOB, order(BTC, "b", "100100", "3"))  # takes the whole level
     ex.flush_events()
     channels = {ch for ch, _, _ in got}
-    assert {"orderbook", "bbo", "mids", "ticker", "trades", "fills", "orders", "position", "account_summary",
-            "chart"} <= channels
+    assert {
+        "orderbook",
+        "bbo",
+        "mids",
+        "ticker",
+        "trades",
+        "fills",
+        "orders",
+        "position",
+        "account_summary",
+        "chart",
+    } <= channels
     (upd,) = [p for ch, _, p in got if ch == "orderbook"]
     assert upd["books"]["sequence_number"] == 2 and upd["books"]["asks"] == [{"price": D("100100.0"), "size": 0}]
     (trades,) = [p for ch, _, p in got if ch == "trades"]
@@ -305,3 +318,18 @@ def test_ids_and_balances_survive_many_actions_exactly() -> None:
         ex.place_order(CAROL, order(BTC, "b", str(100000 + i * 10), "0.0046"))
     assert sum((a.positions[BTC].size for a in ex.accounts.values() if BTC in a.positions), Decimal(0)) == 0
     assert_conserved(ex)
+
+
+def test_interest_filter_skips_unwanted_payloads() -> None:
+    ex, _ = make(None, ALICE, BOB)
+    got: list[tuple[str, str]] = []
+    ex.add_listener(lambda ch, key, p: got.append((ch, key)))
+    ex.interest = lambda ch, key: (ch, key) in {("fills", BOB.lower()), ("orderbook", "BTC-PERP")}
+    ex.place_order(ALICE, order(BTC, "s", "100100", "1"))
+    ex.place_order(BOB, order(BTC, "b", "100100", "0.5"))
+    ex.flush_events()
+    assert sorted(set(got)) == [("fills", BOB.lower()), ("orderbook", "BTC-PERP")]
+    ex.interest = None
+    ex.place_order(ALICE, order(BTC, "s", "100200", "1"))
+    ex.flush_events()
+    assert ("orders", ALICE.lower()) in got and ("account_summary", ALICE.lower()) in got

@@ -69,13 +69,25 @@ ops = st.lists(
 
 def fingerprint(ex: Exchange) -> Any:
     """Everything a rejected action must leave untouched."""
-    accounts = tuple(sorted(
-        (a.addr, tuple(sorted(a.balances.items())), tuple(sorted(a.spot.items())),
-         tuple(sorted(a.spot_locked.items())),
-         tuple((i, p.size, p.cost, p.iso_margin, p.buy_notional, p.sell_notional, p.leverage)
-               for i, p in sorted(a.positions.items()) if p.size or p.buy_notional or p.sell_notional),
-         tuple((o.oid, o.unfilled, o.state) for o in a.orders.values()), len(a.fills), len(a.transfers))
-        for a in ex.accounts.values()))
+    accounts = tuple(
+        sorted(
+            (
+                a.addr,
+                tuple(sorted(a.balances.items())),
+                tuple(sorted(a.spot.items())),
+                tuple(sorted(a.spot_locked.items())),
+                tuple(
+                    (i, p.size, p.cost, p.iso_margin, p.buy_notional, p.sell_notional, p.leverage)
+                    for i, p in sorted(a.positions.items())
+                    if p.size or p.buy_notional or p.sell_notional
+                ),
+                tuple((o.oid, o.unfilled, o.state) for o in a.orders.values()),
+                len(a.fills),
+                len(a.transfers),
+            )
+            for a in ex.accounts.values()
+        )
+    )
     return accounts, len(ex.chain.pending), ex._next_oid, ex._next_trade
 
 
@@ -157,8 +169,10 @@ def apply(ex: Exchange, clock: Any, op: tuple[Any, ...]) -> None:
         through = offset + (-reach if buy else reach)
         flag = {"market": "market", "ro": "ro"}.get(style, "plain")
         tif = style if style in ("GTC", "IOC", "FOK") else "IOC"
-        attempt(ex, lambda: ex.place_order(TRADERS[second], build(("place", second, inst, not buy, through, size2,
-                                                                   tif, flag))))
+        attempt(
+            ex,
+            lambda: ex.place_order(TRADERS[second], build(("place", second, inst, not buy, through, size2, tif, flag))),
+        )
     elif kind == "cancel":
         live = sorted(ex.accounts[TRADERS[op[1]].lower()].orders.values(), key=lambda o: o.oid)
         if live:
@@ -193,8 +207,11 @@ def test_random_streams_keep_the_invariants(stream: list[tuple[Any, ...]]) -> No
     event(f"trades: {min(len(fills) // 2, 10)}{'+' if len(fills) >= 20 else ''}")
     if any(f.fill_type == 1 for f in fills):
         event("liquidation")
-    if any(o.trigger_px and o.state != "cancelled" and not o.waiting_trigger
-           for a in ex.accounts.values() for o in (*a.order_history, *a.orders.values())):
+    if any(
+        o.trigger_px and o.state != "cancelled" and not o.waiting_trigger
+        for a in ex.accounts.values()
+        for o in (*a.order_history, *a.orders.values())
+    ):
         event("trigger fired")
     if any(a.funding for a in ex.accounts.values()):
         event("funding paid")

@@ -41,8 +41,9 @@ def test_price_time_priority() -> None:
     taker_fills = sorted(ex.fills(taker)["data"], key=lambda f: f["trade_id"])
     assert [(f["price"], f["size"]) for f in taker_fills] == [("100050", "1"), ("100100", "1"), ("100100", "0.5")]
     # C's better price first, then A (older at the same price), then half of B
-    maker_fills = sorted(ex.fills(CAROL)["data"] + ex.fills(ALICE)["data"] + ex.fills(BOB)["data"],
-                         key=lambda f: f["trade_id"])
+    maker_fills = sorted(
+        ex.fills(CAROL)["data"] + ex.fills(ALICE)["data"] + ex.fills(BOB)["data"], key=lambda f: f["trade_id"]
+    )
     assert [f["order_id"] for f in maker_fills] == [c, a, b]
     assert ex.fills(BOB)["data"][0]["size"] == "0.5"
     assert open_orders(ex, BOB)[0]["unfilled"] == "0.5"
@@ -156,7 +157,11 @@ def test_market_order_bounded_by_mark_slippage() -> None:
     ex.place_order(BOB, order(BTC, "b", "0", "2", is_market=True))
     (h,) = ex.order_history(BOB)["data"]
     assert (h["is_market"], h["tif"], h["limit_price"], h["state"], h["unfilled"]) == (
-        True, "IOC", "105000", "cancelled", "1"
+        True,
+        "IOC",
+        "105000",
+        "cancelled",
+        "1",
     )
     assert position(ex, BOB, BTC) == D(1)
 
@@ -217,8 +222,9 @@ def test_batch_static_failure_rejects_everything() -> None:
 
 def test_batch_reports_per_order_results() -> None:
     ex, _ = make(None, ALICE)
-    result = ex.place_orders(ALICE, [order(BTC, "b", "99000", "0.1"), order(BTC, "b", "99000", "50"),
-                                     order(ETH, "s", "3600", "1")])
+    result = ex.place_orders(
+        ALICE, [order(BTC, "b", "99000", "0.1"), order(BTC, "b", "99000", "50"), order(ETH, "s", "3600", "1")]
+    )
     status = result.data["status"]
     assert "oid" in status[0] and "oid" in status[2]
     assert status[1]["error"].startswith("insufficient margin")
@@ -292,8 +298,10 @@ def test_broker_fee_only_with_an_approval_within_its_maximum() -> None:
 
 def test_order_ids_increase_and_cloid_is_kept() -> None:
     ex, _ = make(None, ALICE)
-    ids = [ex.place_order(ALICE, order(BTC, "b", str(90000 + i), "0.1", cloid=f"c{i}")).data["status"]["oid"]
-           for i in range(3)]
+    ids = [
+        ex.place_order(ALICE, order(BTC, "b", str(90000 + i), "0.1", cloid=f"c{i}")).data["status"]["oid"]
+        for i in range(3)
+    ]
     assert ids == sorted(ids) and len(set(ids)) == 3
     assert [o["cloid"] for o in open_orders(ex, ALICE)] == ["c2", "c1", "c0"]
 
@@ -315,7 +323,21 @@ def test_unknown_decimal_input_is_refused() -> None:
         OrderRequest.from_wire({"instrumentId": 1, "side": "b", "price": "abc", "size": "1"})
     with pytest.raises(Rejected, match="must be a decimal string"):
         OrderRequest.from_wire({"instrumentId": 1, "side": "b", "price": 1.5, "size": "1"})
-    req = OrderRequest.from_wire({"instrumentId": 1, "side": "s", "positionSide": "BOTH", "price": "", "size": "2",
-                                  "tif": "IOC", "ro": False, "po": False, "cloid": "", "triggerPx": "",
-                                  "isMarket": True, "tpsl": "", "grouping": ""})
+    req = OrderRequest.from_wire(
+        {
+            "instrumentId": 1,
+            "side": "s",
+            "positionSide": "BOTH",
+            "price": "",
+            "size": "2",
+            "tif": "IOC",
+            "ro": False,
+            "po": False,
+            "cloid": "",
+            "triggerPx": "",
+            "isMarket": True,
+            "tpsl": "",
+            "grouping": "",
+        }
+    )
     assert (req.is_buy, req.price, req.size, req.is_market) == (False, Decimal(0), Decimal(2), True)

@@ -122,8 +122,11 @@ class Dispatcher:
 
     # ---- plumbing ----------------------------------------------------------------------------------
 
-    def set_publisher(self, publish: Callable[[str, str, Any], None]) -> None:
+    def set_publisher(self, publish: Callable[[str, str, Any], None], wanted: Callable[[str, str], bool]) -> None:
+        """Events go to ``publish``; payloads nobody subscribed to are not built (agent events always are:
+        ``former_agents`` follows them)."""
         self.engine.add_listener(publish)
+        self.engine.interest = lambda channel, key: channel == "agent" or wanted(channel, key)
 
     def resolve_symbol(self, ref: Any) -> str | None:
         """An instrument's name from its name or id (int or digits); None if unknown."""

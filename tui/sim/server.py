@@ -88,7 +88,7 @@ class LocalExchange:
             self.clock.now_ms,
             post=self._ws_post,
         )
-        self.dispatch.set_publisher(self.hub.publish)
+        self.dispatch.set_publisher(self.hub.publish, self.hub.wanted)
         self._nonces: dict[str, dict[int, None]] = {}
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
         self.app = Starlette(

@@ -1,7 +1,7 @@
 """``bench_engine``: how many simple limit orders a second the engine places in process.
 
 The stream is what market makers send: limit orders from ten accounts resting 1-200 ticks from the mark,
-and a fraction ``cross_ratio`` of orders priced 1-5 ticks through the mark so that they trade (about
+and ``cross_percent`` % of the orders priced 1-5 ticks through the mark so that they trade (about
 one maker each). Every order goes through ``Exchange.place_order``: validation, margin, matching, fills,
 fees, positions, a transaction. Orders are built before the clock starts; events have no listener
 unless ``listener`` is true (then a no-op one receives them).
@@ -34,7 +34,7 @@ def bench_engine(
     n: int = 200_000,
     *,
     seed: int = 1,
-    cross_ratio: float = 0.05,
+    cross_percent: int = 5,
     listener: bool = False,
     gc_threshold: tuple[int, int, int] | None = GC_THRESHOLD,
 ) -> int:
@@ -49,8 +49,8 @@ def bench_engine(
     mark = int(ex.market(1).mark * 10)  # in ticks of 0.1
     orders: list[tuple[str, OrderRequest]] = []
     for _ in range(n):
-        buy = rng.random() < 0.5
-        if rng.random() < cross_ratio:
+        buy = rng.randrange(2) == 1
+        if rng.randrange(100) < cross_percent:
             ticks = mark + rng.randint(1, 5) if buy else mark - rng.randint(1, 5)
         else:
             ticks = mark - rng.randint(1, 200) if buy else mark + rng.randint(1, 200)

@@ -94,6 +94,9 @@ class ExchangeCore:
                 self.candles.update(m.id, kind, now, m.index)
         self.candles.dirty.clear()
         self.listeners: list[Listener] = []
+        #: Optional filter ``interest(channel, key) -> bool`` (e.g. the WebSocket hub's "has a subscriber"):
+        #: when set, payloads nobody wants are not even built. ``agent`` events are always emitted.
+        self.interest: Callable[[str, str], bool] | None = None
         self._dirty_markets: set[Market] = set()
         self._dirty_accounts: set[Account] = set()
         self._dirty_positions: set[Position] = set()
@@ -110,6 +113,13 @@ class ExchangeCore:
 
     def remove_listener(self, fn: Listener) -> None:
         self.listeners.remove(fn)
+
+    def _wants(self, channel: str, key: str) -> bool:
+        """True if an event on (channel, key) has a listener that may want it."""
+        if not self.listeners:
+            return False
+        interest = self.interest
+        return interest is None or interest(channel, key)
 
     def _emit(self, channel: str, key: str, payload: Any) -> None:
         for fn in self.listeners:

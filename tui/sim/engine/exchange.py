@@ -19,13 +19,26 @@ Events: ``add_listener(fn)``; ``fn(channel, key, payload)`` is called
   record) and ``account_summary`` (user; the full summary).
 
 A new orderbook subscriber first gets ``orderbook_snapshot(symbol)``; updates follow with the next
-sequence numbers.
+sequence numbers (which advance whether or not anyone listens).
+
+Set ``interest`` to a ``(channel, key) -> bool`` filter (the WebSocket hub's "has a subscriber") and the
+engine skips building payloads nobody would receive; without it every event is built for the listeners.
+
+Where the rules live: order entry, batches, market orders and self-trade prevention in ``trading``;
+fees, rebates, referral commission and fill directions in ``fills``; positions and margin formulas in
+``accounts``; every account-summary figure in ``account_queries``; mark price in ``markets``; triggers,
+liquidation and funding in ``risk``; withdrawable amounts and transfers in ``funds``; vault shares in
+``vaults``; referrals, brokers and agents in ``relations``; money conservation (``audit``) in ``core``.
+
+Time: the engine reads its clock for timestamps and never sleeps; ``tick()`` applies what the passage of
+time does (the server calls it on a timer; tests step a ``FrozenClock`` and call it).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .candles import RESOLUTIONS
 from .market_queries import MarketQueries
 from .values import dstr
 from .views import position_record
@@ -37,13 +50,13 @@ class Exchange(MarketQueries):
     def produce_block(self) -> dict[str, Any]:
         """Seal pending transactions into a block (the server calls this every ``block_ms``)."""
         block = self.chain.produce_block(self.clock.now_ms())
-        if self.listeners:
-            summary = block.summary()
+        summary = block.summary()
+        if self._wants("blocks", ""):
             self._emit("blocks", "", summary)
+        if self._wants("transactions", ""):
             for t in block.txs:
                 self._emit("transactions", "", t.record())
-            return summary
-        return block.summary()
+        return summary
 
     def orderbook_snapshot(self, symbol: str, depth: int = 50) -> dict[str, Any]:
         """The ``orderbook`` payload a new subscriber gets first."""
@@ -68,42 +81,48 @@ class Exchange(MarketQueries):
             self.candles.dirty.clear()
             return
         now = self.clock.now_ms()
-        emit = self._emit
+        emit, wants = self._emit, self._wants
         for m in markets:
             book = m.book
             changed = bool(book.changed_bids or book.changed_asks)
             if changed:
                 m.seq += 1
-                bids = [{"price": p, "size": book.size_at(True, p)} for p in sorted(book.changed_bids, reverse=True)]
-                asks = [{"price": p, "size": book.size_at(False, p)} for p in sorted(book.changed_asks)]
+                if wants("orderbook", m.name):
+                    bids = [
+                        {"price": p, "size": book.size_at(True, p)} for p in sorted(book.changed_bids, reverse=True)
+                    ]
+                    asks = [{"price": p, "size": book.size_at(False, p)} for p in sorted(book.changed_asks)]
+                    books = {"bids": bids, "asks": asks, "sequence_number": m.seq, "timestamp": now}
+                    emit("orderbook", m.name, {"update_type": "update", "instrument_name": m.name, "books": books})
                 book.changed_bids.clear()
                 book.changed_asks.clear()
-                emit(
-                    "orderbook",
-                    m.name,
-                    {
-                        "update_type": "update",
-                        "instrument_name": m.name,
-                        "books": {"bids": bids, "asks": asks, "sequence_number": m.seq, "timestamp": now},
-                    },
-                )
             if changed or m in self._dirty_markets:
-                emit("bbo", m.name, self.bbo(m.name))
-                emit("mids", m.name, self.mids(m.name)[0])
-                emit("ticker", m.name, self.ticker_event(m))
+                if wants("bbo", m.name):
+                    emit("bbo", m.name, self.bbo(m.name))
+                if wants("mids", m.name):
+                    emit("mids", m.name, self.mids(m.name)[0])
+                if wants("ticker", m.name):
+                    emit("ticker", m.name, self.ticker_event(m))
             if m.pending_trades:
-                emit("trades", m.name, [t.event() for t in m.pending_trades])
+                if wants("trades", m.name):
+                    emit("trades", m.name, [t.event() for t in m.pending_trades])
                 m.pending_trades.clear()
         self._dirty_markets.clear()
         for inst_id, chart_type in sorted(self.candles.dirty):
-            for res, candle in self.candles.current(inst_id, chart_type):
-                emit("chart", f"{inst_id}:{chart_type}:{res}", candle.record())
+            keys = {res: f"{inst_id}:{chart_type}:{res}" for res in RESOLUTIONS}
+            wanted = {res for res, key in keys.items() if wants("chart", key)}
+            if wanted:
+                for res, candle in self.candles.current(inst_id, chart_type):
+                    if res in wanted:
+                        emit("chart", keys[res], candle.record())
         self.candles.dirty.clear()
         for pos in sorted(self._dirty_positions, key=lambda p: (p.owner.addr, p.spec.id)):
-            emit("position", pos.owner.addr, position_record(pos.owner.display, pos))
+            if wants("position", pos.owner.addr):
+                emit("position", pos.owner.addr, position_record(pos.owner.display, pos))
         self._dirty_positions.clear()
         for acct in sorted(self._dirty_accounts, key=lambda a: a.addr):
-            emit("account_summary", acct.addr, self.account_summary(acct.addr))
+            if wants("account_summary", acct.addr):
+                emit("account_summary", acct.addr, self.account_summary(acct.addr))
         self._dirty_accounts.clear()
 
     def __repr__(self) -> str:

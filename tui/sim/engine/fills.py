@@ -153,7 +153,7 @@ class SettlementExchange(ExchangeCore):
         acct.fills.append(fill)
         self._dirty_accounts.add(acct)
         self._dirty_positions.add(pos)
-        if self.listeners:
+        if self.listeners and self._wants("fills", acct.addr):
             self._emit("fills", acct.addr, fill.event())
         return fill
 
@@ -234,7 +234,7 @@ class SettlementExchange(ExchangeCore):
         )
         acct.fills.append(fill)
         self._dirty_accounts.add(acct)
-        if self.listeners:
+        if self.listeners and self._wants("fills", acct.addr):
             self._emit("fills", acct.addr, fill.event())
         return fill
 
@@ -307,4 +307,6 @@ class SettlementExchange(ExchangeCore):
         locked[token] -= amount
 
     def _order_event(self, order: Order) -> None:
-        self._emit("orders", order.account.addr, order_event(order, self.markets[order.inst_id].name))
+        key = order.account.addr
+        if self._wants("orders", key):
+            self._emit("orders", key, order_event(order, self.markets[order.inst_id].name))

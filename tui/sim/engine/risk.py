@@ -195,7 +195,7 @@ class RiskExchange(ControlsExchange):
                 }
                 acct.funding.append(record)
                 self._dirty_accounts.add(acct)
-                if self.listeners:
+                if self._wants("funding_payments", acct.addr):
                     self._emit("funding_payments", acct.addr, record)
 
     # ----------------------------------------------------------------- history

@@ -38,7 +38,7 @@ class TradingExchange(SettlementExchange):
         self, account: str, order: OrderRequest, broker: BrokerConfig | None = None, *, tx_type: int = 1301
     ) -> ActionResult:
         """Place one order; ``data`` is ``{"status": {"oid": n}}``; ``Rejected`` changes nothing."""
-        acct = self._account(account)
+        acct = (self.accounts.get(account.lower()) if isinstance(account, str) else None) or self._account(account)
         now = self.clock.now_ms()
         m = self._check_static(order)
         broker_acct, broker_rate = self._check_broker(acct, broker) if broker is not None else (None, ZERO)
@@ -168,8 +168,10 @@ class TradingExchange(SettlementExchange):
         )
         if req.trigger_px:
             order.trigger_above = req.trigger_px >= mark
-            return order
-        self._check_executable(acct, m, order)
+        elif m.is_perp and tif == "GTC" and not req.post_only and not req.reduce_only:
+            self._check_margin(acct, m, order)  # the common case of _check_executable, without the call
+        else:
+            self._check_executable(acct, m, order)
         return order
 
     def _slippage_bound(self, m: Market, is_buy: bool) -> Decimal:
@@ -325,6 +327,8 @@ class TradingExchange(SettlementExchange):
             self._match(acct, m, order, tx, now)
         if not order.unfilled:
             self._close_order(order, FILLED, now)
+        elif order.reduce_only and not self._reduce_cap(acct, m, order.is_buy):
+            self._close_order(order, CANCELLED, now)  # nothing left to reduce: never rest a dead order
         elif order.tif == "GTC" and not order.is_market:
             book.add(order)
             if m.is_perp:
