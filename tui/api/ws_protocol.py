@@ -1,0 +1,156 @@
+"""The WebSocket protocol's vocabulary: limits, states, errors, channel aliases, backoff, the message limiter.
+
+Split from ``ws`` so that the client module holds only the connection logic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ClientError, TransportError
+from .limits import Window
+
+MAX_SUBSCRIPTIONS = 1_000
+MAX_MESSAGES_PER_MINUTE = 2_000
+
+# Older or alternative channel names (protocol-notes 5.3) → the current ones.
+CHANNEL_ALIASES: Mapping[str, str] = {
+    "positions": "position",
+    "trade": "trades",
+    "agents": "agent",
+    "accountSummary": "account_summary",
+    "accountOrderUpdates": "orders",
+    "order": "orders",
+}
+
+Callback = Callable[[Any], object]
+Sleep = Callable[[float], Awaitable[None]]
+Clock = Callable[[], float]
+_Hook = Callable[[dict[str, Any]], Any]
+
+
+class ConnState(enum.StrEnum):
+    """Connection state as the status bar shows it."""
+
+    CONNECTING = "connecting"  # never live yet
+    LIVE = "live"  # connected and (re)subscribed
+    RECONNECTING = "reconnecting"  # was live, socket lost, trying again
+    CLOSED = "closed"  # not started, or closed by the owner
+
+
+class WsError(ClientError):
+    """Base of the errors only the WebSocket client raises (a request's timeout is ``RequestTimeout``)."""
+
+
+class ConnectionLost(WsError, TransportError):
+    """The socket dropped while a request was pending (or before it could be sent)."""
+
+
+class ClientClosed(ConnectionLost):
+    """The client was closed by its owner."""
+
+
+class RpcError(WsError):
+    """A JSON-RPC ``error`` object in a reply."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"JSON-RPC Error {code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+class SubscriptionError(WsError):
+    """The server rejected a subscribe request, or its reply could not be understood."""
+
+    def __init__(self, channel: str, params: Mapping[str, Any], reason: str, code: int | None = None) -> None:
+        super().__init__(f"subscribe {channel} {dict(params)} rejected: {reason}")
+        self.channel = channel
+        self.params = dict(params)
+        self.reason = reason
+        self.code = code
+
+
+class SubscriptionLimitError(WsError):
+    """Subscribing would exceed the interface's subscription limit; nothing was sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class WsStatus:
+    """A snapshot of the connection for the UI: state, reconnects, last message (epoch seconds)."""
+
+    state: ConnState
+    reconnects: int
+    last_message_at: float | None
+    latency: float | None  # seconds from the last answered ping to its reply
+    invalid_frames: int
+    subscriptions: int  # server subscriptions held (distinct channel + params)
+
+
+def normalize_channel(channel: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Return the current channel name for ``channel`` (aliases of section 5.3) and its params.
+
+    ``position`` takes ``user`` and ``address`` with the same value; either one fills in the other.
+    """
+    name = CHANNEL_ALIASES.get(channel, channel)
+    out = dict(params)
+    if name == "position":
+        who = out.get("user", out.get("address"))
+        if who is not None:
+            out.setdefault("user", who)
+            out.setdefault("address", who)
+    return name, out
+
+
+def backoff_delay(attempt: int, *, minimum: float, maximum: float, jitter: float, rng: random.Random) -> float:
+    """Delay before reconnect attempt ``attempt`` (0-based): ``minimum`` doubling up to ``maximum``,
+    less a random fraction of up to ``jitter`` of it."""
+    base = min(maximum, minimum * 2.0 ** min(attempt, 64))
+    return base * (1.0 - jitter * rng.random())
+
+
+class MessageRateLimiter:
+    """At most ``limit`` messages in any rolling ``window`` seconds: callers beyond it wait, in order."""
+
+    def __init__(
+        self, limit: int, window: float = 60.0, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep
+    ) -> None:
+        self._window = Window(limit, window)
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = asyncio.Lock()  # first come, first sent
+
+    async def acquire(self) -> None:
+        """Wait until one more message fits in the window, and count it."""
+        async with self._lock:
+            while (wait := self._window.wait_for_slot(self._clock())) > 0:
+                await self._sleep(wait)
+            self._window.add(self._clock())
+
+    def used(self) -> int:
+        """Messages counted in the current window."""
+        return self._window.used(self._clock())
+
+
+def _result_of(msg: dict[str, Any]) -> Any:
+    """The ``result`` of a reply, or raise the JSON-RPC error it carries."""
+    err = msg.get("error")
+    if err is not None:
+        if isinstance(err, dict):
+            code = err.get("code")
+            raise RpcError(code if isinstance(code, int) else -1, str(err.get("message", "")), err.get("data"))
+        raise RpcError(-1, str(err))
+    if "result" not in msg:
+        raise WsError(f"malformed reply: {_clip(msg)}")
+    return msg["result"]
+
+
+def _clip(value: object, n: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[:n] + "…"
