@@ -563,6 +563,8 @@ class WsClient:
                 raise RequestTimeout(f"no reply to {method} (id {rid}) in {self._request_timeout} s") from None
         finally:
             conn.pending.pop(rid, None)
+            if fut.done() and not fut.cancelled():
+                fut.exception()  # failed by a dropped socket while we waited to send: already reported
 
     async def _send(self, conn: _Conn, msg: dict[str, Any]) -> None:
         await self._limiter.acquire()

@@ -165,8 +165,7 @@ class Hub:
         if refusal:
             await ws.send_text(json.dumps({"jsonrpc": "2.0", "error": {"code": 429, "message": refusal}}))
             await ws.close(code=1008, reason=refusal[:120])
-            self.limiter.ws_disconnect(ip, 0)
-            return
+            return  # never counted, so nothing to give back
         conn = Connection(ws, ip)
         self.connections.add(conn)
         writer = asyncio.create_task(self._writer(conn))
