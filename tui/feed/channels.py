@@ -1,0 +1,129 @@
+"""Which channels the feed holds on the WebSocket, following the selected instrument and chart.
+
+Every instrument's ticker and the account's channels are held for the feed's life (the client
+resubscribes them after a reconnect). The selected instrument's orderbook, trades and chart are
+replaced on ``select()`` and ``set_chart()``; their callbacks check a generation number, so frames of a
+replaced subscription still in flight are dropped rather than mixed into the new instrument's state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from tui.api.errors import RequestTimeout
+from tui.api.ws import ClientClosed, ConnectionLost, Subscription, WsClient, WsError
+
+from .frames import FrameHandlers
+
+__all__ = ["ChannelSubscriptions"]
+
+
+class ChannelSubscriptions(FrameHandlers):
+    """The subscriptions layer of ``Feed`` (which creates ``_ws`` in ``run()``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._ws: WsClient | None = None
+        self._chart_gen = 0  # bumped on select() and set_chart(): late candles of the old chart are dropped
+        self._market_subs: list[Subscription] = []
+        self._market_task: asyncio.Task[None] | None = None
+
+    async def _subscribe(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Subscription | None:
+        """Subscribe, waiting for the socket and trying again if it drops meanwhile; None if refused."""
+
+        def callback(data: Any) -> None:
+            try:
+                handler(data)
+            except Exception as exc:  # a bug or a record the decoders let through: report, keep going
+                self._bad(channel, exc)
+
+        while self._ws is not None:
+            try:
+                sub = await self._ws.subscribe(channel, callback, **params)
+            except ClientClosed:
+                return None
+            except (ConnectionLost, RequestTimeout):
+                continue  # the socket dropped before the reply: subscribe again once it is back
+            except WsError as exc:
+                self._error(f"subscribe {channel}", exc)
+                return None
+            self.state.status.subscriptions += 1
+            self._notify.mark("status")
+            return sub
+        return None
+
+    async def _unsubscribe(self, subs: list[Subscription]) -> None:
+        for sub in subs:
+            with contextlib.suppress(WsError):
+                await sub.unsubscribe()
+            self.state.status.subscriptions -= 1
+            self._notify.mark("status")
+
+    async def _subscribe_tickers(self) -> None:
+        names = list(self.state.market.instruments)
+        await asyncio.gather(*(self._subscribe("ticker", self.handle_ticker, symbol=n) for n in names))
+
+    async def _subscribe_account(self, user: str) -> None:
+        pairs = (
+            ("orders", self.handle_orders),
+            ("position", self.handle_position),
+            ("fills", self.handle_fills),
+            ("account_summary", self.handle_account_summary),
+        )
+        await asyncio.gather(*(self._subscribe(ch, fn, user=user) for ch, fn in pairs))
+
+    def _while(self, current: Callable[[], bool], handler: Callable[[Any], None]) -> Callable[[Any], None]:
+        """``handler`` for as long as ``current()`` holds (frames of a replaced subscription are dropped)."""
+
+        def routed(data: Any) -> None:
+            if current():
+                handler(data)
+
+        return routed
+
+    async def _subscribe_market(self, gen: int, chart_gen: int) -> None:
+        symbol = self.state.market.selected
+
+        def same() -> bool:
+            return gen == self._market_gen
+
+        for channel, handler in (("orderbook", self.handle_book), ("trades", self.handle_trades)):
+            sub = await self._subscribe(channel, self._while(same, handler), symbol=symbol)
+            if sub is not None:
+                await self._keep(sub, same)
+        await self._subscribe_chart(chart_gen)
+
+    async def _keep(self, sub: Subscription, current: Callable[[], bool]) -> None:
+        """Hold a market subscription, or end it at once if the market or chart changed meanwhile."""
+        if current():
+            self._market_subs.append(sub)
+        else:
+            await self._unsubscribe([sub])
+
+    async def _subscribe_chart(self, chart_gen: int) -> None:
+        market = self.state.market
+        info = market.instruments.get(market.selected)
+        if info is None or chart_gen != self._chart_gen:
+            return
+
+        def same() -> bool:
+            return chart_gen == self._chart_gen
+
+        sub = await self._subscribe(
+            "chart",
+            self._while(same, self.handle_chart),
+            instrument_id=info.id,
+            chart_type=market.chart_type,
+            resolution=market.resolution,
+        )
+        if sub is not None:
+            await self._keep(sub, same)
+
+    async def _replace_chart_subscription(self) -> None:
+        old = [s for s in self._market_subs if s.name == "chart"]
+        self._market_subs = [s for s in self._market_subs if s.name != "chart"]
+        self._spawn(self._unsubscribe(old), "unsubscribe")
+        self._spawn(self._subscribe_chart(self._chart_gen), "chart")

@@ -1,0 +1,339 @@
+"""What the feed does with each pushed payload, and the order-book resync that keeps the book whole.
+
+These handlers are the WebSocket callbacks (and what ``bench_feed`` drives). Each decodes its payload
+into ``tui.api.models`` records; a payload that does not decode is counted and reported as
+``last_error``, never raised. Book updates must follow each other (``sequence_number`` = last + 1): on
+a gap the book is reloaded from /info, and the updates that arrive meanwhile are buffered and replayed
+on top of it, so none is lost and none is applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from tui.api.client import Client
+from tui.api.errors import ClientError
+from tui.api.models import (
+    AccountSummary,
+    BookData,
+    BookUpdate,
+    Candle,
+    DecodeError,
+    Position,
+    Ticker,
+    Trade,
+    WsFill,
+    WsOrder,
+    decode,
+)
+
+from .book import BookState
+from .notify import ChangeNotifier
+from .state import AccountState, FeedState, FeedStatus, MarketState
+
+__all__ = ["BUFFER_LIMIT", "FAST_POLL_S", "RESYNC_DEPTH", "FrameHandlers"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+RESYNC_DEPTH = 100  # levels a side fetched on a resync: more than a pane shows, so deep levels stay known
+BUFFER_LIMIT = 10_000  # updates held while a resync is in flight; beyond that, resync again
+FAST_POLL_S = 1.0  # poll period while the socket is down, and the wait after a failed resync
+_RESYNC_TRIES = 3
+_LOGGED_ERRORS = 20  # then debug level, so a flood of bad frames does not flood the log
+
+
+def _items(data: Any) -> list[Any]:
+    """A payload that may be one record, a list of them, or ``{"trades": [...]}`` (the PY bots' forms)."""
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("trades"), list):
+        return data["trades"]
+    return [data]
+
+
+class FrameHandlers:
+    """State, change notification and the per-channel handlers; ``Feed`` adds the connection."""
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        account: str | None,
+        symbol: str,
+        on_change: Callable[[frozenset[str]], None] | None,
+        coalesce_s: float,
+        clock: Callable[[], float],
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.state = FeedState(
+            MarketState(instruments={}, tickers={}, selected=symbol, book=BookState(symbol)),
+            AccountState(address=account),
+            FeedStatus(),
+        )
+        self._clock = clock
+        self._wall = wall_clock
+        self._notify = ChangeNotifier(on_change, coalesce_s, clock)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._market_gen = 0  # bumped on select(): late answers for the old instrument are dropped
+        self._buffer: list[BookData] | None = None  # not None exactly while a resync is in flight
+        self._buffer_overflow = False
+        self._resync_task: asyncio.Task[None] | None = None
+        self._resync_after = float("-inf")  # after a failed resync, gaps wait for the poll loop until then
+        self._ready = asyncio.Event()
+
+    # ---- status and notification ----------------------------------------------------------------
+
+    def _touch(self, topic: str, now: float) -> None:
+        self.state.status.updated[topic] = now
+        self._notify.mark(topic)
+
+    def _error(self, where: str, exc: BaseException | str) -> None:
+        status = self.state.status
+        status.errors += 1
+        status.last_error = f"{where}: {exc}"
+        log.log(logging.WARNING if status.errors <= _LOGGED_ERRORS else logging.DEBUG, "feed %s", status.last_error)
+        self._notify.mark("status")
+
+    def _bad(self, channel: str, exc: BaseException) -> None:
+        self.state.status.bad_frames += 1
+        self._error(f"bad {channel} data", exc)
+
+    def _observe_server_time(self, ts_ms: int) -> None:
+        """Clock drift from the exchange's frame time; the status bar is told only of a visible change."""
+        status = self.state.status
+        drift = ts_ms - int(self._wall() * 1000)
+        old, status.clock_drift_ms = status.clock_drift_ms, drift
+        if old is None or abs(drift - old) > 250:
+            self._notify.mark("status")
+
+    def _spawn(self, coro: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T | None]:
+        task = asyncio.create_task(self._guard(coro, name), name=f"feed {name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _guard(self, coro: Coroutine[Any, Any, T], name: str) -> T | None:
+        """Run a background job; a bug in it is reported as an error, not a dead feed."""
+        try:
+            return await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("feed job %s failed", name)
+            self._error(name, exc)
+            return None
+
+    async def _fetch(self, what: str, call: Coroutine[Any, Any, T]) -> T | None:
+        """One /info call: its result, or None with the error reported (transport, 429, bad record)."""
+        try:
+            return await call
+        except (ClientError, DecodeError) as exc:
+            self._error(what, exc)
+            return None
+
+    def _check_ready(self) -> None:
+        s = self.state
+        if s.market.instruments and s.market.book.loaded and (s.account.address is None or s.account.loaded):
+            self._ready.set()
+
+    # ---- market handlers ------------------------------------------------------------------------
+
+    def handle_book(self, data: Any) -> None:
+        """An ``orderbook`` payload: snapshot, or update of absolute level sizes."""
+        try:
+            upd = decode(data, BookUpdate)
+        except DecodeError as exc:
+            return self._bad("orderbook", exc)
+        book = self.state.market.book
+        if upd.instrument_name != book.symbol:
+            return None  # a late frame of the instrument shown before
+        f = upd.books
+        now = self._clock()
+        self._observe_server_time(f.timestamp)
+        try:
+            if upd.update_type == "snapshot":
+                book.replace(f.bids, f.asks, f.sequence_number, f.timestamp, now)
+                self._check_ready()
+            elif upd.update_type != "update":
+                raise ValueError(f"unknown update_type {upd.update_type[:20]!r}")
+            elif (buffer := self._buffer) is not None:
+                if len(buffer) >= BUFFER_LIMIT:
+                    buffer.clear()
+                    self._buffer_overflow = True
+                buffer.append(f)
+                return None
+            elif book.loaded and f.sequence_number <= book.sequence:
+                return None  # already in the book (a resync got ahead of the socket)
+            elif not book.loaded or f.sequence_number != book.sequence + 1:
+                return self._gap(f)
+            else:
+                book.apply(f.bids, f.asks, f.sequence_number, f.timestamp, now)
+        except ValueError as exc:
+            self._bad("orderbook", exc)
+            return self._gap(None)
+        self._touch("book", now)
+        return None
+
+    def _gap(self, frame: BookData | None) -> None:
+        """The book missed an update (or took a bad one): mark it stale and reload it from /info."""
+        book = self.state.market.book
+        if book.loaded and not book.stale:
+            book.stale = True
+            self._touch("book", self._clock())
+        if self._clock() < self._resync_after:
+            return  # a resync just failed; the poll loop tries again
+        self._buffer = [frame] if frame is not None else []
+        self._resync_task = self._spawn(self._resync(), "resync")
+
+    async def resync_book(self) -> None:
+        """Reload the book from /info ``orderbook`` (joins a resync already in flight)."""
+        task = self._resync_task
+        if task is None or task.done():
+            if self._buffer is None:
+                self._buffer = []
+            task = self._resync_task = self._spawn(self._resync(), "resync")
+        await asyncio.shield(task)
+
+    async def _resync(self) -> None:
+        gen = self._market_gen
+        try:
+            await self._resync_tries()
+        finally:  # however it ended (a bug, cancelled), updates must not stay buffered forever
+            if gen == self._market_gen and self._buffer is not None:
+                self._buffer = None
+                self.state.market.book.stale = self.state.market.book.loaded
+
+    async def _resync_tries(self) -> None:
+        for _ in range(_RESYNC_TRIES):
+            book = self.state.market.book
+            gen, snapshots = self._market_gen, book.snapshots
+            ob = await self._fetch("orderbook", self.client.orderbook(book.symbol, RESYNC_DEPTH))
+            if gen != self._market_gen:
+                return  # another instrument was selected meanwhile; its own load is under way
+            if ob is None:
+                self._buffer = None
+                self._resync_after = self._clock() + FAST_POLL_S
+                book.stale = book.loaded
+                return
+            now = self._clock()
+            self._observe_server_time(ob.timestamp)
+            self.state.status.resyncs += 1
+            try:
+                # a socket snapshot that arrived meanwhile and is newer than this answer wins
+                if book.snapshots == snapshots or ob.sequence_number >= book.sequence:
+                    book.replace(ob.bids, ob.asks, ob.sequence_number, ob.timestamp, now)
+                frames, self._buffer = self._buffer or [], None
+                left = self._replay(book, frames, now)
+            except ValueError as exc:
+                self._bad("orderbook", exc)
+                left = []
+            overflow, self._buffer_overflow = self._buffer_overflow, False
+            self._touch("book", now)
+            self._check_ready()
+            if left is None and not overflow:
+                return
+            self._buffer = list(left or [])
+        book.stale = True
+        self._buffer = None
+        self._resync_after = self._clock() + FAST_POLL_S
+
+    @staticmethod
+    def _replay(book: BookState, frames: list[BookData], now: float) -> list[BookData] | None:
+        """Apply updates buffered during a resync; the frames from a gap on, or None when all applied."""
+        for i, f in enumerate(frames):
+            if f.sequence_number <= book.sequence:
+                continue
+            if f.sequence_number != book.sequence + 1:
+                return frames[i:]
+            book.apply(f.bids, f.asks, f.sequence_number, f.timestamp, now)
+        return None
+
+    def handle_trades(self, data: Any) -> None:
+        """A ``trades`` payload (oldest first): the selected instrument's become the newest trades."""
+        try:
+            trades = decode(_items(data), list[Trade])
+        except DecodeError as exc:
+            return self._bad("trades", exc)
+        market = self.state.market
+        mine = [t for t in trades if t.instrument == market.selected]
+        if mine:
+            market.add_trades(mine)
+            self._touch("trades", self._clock())
+        return None
+
+    def handle_ticker(self, data: Any) -> None:
+        """A ``ticker`` payload of any instrument (the Markets pane lists them all)."""
+        try:
+            tickers = decode(_items(data), list[Ticker])
+        except DecodeError as exc:
+            return self._bad("ticker", exc)
+        for t in tickers:
+            self.state.market.tickers[t.symbol] = t
+        self._touch("markets", self._clock())
+        return None
+
+    def handle_chart(self, data: Any) -> None:
+        """A ``chart`` payload: the live candle of the selected chart (replaces or appends by ``time``)."""
+        try:
+            candles = decode(_items(data), list[Candle])
+        except DecodeError as exc:
+            return self._bad("chart", exc)
+        for c in candles:
+            self.state.market.apply_candle(c)
+        self._touch("chart", self._clock())
+        return None
+
+    # ---- account handlers -----------------------------------------------------------------------
+
+    def handle_orders(self, data: Any) -> None:
+        """An ``orders`` push: an order placed, amended, filled or cancelled."""
+        try:
+            orders = decode(_items(data), list[WsOrder])
+        except DecodeError as exc:
+            return self._bad("orders", exc)
+        now = self._clock()
+        for o in orders:
+            self.state.account.apply_order(o, now)
+        self._touch("orders", now)
+        return None
+
+    def handle_position(self, data: Any) -> None:
+        """A ``position`` push (the positions record of one instrument)."""
+        try:
+            positions = decode(_items(data), list[Position])
+        except DecodeError as exc:
+            return self._bad("position", exc)
+        now = self._clock()
+        for p in positions:
+            self.state.account.apply_position(p, now)
+        self._touch("positions", now)
+        return None
+
+    def handle_fills(self, data: Any) -> None:
+        """A ``fills`` push: announced as ``fills`` and ``orders`` (fills show with the orders)."""
+        try:
+            fills = decode(_items(data), list[WsFill])
+        except DecodeError as exc:
+            return self._bad("fills", exc)
+        now = self._clock()
+        if any([self.state.account.apply_fill(f) for f in fills]):
+            self._touch("fills", now)
+            self._touch("orders", now)
+        return None
+
+    def handle_account_summary(self, data: Any) -> None:
+        """An ``account_summary`` push (the whole summary)."""
+        try:
+            summary = decode(data, AccountSummary)
+        except DecodeError as exc:
+            return self._bad("account_summary", exc)
+        now = self._clock()
+        self.state.account.apply_summary(summary, now)
+        self._touch("account", now)
+        return None

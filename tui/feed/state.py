@@ -1,0 +1,295 @@
+"""The feed's one consistent state: market data, the account and the connection's health.
+
+The worker writes it (on the event loop), the UI reads it when told which topics changed. Records are
+``tui.api.models`` structs with ``Decimal`` money. The account keeps, per order and per position, when
+the WebSocket last touched it, so that a poll answered with older data never undoes a newer push.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Literal
+
+import msgspec
+
+from tui.api.limits import GovernorStatus
+from tui.api.models import AccountSummary, Candle, Fill, Instruments, Order, Position, Ticker, Trade, WsFill, WsOrder
+
+from .book import BookState
+
+__all__ = [
+    "CANDLES_KEPT",
+    "FILLS_KEPT",
+    "OPEN_STATES",
+    "TOPICS",
+    "TRADES_KEPT",
+    "AccountState",
+    "BookState",
+    "FeedState",
+    "FeedStatus",
+    "InstrumentInfo",
+    "MarketState",
+    "fill_from_ws",
+    "instruments_from",
+    "order_from_ws",
+]
+
+# "fills" is an addition to the contract: fill changes are announced as {"fills", "orders"}.
+TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account", "status", "fills")
+TRADES_KEPT = 200
+FILLS_KEPT = 200
+CANDLES_KEPT = 1_000
+OPEN_STATES = frozenset({"open", "triggered"})  # what open_orders lists; anything else has left the book
+
+
+@dataclass(frozen=True)
+class InstrumentInfo:
+    """What order entry and formatting need of an instrument (from /info instruments)."""
+
+    id: int
+    name: str
+    kind: Literal["perp", "spot"]
+    tick_size: Decimal
+    lot_size: Decimal
+    min_notional: Decimal  # spot: min_size_in_quote_asset
+    max_leverage: int  # spot: 1
+
+
+def instruments_from(result: Instruments) -> dict[str, InstrumentInfo]:
+    """Listed instruments by name, perps then spot; delisted perps are left out (nothing to trade)."""
+    out: dict[str, InstrumentInfo] = {}
+    for p in result.perps:
+        if not p.delisted:
+            out[p.name] = InstrumentInfo(
+                p.id, p.name, "perp", p.tick_size, p.lot_size, p.min_notional_usd, p.max_leverage
+            )
+    for s in result.spot:
+        out[s.name] = InstrumentInfo(s.id, s.name, "spot", s.tick_size, s.lot_size, s.min_size_in_quote_asset, 1)
+    return out
+
+
+def _iso_ms(ms: int) -> str:
+    """Milliseconds as the interface's ISO form, ``2026-01-01T00:00:00.000Z``."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def order_from_ws(o: WsOrder, prev: Order | None) -> Order:
+    """An ``orders`` push as an open_orders record; fields the push lacks come from ``prev`` when known
+    (trigger, tpsl, grouping, creation time), else neutral values until the next poll."""
+    if prev is not None:
+        return msgspec.structs.replace(
+            prev, limit_price=o.limit_price, size=o.size, unfilled=o.unfilled, state=o.state, tif=o.tif
+        )
+    return Order(
+        order_id=o.order_id,
+        instrument_id=o.instrument_id,
+        instrument=o.instrument,
+        side=o.side,
+        position_side=o.position_side,
+        limit_price=o.limit_price,
+        size=o.size,
+        unfilled=o.unfilled,
+        state=o.state,
+        cloid=o.cloid,
+        tif=o.tif,
+        post_only=o.post_only,
+        reduce_only=o.reduce_only,
+        user=o.account,
+        trigger_px=Decimal(0),
+        is_market=False,
+        tpsl="",
+        grouping="",
+        timestamp=_iso_ms(o.timestamp),
+    )
+
+
+def fill_from_ws(f: WsFill) -> Fill:
+    """A ``fills`` push as a fills record. The push has no position size or price before the fill, so
+    ``start_size``/``start_price`` are 0 until the next poll brings the exchange's record."""
+    ts = f.block_timestamp
+    return Fill(
+        **{name: getattr(f, name) for name in _FILL_COMMON},
+        start_size=Decimal(0),
+        start_price=Decimal(0),
+        notional_value=f.price * f.size,
+        block_timestamp=_iso_ms(ts) if isinstance(ts, int) else ts,
+    )
+
+
+_FILL_COMMON = tuple(n for n in WsFill.__struct_fields__ if n in Fill.__struct_fields__ and n != "block_timestamp")
+
+
+def _fill_key(f: Fill) -> tuple[int, int, str]:
+    return (f.trade_id, f.order_id, f.side)
+
+
+@dataclass
+class MarketState:
+    """Every instrument's ticker, and the selected instrument's book, trades and candles."""
+
+    instruments: dict[str, InstrumentInfo]  # by name, perps then spot
+    tickers: dict[str, Ticker]  # by symbol
+    selected: str
+    book: BookState
+    trades: collections.deque[Trade] = field(default_factory=lambda: collections.deque(maxlen=TRADES_KEPT))
+    chart_type: str = "ltp"  # "mark" | "index" | "ltp"
+    resolution: str = "1"  # "1","5","15","30","60","240","1D","1W"
+    candles: list[Candle] = field(default_factory=list)  # oldest first
+
+    def add_trades(self, trades: Iterable[Trade]) -> None:
+        """Pushed trades, oldest first in the frame: each becomes the newest."""
+        self.trades.extendleft(trades)
+
+    def merge_trades(self, newest_first: list[Trade]) -> None:
+        """Trades from /info merged with pushed ones already held, newest first, no duplicates."""
+        seen = {t.trade_id for t in newest_first}
+        merged = [t for t in self.trades if t.trade_id not in seen] + newest_first
+        merged.sort(key=lambda t: t.trade_id, reverse=True)
+        self.trades = collections.deque(merged[:TRADES_KEPT], maxlen=TRADES_KEPT)
+
+    def apply_candle(self, c: Candle) -> None:
+        """The live candle: replaces the one with the same ``time``, else goes in time order."""
+        candles = self.candles
+        if not candles or c.time > candles[-1].time:
+            candles.append(c)
+            if len(candles) > CANDLES_KEPT:
+                del candles[: len(candles) - CANDLES_KEPT]
+        elif c.time == candles[-1].time:
+            candles[-1] = c
+        else:
+            i = bisect.bisect_left(candles, c.time, key=lambda x: x.time)
+            if i < len(candles) and candles[i].time == c.time:
+                candles[i] = c
+            else:
+                candles.insert(i, c)
+
+    def merge_candles(self, history: list[Candle]) -> None:
+        """Candles from /info (all history, or a recent tail while polling): they win for their times;
+        held candles at other times stay."""
+        merged = {c.time: c for c in self.candles}
+        merged.update((c.time, c) for c in history)
+        self.candles = [merged[t] for t in sorted(merged)][-CANDLES_KEPT:]
+
+
+@dataclass
+class AccountState:
+    """The account's summary, positions, open orders and recent fills (``address`` None: no account)."""
+
+    address: str | None
+    summary: AccountSummary | None = None
+    positions: list[Position] = field(default_factory=list)
+    open_orders: list[Order] = field(default_factory=list)  # newest first
+    fills: collections.deque[Fill] = field(default_factory=lambda: collections.deque(maxlen=FILLS_KEPT))
+    loaded: bool = False  # one full poll (or push of every kind) has arrived
+    # monotonic time of the last push per order id / position key, and what it said (None: gone)
+    _order_pushes: dict[int, tuple[float, Order | None]] = field(default_factory=dict, repr=False)
+    _position_pushes: dict[tuple[int, str], tuple[float, Position | None]] = field(default_factory=dict, repr=False)
+    _summary_pushed: float = field(default=float("-inf"), repr=False)
+
+    # ---- pushes -----------------------------------------------------------------------------------
+
+    def apply_order(self, o: WsOrder, now: float) -> None:
+        """An ``orders`` push: update, add or (filled, cancelled) remove the order."""
+        orders = self.open_orders
+        i = next((k for k, x in enumerate(orders) if x.order_id == o.order_id), None)
+        if o.state in OPEN_STATES:
+            rec = order_from_ws(o, orders[i] if i is not None else None)
+            if i is not None:
+                orders[i] = rec
+            else:
+                orders.append(rec)
+                orders.sort(key=lambda x: x.order_id, reverse=True)
+        else:
+            rec = None
+            if i is not None:
+                del orders[i]
+        self._order_pushes[o.order_id] = (now, rec)
+
+    def apply_position(self, p: Position, now: float) -> None:
+        """A ``position`` push: replace the position of that instrument and side; size 0 removes it."""
+        key = (p.instrument_id, p.position_side)
+        kept = [x for x in self.positions if (x.instrument_id, x.position_side) != key]
+        if p.size != 0:
+            kept.append(p)
+        self.positions = kept
+        self._position_pushes[key] = (now, p if p.size != 0 else None)
+
+    def apply_fill(self, f: WsFill) -> bool:
+        """A ``fills`` push; False when the fill is already held."""
+        rec = fill_from_ws(f)
+        if any(_fill_key(x) == _fill_key(rec) for x in self.fills):
+            return False
+        self.fills.appendleft(rec)
+        return True
+
+    def apply_summary(self, s: AccountSummary, now: float) -> None:
+        self.summary = s
+        self._summary_pushed = now
+
+    # ---- polls: ``since`` is the monotonic time the poll was sent -----------------------------------
+
+    def reconcile_orders(self, polled: list[Order], since: float) -> None:
+        """Take the polled open orders, except those pushed after the poll was sent (the push is newer)."""
+        by_id = {o.order_id: o for o in polled if o.state in OPEN_STATES}
+        for oid, (at, rec) in list(self._order_pushes.items()):
+            if at < since:
+                del self._order_pushes[oid]  # the poll has seen it
+            elif rec is None:
+                by_id.pop(oid, None)
+            else:
+                by_id[oid] = rec
+        self.open_orders = sorted(by_id.values(), key=lambda x: x.order_id, reverse=True)
+
+    def reconcile_positions(self, polled: list[Position], since: float) -> None:
+        """Take the polled positions, except those pushed after the poll was sent."""
+        by_key = {(p.instrument_id, p.position_side): p for p in polled if p.size != 0}
+        for key, (at, rec) in list(self._position_pushes.items()):
+            if at < since:
+                del self._position_pushes[key]
+            elif rec is None:
+                by_key.pop(key, None)
+            else:
+                by_key[key] = rec
+        self.positions = list(by_key.values())
+
+    def reconcile_summary(self, polled: AccountSummary, since: float) -> bool:
+        """Take the polled summary unless a push arrived after the poll was sent; True if taken."""
+        if self._summary_pushed >= since:
+            return False
+        self.summary = polled
+        return True
+
+    def merge_fills(self, newest_first: list[Fill]) -> None:
+        """Fills from /info (the exchange's full records) plus pushed ones the poll did not see yet."""
+        seen = {_fill_key(f) for f in newest_first}
+        merged = [f for f in self.fills if _fill_key(f) not in seen] + newest_first
+        merged.sort(key=lambda f: f.trade_id, reverse=True)
+        self.fills = collections.deque(merged[:FILLS_KEPT], maxlen=FILLS_KEPT)
+
+
+@dataclass
+class FeedStatus:
+    """Figures for the status bar."""
+
+    connection: str = "connecting"  # "connecting" | "live" | "reconnecting" | "polling" | "closed"
+    updated: dict[str, float] = field(default_factory=dict)  # topic -> monotonic time of its last data
+    rate: GovernorStatus | None = None
+    clock_drift_ms: int | None = None  # server time - local time
+    last_error: str | None = None
+    reconnects: int = 0
+    errors: int = 0  # every error counted in last_error, bad frames included
+    bad_frames: int = 0  # frames or records that did not decode
+    resyncs: int = 0  # order-book reloads from /info
+    subscriptions: int = 0  # WebSocket subscriptions held (kept across reconnects by the client)
+
+
+@dataclass
+class FeedState:
+    market: MarketState
+    account: AccountState
+    status: FeedStatus

@@ -1,0 +1,335 @@
+"""The feed's background worker: WebSocket subscriptions plus /info polling, merged into one state.
+
+``Feed.run()`` is one long-lived coroutine (the app runs it as a Textual worker). It loads what the
+socket cannot give (instruments, the book, recent trades, chart history, the account), subscribes the
+selected instrument's channels, every instrument's ticker and the account's channels, and polls /info
+to reconcile: the account every ``poll_s``, and while the socket is down the market too, every second.
+After a reconnect everything the socket may have missed is reloaded. Network and data errors are
+reported in ``state.status``; ``run()`` never raises them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from tui.api.client import Client
+from tui.api.models import Order
+from tui.api.ws import ConnState, WsClient
+
+from .book import BookState
+from .channels import ChannelSubscriptions
+from .frames import FAST_POLL_S
+from .state import FILLS_KEPT, TRADES_KEPT, instruments_from
+
+__all__ = ["CHART_CANDLES", "CHART_TYPES", "RESOLUTIONS", "Feed"]
+
+CHART_TYPES = ("mark", "index", "ltp")
+RESOLUTIONS: Mapping[str, int] = {
+    "1": 60, "5": 300, "15": 900, "30": 1_800, "60": 3_600, "240": 14_400, "1D": 86_400, "1W": 604_800,
+}  # fmt: skip
+CHART_CANDLES = 300  # history loaded per chart
+TICKER_POLL_S = 2.0  # while the socket is down
+
+
+class Feed(ChannelSubscriptions):
+    """Market and account data for the dashboard; see the module docstring. ``clock`` (monotonic
+    seconds) stamps ``status.updated`` and paces notifications; ``wall_clock`` (epoch seconds) is
+    compared with the exchange's time; ``ws_options`` go to ``WsClient`` (backoff, ping interval)."""
+
+    def __init__(
+        self,
+        client: Client,
+        ws_url: str,
+        *,
+        account: str | None,
+        symbol: str = "BTC-PERP",
+        on_change: Callable[[frozenset[str]], None] | None = None,
+        coalesce_s: float = 0.1,
+        poll_s: float = 3.0,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        ws_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(
+            client,
+            account=account,
+            symbol=symbol,
+            on_change=on_change,
+            coalesce_s=coalesce_s,
+            clock=clock,
+            wall_clock=wall_clock,
+        )
+        self.ws_url = ws_url
+        self.poll_s = poll_s
+        self._ws_options = dict(ws_options or {})
+        self._running = False
+        self._stopping = asyncio.Event()
+        self._done = asyncio.Event()
+        self._wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, or stop()
+        self._down_poll_ok = False  # a poll made while the socket was down succeeded: "polling"
+        self._last_ticker_poll = float("-inf")
+
+    # ---- the contract ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Run until ``stop()``. Network and data errors are reported in ``state.status``, not raised."""
+        if self._running or self._done.is_set():
+            raise RuntimeError("Feed.run() can be called once")
+        self._running = True
+        ws = self._ws = WsClient(self.ws_url, on_state=self._on_ws_state, **self._ws_options)
+        try:
+            await ws.start()
+            self._spawn(self._load_all(), "load")
+            self._spawn(self._poll_loop(), "poll")
+            await self._stopping.wait()
+        finally:
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await ws.close()
+            self._running = False
+            self.state.status.connection = "closed"
+            self._notify.mark("status")
+            self._notify.flush()
+            self._notify.close()
+            self._done.set()
+
+    async def stop(self) -> None:
+        """End ``run()`` and wait for it to finish closing."""
+        self._stopping.set()
+        self._wake.set()
+        if self._running:
+            await self._done.wait()
+
+    async def wait_ready(self) -> None:
+        """Wait until instruments, the first book and (with an account) the account are loaded."""
+        await self._ready.wait()
+
+    async def select(self, symbol: str) -> None:
+        """Show ``symbol``: move the market subscriptions to it and load its book, trades and chart."""
+        market = self.state.market
+        if market.instruments and symbol not in market.instruments:
+            raise ValueError(f"unknown instrument {symbol!r}")
+        if symbol == market.selected and market.book.loaded:
+            return
+        self._reset_market(symbol)
+        if self._running and market.instruments:
+            await self._open_market()
+
+    async def set_chart(self, chart_type: str, resolution: str) -> None:
+        """Show another chart of the selected instrument: resubscribe and load its history."""
+        if chart_type not in CHART_TYPES or resolution not in RESOLUTIONS:
+            raise ValueError(f"chart type must be one of {CHART_TYPES}, resolution one of {tuple(RESOLUTIONS)}")
+        market = self.state.market
+        market.chart_type, market.resolution = chart_type, resolution
+        market.candles = []
+        self._chart_gen += 1
+        self._touch("chart", self._clock())
+        if self._running and market.instruments:
+            await self._replace_chart_subscription()
+            await self._load_chart()
+
+    async def refresh_account(self) -> None:
+        """Poll the account now (after an order is acknowledged, say)."""
+        if self.state.account.address is not None:
+            await self._poll_account()
+            self._refresh_status()
+
+    # ---- status ---------------------------------------------------------------------------------
+
+    def _on_ws_state(self, state: ConnState) -> None:
+        ws = self._ws
+        if state is ConnState.LIVE:
+            self._down_poll_ok = False
+            if ws is not None and ws.status.reconnects > self.state.status.reconnects:
+                self.state.status.reconnects = ws.status.reconnects
+                self._spawn(self._after_reconnect(), "reconnect")
+        else:
+            self._wake.set()  # poll now, and every second while down
+        self._refresh_status()
+
+    def _refresh_status(self) -> None:
+        status = self.state.status
+        ws = self._ws
+        if ws is None or ws.state is ConnState.CLOSED:
+            status.connection = "closed" if self._done.is_set() or self._stopping.is_set() else "connecting"
+        elif ws.state is ConnState.LIVE:
+            status.connection = "live"
+        else:
+            status.connection = "polling" if self._down_poll_ok else ws.state.value
+        status.rate = self.client.governor.status()
+        if status.clock_drift_ms is None and self.client.last_server_date:
+            with contextlib.suppress(TypeError, ValueError):  # HTTP Date: whole seconds, better than nothing
+                server = parsedate_to_datetime(self.client.last_server_date).timestamp()
+                status.clock_drift_ms = int((server - self._wall()) * 1000)
+        self._notify.mark("status")
+
+    # ---- loading --------------------------------------------------------------------------------
+
+    async def _load_all(self) -> None:
+        market = self.state.market
+        while not market.instruments:
+            result = await self._fetch("instruments", self.client.instruments())
+            if result is not None:
+                market.instruments = instruments_from(result)
+                self._touch("markets", self._clock())
+            elif await self._pause(FAST_POLL_S):
+                return
+        symbol = market.selected
+        if symbol not in market.instruments:
+            symbol = next(iter(market.instruments))
+            self._error("select", f"unknown instrument {market.selected!r}; showing {symbol}")
+        self._reset_market(symbol)  # also drops what a select() made meanwhile, so nothing is held twice
+        self._spawn(self._subscribe_tickers(), "tickers")
+        if self.state.account.address is not None:
+            self._spawn(self._subscribe_account(self.state.account.address), "account")
+        await self._poll_tickers()
+        await self._open_market()
+        await self.refresh_account()
+
+    def _reset_market(self, symbol: str) -> None:
+        """Forget the shown instrument: its data, its subscriptions, its resync in flight."""
+        self._market_gen += 1
+        self._chart_gen += 1
+        if self._market_task is not None:
+            self._market_task.cancel()
+        old, self._market_subs = self._market_subs, []
+        if old:
+            self._spawn(self._unsubscribe(old), "unsubscribe")
+        self._buffer, self._resync_task = None, None  # the old resync sees the new generation and stops
+        market = self.state.market
+        market.selected = symbol
+        market.book = BookState(symbol)
+        market.trades.clear()
+        market.candles = []
+        now = self._clock()
+        for topic in ("markets", "book", "trades", "chart"):
+            self._touch(topic, now)
+
+    async def _open_market(self) -> None:
+        self._market_task = self._spawn(self._subscribe_market(self._market_gen, self._chart_gen), "market")
+        await self.resync_book()
+        await self._load_trades()
+        await self._load_chart()
+
+    async def _load_trades(self) -> bool:
+        gen, market = self._market_gen, self.state.market
+        trades = await self._fetch("trades", self.client.trades(market.selected, TRADES_KEPT))
+        if trades is None or gen != self._market_gen:
+            return trades is not None
+        market.merge_trades(trades)
+        self._touch("trades", self._clock())
+        return True
+
+    def _server_now_s(self) -> int:
+        drift = self.state.status.clock_drift_ms or 0
+        return int(self._wall() + drift / 1000)
+
+    async def _load_chart(self, candles: int = CHART_CANDLES) -> bool:
+        """Chart history (``from``/``to`` in the exchange's seconds), merged under the live candle."""
+        gen, market = self._chart_gen, self.state.market
+        info = market.instruments.get(market.selected)
+        if info is None:
+            return False
+        step = RESOLUTIONS[market.resolution]
+        to = self._server_now_s() + step
+        call = self.client.chart(info.id, market.chart_type, market.resolution, to - step * candles, to)
+        history = await self._fetch("chart", call)
+        if history is None or gen != self._chart_gen:
+            return history is not None
+        market.merge_candles(history)
+        self._touch("chart", self._clock())
+        return True
+
+    async def _poll_tickers(self) -> bool:
+        self._last_ticker_poll = self._clock()
+        tickers = await self._fetch("ticker", self.client.ticker("all"))
+        if tickers is None:
+            return False
+        self.state.market.tickers.update((t.symbol, t) for t in tickers)
+        self._touch("markets", self._clock())
+        return True
+
+    async def _open_orders(self, user: str) -> list[Order]:
+        return [o async for o in self.client.iter_pages(Order, "open_orders", limit=500, user=user)]
+
+    async def _poll_account(self) -> bool:
+        """Positions, open orders, summary and fills; pushes newer than the poll are kept."""
+        account = self.state.account
+        user = account.address
+        if user is None:
+            return True
+        since = self._clock()
+        positions, orders, summary, fills = await asyncio.gather(
+            self._fetch("positions", self.client.positions(user)),
+            self._fetch("open_orders", self._open_orders(user)),
+            self._fetch("account_summary", self.client.account_summary(user)),
+            self._fetch("fills", self.client.fills(user, limit=FILLS_KEPT)),
+        )
+        now = self._clock()
+        if positions is not None:
+            account.reconcile_positions(positions, since)
+            self._touch("positions", now)
+        if orders is not None:
+            account.reconcile_orders(orders, since)
+            self._touch("orders", now)
+        if summary is not None and account.reconcile_summary(summary, since):
+            self._touch("account", now)
+        if fills is not None:
+            account.merge_fills(fills.data)
+            self._touch("fills", now)
+        ok = None not in (positions, orders, summary, fills)
+        if ok and not account.loaded:
+            account.loaded = True
+            self._check_ready()
+        return ok
+
+    async def _poll_market(self) -> bool:
+        """While the socket is down: the book, trades, tickers and the live candle from /info."""
+        await self.resync_book()
+        ok = self.state.market.book.loaded and not self.state.market.book.stale
+        ok = await self._load_trades() and ok
+        if self._clock() - self._last_ticker_poll >= TICKER_POLL_S:
+            ok = await self._poll_tickers() and ok
+        return await self._load_chart(candles=2) and ok
+
+    async def _after_reconnect(self) -> None:
+        """The socket is back: reload what it may have missed while down."""
+        await self.resync_book()
+        await self._load_trades()
+        await self._load_chart()
+        await self._poll_tickers()
+        await self.refresh_account()
+
+    async def _pause(self, seconds: float) -> bool:
+        """Wait ``seconds`` or until woken; True when stopping."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._wake.wait()
+        self._wake.clear()
+        return self._stopping.is_set()
+
+    async def _poll_loop(self) -> None:
+        while True:
+            live = self._ws is not None and self._ws.state is ConnState.LIVE
+            if await self._pause(self.poll_s if live else min(FAST_POLL_S, self.poll_s)):
+                return
+            if not self.state.market.instruments:
+                continue  # the loader is still at it
+            live = self._ws is not None and self._ws.state is ConnState.LIVE
+            ok = True
+            book = self.state.market.book
+            if not live:
+                ok = await self._poll_market()
+            elif book.stale or not book.loaded:
+                await self.resync_book()  # a resync failed earlier
+            ok = await self._poll_account() and ok
+            if self._ws is not None and self._ws.state is not ConnState.LIVE:
+                self._down_poll_ok = ok
+            self._refresh_status()
