@@ -209,12 +209,19 @@ def bench_engine(n: int) -> None:
     _report("matching engine, simple limit orders", run(n), "orders/s", ">= 100,000/s")
 
 
+def bench_feed_handlers(n: int) -> None:
+    from .feed import bench_feed
+
+    _report("feed: book + trade messages absorbed (headless)", bench_feed(n), "msgs/s", ">= 5,000/s")
+
+
 def run_bench(quick: bool = False) -> int:
     scale = 1 if quick else 10
     sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
     bench_signing(2_000 * scale)
     bench_decode(500 * scale)
     bench_engine(20_000 * scale)
+    bench_feed_handlers(5_000 * scale)
     asyncio.run(bench_server(300 * scale))
     asyncio.run(bench_ws_fanout(100 * scale))
     return 0
