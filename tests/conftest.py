@@ -17,6 +17,15 @@ ALICE_KEY = "0x" + "a1" * 32
 BOB_KEY = "0x" + "b0" * 32
 
 
+@pytest.fixture(autouse=True)
+def _private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Config, keystores and logs of every test (and of the xtui processes it starts) stay in a temp dir."""
+    home = tmp_path_factory.mktemp("xtui-home")
+    monkeypatch.setenv("XTUI_CONFIG", str(home / "config.toml"))
+    monkeypatch.setenv("XTUI_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("XTUI_LOG_DIR", str(home / "log"))
+
+
 @pytest.fixture
 def clock() -> FrozenClock:
     return FrozenClock()

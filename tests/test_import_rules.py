@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "tui"
-CORE = ["api", "feed", "sim", "config.py", "keys.py"]
+CORE = ["api", "feed", "sim", "config.py", "config_text.py", "config_values.py", "keys.py", "logs.py"]
 
 
 def _imports(path: Path) -> set[str]:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from .cli_admin import ADMIN_COMMANDS, AdminError, add_admin_arguments, refuse_key_argv, run_admin, start_logging
+
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 
 
@@ -81,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure and print the performance figures")
     p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    add_admin_arguments(parser, sub)
     return parser
 
 
@@ -141,8 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "Use --key-env VAR, naming an environment variable that holds the key.\n"
             )
             return 1
+    if refusal := refuse_key_argv(argv):
+        sys.stderr.write(refusal)
+        return 1
     args = build_parser().parse_args(argv)
     try:
+        start_logging(args)
+        if args.command in ADMIN_COMMANDS:
+            return run_admin(args)
         if args.command in ("info", "explorer", "exchange"):
             print_json(asyncio.run(_call(args)))
             return 0
@@ -156,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_bench(quick=args.quick)
         build_parser().print_help()
         return 0
-    except UsageError as exc:
+    except (UsageError, AdminError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")
         return 1
     except KeyboardInterrupt:

@@ -113,6 +113,7 @@ class LocalExchange:
             host=self.config.host,
             port=self.config.port,
             log_level="warning",
+            log_config=None,  # no stderr handlers of its own: records reach the xtui log file (tui.logs)
             access_log=False,
             lifespan="off",
             ws_ping_interval=None,

@@ -1,0 +1,268 @@
+"""Keystores: private keys encrypted at rest (eth-account v3 files, scrypt) in the user data directory.
+
+A key exists unencrypted only in memory, inside a ``Signer``. Every error raised here is a
+``KeystoreError`` whose message names the keystore or its file and never carries key material or a
+password; eth-account's own exceptions (which may quote their inputs) are never let through.
+
+Each file also carries ``xtui_crypto_sha256``, an unkeyed hash of its ``crypto`` section. A MAC mismatch
+alone cannot tell a wrong password from a damaged file; with the hash, a damaged file is reported as
+damaged instead of costing the user three password attempts. Files without it (made by other tools)
+still load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .api.signing import Signer, SigningError, checksum_address
+from .logs import add_secret, redact
+
+__all__ = [
+    "KeystoreError",
+    "WrongPassword",
+    "create",
+    "import_key",
+    "key_from_env",
+    "keys_dir",
+    "keystore_path",
+    "list_keys",
+    "load",
+    "read_address",
+    "remove",
+]
+
+# eth-account's default scrypt cost (n = 2^18, r = 8, p = 1): ~1 s and 256 MB to unlock.
+SCRYPT_N = 1 << 18
+MIN_PASSWORD = 8
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+CHECKSUM_FIELD = "xtui_crypto_sha256"
+_HEX = re.compile(r"[0-9a-fA-F]+")
+log = logging.getLogger(__name__)
+
+
+class KeystoreError(Exception):
+    """A keystore that cannot be created, read, unlocked or removed. The message holds no secret."""
+
+
+class WrongPassword(KeystoreError):
+    """The password does not unlock the keystore (its file is intact)."""
+
+
+def keys_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XTUI_DATA_DIR/keys`` if set, else ``keys`` in the platform's user data directory for xtui."""
+    env = os.environ if env is None else env
+    if env.get("XTUI_DATA_DIR"):
+        return Path(env["XTUI_DATA_DIR"]).expanduser() / "keys"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("xtui", appauthor=False)) / "keys"
+
+
+def check_name(name: str) -> str:
+    """A keystore name: letters, digits, ``_ . -``, up to 64, so it is always a plain file name."""
+    if not NAME_RE.fullmatch(name):
+        raise KeystoreError(
+            f"{redact(name)[:40]!r} is not a keystore name: use letters, digits, '_', '.' or '-' (up to 64), "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def keystore_path(name: str) -> Path:
+    return keys_dir() / f"{check_name(name)}.json"
+
+
+def _check_password(password: str) -> None:
+    if len(password) < MIN_PASSWORD:
+        raise KeystoreError(f"a keystore password needs at least {MIN_PASSWORD} characters")
+
+
+def _crypto_hash(crypto: Any) -> str:
+    return hashlib.sha256(json.dumps(crypto, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _write_new(path: Path, document: dict[str, Any]) -> None:
+    """Create ``path`` with mode 0600, refusing to replace an existing file; no partial file is left."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path.parent, 0o700)
+    data = (json.dumps(document, indent=2) + "\n").encode()
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise KeystoreError(f"keystore {path.stem} already exists ({path}); remove it first") from None
+    except OSError as exc:
+        raise KeystoreError(f"cannot create {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise KeystoreError(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _encrypt_and_store(name: str, signer: Signer, password: str) -> str:
+    path = keystore_path(name)
+    _check_password(password)
+    add_secret(password)
+    if path.exists():
+        raise KeystoreError(f"keystore {name} already exists ({path}); remove it first")
+    from eth_account import Account
+
+    try:
+        secret = bytes.fromhex(signer.secret_hex()[2:])
+        document = Account.encrypt(secret, password, kdf="scrypt", iterations=SCRYPT_N)
+    except Exception:
+        raise KeystoreError(f"cannot encrypt the key for keystore {name}") from None
+    document["address"] = signer.address[2:]
+    document[CHECKSUM_FIELD] = _crypto_hash(document["crypto"])
+    _write_new(path, document)
+    log.info("keystore %s written for %s", name, signer.address)
+    return signer.address
+
+
+def create(name: str, password: str) -> str:
+    """Make a new random key, store it encrypted as keystore ``name``; returns its address."""
+    return _encrypt_and_store(name, Signer.generate(), password)
+
+
+def import_key(name: str, key: str, password: str) -> str:
+    """Store ``key`` (hex, with or without 0x) encrypted as keystore ``name``; returns its address."""
+    try:
+        signer = Signer(key)
+    except SigningError as exc:  # its messages never quote the key
+        raise KeystoreError(f"cannot import into {name}: {exc}") from None
+    return _encrypt_and_store(name, signer, password)
+
+
+def _field(doc: dict[str, Any], dotted: str) -> Any:
+    value: Any = doc
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(dotted)
+        value = value[part]
+    return value
+
+
+_HEX_FIELDS = ("crypto.ciphertext", "crypto.cipherparams.iv", "crypto.mac")
+
+
+def _read(path: Path) -> tuple[dict[str, Any], str]:
+    """The parsed file and its EIP-55 address, checked for shape without the password."""
+    name = path.stem
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise KeystoreError(f"no keystore named {name} ({path})") from None
+    except OSError as exc:
+        raise KeystoreError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        doc = json.loads(raw)
+    except UnicodeDecodeError:
+        raise KeystoreError(f"{path} is damaged: not text") from None
+    except json.JSONDecodeError as exc:  # its message has a position only, never the content
+        raise KeystoreError(f"{path} is damaged: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(doc, dict):
+        raise KeystoreError(f"{path} is damaged: not a keystore object")
+    if doc.get("version") != 3:
+        raise KeystoreError(f"{path} is not a version 3 keystore")
+    for dotted in ("address", "crypto.kdf", "crypto.kdfparams", "crypto.cipher", *_HEX_FIELDS):
+        try:
+            value = _field(doc, dotted)
+        except KeyError:
+            raise KeystoreError(f"{path} is damaged: missing {dotted}") from None
+        if dotted in _HEX_FIELDS and not (isinstance(value, str) and _HEX.fullmatch(value)):
+            raise KeystoreError(f"{path} is damaged: {dotted} is not hex")
+    if doc["crypto"]["kdf"] not in ("scrypt", "pbkdf2") or not isinstance(doc["crypto"]["kdfparams"], dict):
+        raise KeystoreError(f"{path} is damaged: unsupported key derivation")
+    try:
+        address = checksum_address(str(doc["address"]))
+    except SigningError:
+        raise KeystoreError(f"{path} is damaged: address is not an address") from None
+    return doc, address
+
+
+def read_address(name: str) -> str:
+    """The address stored in keystore ``name`` (no password needed: v3 files carry it)."""
+    return _read(keystore_path(name))[1]
+
+
+def load(name: str, password: str) -> Signer:
+    """Unlock keystore ``name``: WrongPassword, or KeystoreError naming the file when it is damaged."""
+    path = keystore_path(name)
+    add_secret(password)
+    doc, address = _read(path)
+    stored_hash = doc.get(CHECKSUM_FIELD)
+    if stored_hash is not None and stored_hash != _crypto_hash(doc["crypto"]):
+        raise KeystoreError(f"{path} is damaged: its encrypted key was changed (checksum mismatch)")
+    from eth_account import Account
+
+    try:
+        secret = bytes(Account.decrypt(doc, password))
+    except ValueError as exc:
+        if "MAC mismatch" in str(exc):
+            hint = "" if stored_hash is not None else f" (or {path} is damaged)"
+            log.warning("keystore %s: wrong password", name)
+            raise WrongPassword(f"wrong password for keystore {name}{hint}") from None
+        raise KeystoreError(f"{path} is damaged: it cannot be decrypted") from None
+    except Exception:
+        raise KeystoreError(f"{path} is damaged: it cannot be decrypted") from None
+    try:
+        signer = Signer(secret)
+    except SigningError:
+        raise KeystoreError(f"{path} is damaged: it does not hold a valid key") from None
+    if signer.address != address:
+        raise KeystoreError(f"{path} is damaged: the key does not match its address {address}")
+    log.info("keystore %s unlocked (%s)", name, address)
+    return signer
+
+
+def list_keys() -> list[tuple[str, str | None]]:
+    """Every keystore as (name, address), sorted by name; address None when the file is damaged."""
+    directory = keys_dir()
+    if not directory.is_dir():
+        return []
+    out: list[tuple[str, str | None]] = []
+    for path in sorted(directory.glob("*.json")):
+        if not NAME_RE.fullmatch(path.stem):
+            continue
+        try:
+            out.append((path.stem, _read(path)[1]))
+        except KeystoreError:
+            out.append((path.stem, None))
+    return out
+
+
+def remove(name: str) -> None:
+    """Delete keystore ``name``; the key is gone unless it is backed up elsewhere."""
+    path = keystore_path(name)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        raise KeystoreError(f"no keystore named {name} ({path})") from None
+    except OSError as exc:
+        raise KeystoreError(f"cannot remove {path}: {exc.strerror}") from None
+    log.info("keystore %s removed", name)
+
+
+def key_from_env(var: str, env: Mapping[str, str] | None = None) -> Signer:
+    """A Signer for the private key held in environment variable ``var``."""
+    if not ENV_NAME_RE.fullmatch(var):
+        raise KeystoreError(f"{redact(var)[:40]!r} is not an environment variable name")
+    env = os.environ if env is None else env
+    secret = env.get(var)
+    if not secret:
+        raise KeystoreError(f"environment variable {var} is not set (it should hold the private key)")
+    try:
+        return Signer(secret)
+    except SigningError as exc:
+        raise KeystoreError(f"environment variable {var}: {exc}") from None
