@@ -1,0 +1,189 @@
+"""Order-entry validation: every rule the form checks before anything is sent, without Textual."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal as D
+
+from tui.order_entry import (
+    ConfirmPolicy,
+    OrderContext,
+    OrderInput,
+    close_position_plan,
+    confirmation_reasons,
+    fmt_decimal,
+    validate,
+)
+
+BTC = OrderContext(
+    instrument_id=1,
+    symbol="BTC-PERP",
+    kind="perp",
+    tick=D("0.1"),
+    lot=D("0.0001"),
+    min_notional=D(10),
+    max_leverage=D(50),
+    best_bid=D("99999.2"),
+    best_ask=D("100039.3"),
+    mark=D("100019.2"),
+    available=D(100_000),
+)
+SPOT = OrderContext(
+    instrument_id=101,
+    symbol="BTC/USDC",
+    kind="spot",
+    tick=D("0.1"),
+    lot=D("0.00001"),
+    min_notional=D(10),
+    max_leverage=D(1),
+    best_bid=D(99_845),
+    best_ask=D("99884.9"),
+    mark=D("99864.9"),
+    available=D(10_000),
+    base_available=D("0.1"),
+)
+
+
+def test_a_good_limit_order_becomes_the_wire_item() -> None:
+    v = validate(OrderInput(side="buy", price="95000", size="0.01", cloid="c-1"), BTC)
+    assert v.ok and v.plan is not None
+    item = v.plan.to_wire()
+    assert item["price"] == "95000" and item["size"] == "0.01" and item["side"] == "b"
+    assert item["tif"] == "GTC" and item["cloid"] == "c-1" and not item["isMarket"]
+    assert v.plan.notional == D(950)
+
+
+def test_price_off_the_tick_names_the_tick_and_a_valid_price() -> None:
+    v = validate(OrderInput(price="95000.05", size="0.01"), BTC)
+    assert not v.ok
+    assert "tick size 0.1" in v.errors["price"] and "95,000" in v.errors["price"]
+
+
+def test_size_off_the_lot() -> None:
+    v = validate(OrderInput(price="95000", size="0.00015"), BTC)
+    assert "lot size 0.0001" in v.errors["size"]
+
+
+def test_missing_and_garbage_numbers() -> None:
+    v = validate(OrderInput(price="", size="abc"), BTC)
+    assert v.errors["price"] == "price is required"
+    assert "'abc' is not a number" in v.errors["size"]
+    assert "greater than 0" in validate(OrderInput(price="-5", size="1"), BTC).errors["price"]
+    assert "not a number" in validate(OrderInput(price="nan", size="1"), BTC).errors["price"]
+
+
+def test_below_min_notional() -> None:
+    v = validate(OrderInput(price="95000", size="0.0001"), BTC)
+    assert "below the minimum 10 USDC" in v.errors["size"]
+
+
+def test_above_available_times_max_leverage() -> None:
+    poor = replace(BTC, available=D(100))
+    v = validate(OrderInput(price="95000", size="0.1"), poor)  # 9,500 > 100 x 50
+    assert "max leverage 50 = 5,000.00" in v.errors["size"]
+    assert validate(OrderInput(price="95000", size="0.05"), poor).ok  # 4,750 fits
+
+
+def test_reduce_only_without_a_position() -> None:
+    v = validate(OrderInput(side="sell", price="101000", size="0.01", reduce_only=True), BTC)
+    assert "no long position in BTC-PERP" in v.errors["reduce_only"]
+    long = replace(BTC, position=D("0.02"))
+    assert validate(OrderInput(side="sell", price="101000", size="0.01", reduce_only=True), long).ok
+    # the wrong direction: a buy does not reduce a long
+    assert (
+        "no short position"
+        in validate(OrderInput(price="95000", size="0.01", reduce_only=True), long).errors["reduce_only"]
+    )
+
+
+def test_post_only_that_would_cross() -> None:
+    v = validate(OrderInput(side="buy", price="100039.3", size="0.01", post_only=True), BTC)
+    assert "would cross the best ask 100,039.3" in v.errors["post_only"]
+    v = validate(OrderInput(side="sell", price="99999.2", size="0.01", post_only=True), BTC)
+    assert "would cross the best bid" in v.errors["post_only"]
+    assert validate(OrderInput(side="buy", price="100039.2", size="0.01", post_only=True), BTC).ok
+    v = validate(OrderInput(side="buy", price="95000", size="0.01", post_only=True, tif="IOC"), BTC)
+    assert "GTC limit" in v.errors["post_only"]
+
+
+def test_size_in_quote_and_percent_is_floored_to_the_lot() -> None:
+    v = validate(OrderInput(side="buy", kind="market", size="1000", size_unit="quote"), BTC)
+    assert v.plan is not None and v.plan.size == D("0.0099")  # 1000 / 100039.3, floored
+    v = validate(OrderInput(side="buy", price="100000", size="10", size_unit="percent"), BTC)
+    assert v.plan is not None and v.plan.size == D("0.1")  # 10% of 100,000 at 100,000
+    assert "at most 100" in validate(OrderInput(price="1", size="150", size_unit="percent"), BTC).errors["size"]
+    assert "less than one lot" in validate(OrderInput(price="95000", size="1", size_unit="quote"), BTC).errors["size"]
+
+
+def test_market_orders_send_price_zero_and_ioc() -> None:
+    v = validate(OrderInput(side="sell", kind="market", size="0.01"), BTC)
+    assert v.plan is not None
+    item = v.plan.to_wire()
+    assert item["isMarket"] and item["price"] == "0" and item["tif"] == "IOC"
+    assert v.plan.reference_price == BTC.best_bid
+
+
+def test_trigger_orders() -> None:
+    v = validate(OrderInput(side="sell", kind="stop", size="0.01"), BTC)
+    assert v.errors["trigger"] == "trigger price is required"
+    v = validate(OrderInput(side="sell", kind="stop", trigger="101000", size="0.01"), BTC)
+    assert "triggers below the mark" in v.errors["trigger"]
+    v = validate(OrderInput(side="sell", kind="stop", trigger="99000", size="0.01"), BTC)
+    assert v.plan is not None
+    item = v.plan.to_wire()
+    assert item["triggerPx"] == "99000" and item["isMarket"] and item["tpsl"] == ""
+    # take-profit and stop-loss close a position: reduce-only, and they need one
+    assert (
+        "no long position"
+        in validate(OrderInput(side="sell", kind="take_profit", trigger="105000", size="0.01"), BTC).errors[
+            "reduce_only"
+        ]
+    )
+    long = replace(BTC, position=D("0.01"))
+    v = validate(OrderInput(side="sell", kind="take_profit", trigger="105000", size="0.01"), long)
+    assert v.plan is not None and v.plan.reduce_only and v.plan.to_wire()["tpsl"] == "tp"
+    v = validate(OrderInput(side="sell", kind="stop_loss", trigger="95000", price="94900", size="0.01"), long)
+    assert v.plan is not None and not v.plan.is_market and v.plan.to_wire()["tpsl"] == "sl"
+    assert "perps only" in validate(OrderInput(side="sell", kind="stop", trigger="9", size="1"), SPOT).errors["kind"]
+
+
+def test_spot_checks_the_balance_of_each_side() -> None:
+    v = validate(OrderInput(side="buy", price="99000", size="0.2"), SPOT)
+    assert "above the available 10,000.00 USDC" in v.errors["size"]
+    v = validate(OrderInput(side="sell", price="99000", size="0.2"), SPOT)
+    assert "above the 0.1 BTC held" in v.errors["size"]
+    v = validate(OrderInput(side="sell", kind="market", size="50", size_unit="percent"), SPOT)
+    assert v.plan is not None and v.plan.size == D("0.05")
+    assert (
+        "perps only"
+        in validate(OrderInput(side="sell", price="99000", size="0.01", reduce_only=True), SPOT).errors["reduce_only"]
+    )
+
+
+def test_confirmation_for_large_or_far_through_the_book() -> None:
+    policy = ConfirmPolicy()
+    small = validate(OrderInput(price="100000", size="0.01"), BTC).plan
+    assert small is not None and confirmation_reasons(small, BTC, policy) == []
+    big = validate(OrderInput(price="100000", size="0.6"), BTC).plan
+    assert big is not None
+    assert confirmation_reasons(big, BTC, policy) == ["order value 60,000.00 USDC is above 50,000 USDC"]
+    far = validate(OrderInput(price="103000", size="0.01"), BTC).plan
+    assert far is not None
+    [reason] = confirmation_reasons(far, BTC, policy)
+    assert "3.0% through the best ask" in reason
+    assert confirmation_reasons(far, BTC, ConfirmPolicy(max_through_pct=D(5))) == []
+
+
+def test_close_position_is_a_reduce_only_market_order_against_it() -> None:
+    assert close_position_plan(BTC) is None
+    plan = close_position_plan(replace(BTC, position=D("-0.03")))
+    assert plan is not None
+    item = plan.to_wire()
+    assert item["side"] == "b" and item["size"] == "0.03" and item["ro"] and item["isMarket"]
+
+
+def test_fmt_decimal() -> None:
+    assert fmt_decimal(D("100000.50")) == "100,000.5"
+    assert fmt_decimal(D("-1234.000")) == "-1,234"
+    assert fmt_decimal(D("1E+3")) == "1,000"
+    assert fmt_decimal(None) == "-"
