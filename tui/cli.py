@@ -56,8 +56,22 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dialect", choices=("seed", "sdk"), default="seed", help="wire dialect (default: seed)")
 
 
+def _add_dashboard(parser: argparse.ArgumentParser) -> None:
+    """The flags of the default command: the dashboard."""
+    d = parser.add_argument_group("dashboard (no command): the built-in exchange unless one is named")
+    g = d.add_mutually_exclusive_group()
+    g.add_argument("--url", help="base URL of an exchange (the WebSocket is URL/ws/)")
+    g.add_argument("--testnet", action="store_true", help="the public test network")
+    g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
+    d.add_argument("--address", metavar="ADDR", help="watch this account (no order entry without --key-env)")
+    d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
+    d.add_argument("--theme", default="xtui", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: xtui)")
+    d.add_argument("--symbol", default="BTC-PERP", help="instrument shown first (default: BTC-PERP)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.")
+    _add_dashboard(parser)
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("info", help="call an /info method and print its JSON")
@@ -80,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .sim.options import add_sim_arguments
 
     add_sim_arguments(p)
+
+    p = sub.add_parser("screenshot", help="write SVG screenshots of every screen (built-in exchange, fixed seed)")
+    p.add_argument("--out", default="screenshots", help="directory to write to (default: screenshots)")
+    p.add_argument("--seed", type=int, default=7, help="seed of the synthetic market (default: 7)")
+    p.add_argument("--theme", default="xtui", help="theme to draw in (default: xtui)")
 
     p = sub.add_parser("bench", help="measure and print the performance figures")
     p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
@@ -163,8 +182,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .bench import run_bench
 
             return run_bench(quick=args.quick)
-        build_parser().print_help()
-        return 0
+        if args.command == "screenshot":
+            from .startup import take_screenshots
+
+            for path in take_screenshots(args.out, seed=args.seed, theme=args.theme):
+                sys.stdout.write(f"{path}\n")
+            return 0
+        from .startup import DashboardOptions, run_dashboard
+
+        options = DashboardOptions(theme=args.theme, symbol=args.symbol)
+        return run_dashboard(
+            url=args.url,
+            testnet=args.testnet,
+            mainnet=args.mainnet,
+            address=args.address,
+            key_env=args.key_env,
+            options=options,
+        )
     except (UsageError, AdminError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")
         return 1
@@ -172,8 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:
         from .api.errors import ClientError
+        from .startup import StartupError
 
-        if isinstance(exc, ClientError):
+        if isinstance(exc, ClientError | StartupError):
             sys.stderr.write(f"xtui: {exc}\n")
             return 1
         raise

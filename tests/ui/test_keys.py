@@ -1,0 +1,147 @@
+"""Keys: the command palette runs the same actions, the help lists every binding, keys can be remapped."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.command import CommandPalette
+from textual.widgets import DataTable
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.screens.order_form import OrderFormScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+
+ALICE = Signer(ALICE_KEY)
+
+
+def test_every_binding_has_an_id_and_a_description() -> None:
+    from tui.app import XtuiApp
+
+    for binding in [*XtuiApp.BINDINGS, *MainScreen.BINDINGS]:
+        assert binding.id and binding.description and binding.tooltip, binding  # type: ignore[union-attr]
+
+
+async def test_palette_lists_and_runs_the_dashboard_actions(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"sell at the best bid")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form from the palette")
+        assert app.screen.query_one("#form-title").render().plain.startswith("SELL")  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+
+
+async def test_help_lists_bindings_with_the_remapped_keys(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE, keymap={"buy": "B", "sell": "S"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+        await pilot.press("b")  # remapped away: nothing opens
+        await pilot.pause(0.2)
+        assert app.screen is app.main
+        await pilot.press("B")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form on B")
+        await pilot.press("escape", "question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        table = app.screen.query_one(DataTable)
+        rows = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        assert rows["buy"] == "B" and rows["sell"] == "S" and rows["cancel_order"] == "x" and rows["quit"] == "q"
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+
+
+async def test_markets_filter_takes_typing_and_enter_selects(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await pilot.press("slash", *"sol")  # "s" is sell elsewhere: in the filter it is a letter
+        await pilot.pause(0.2)
+        assert app.screen is app.main
+        table = app.main.query_one("#markets-table", DataTable)
+        assert [str(k.value) for k in table.rows] == ["SOL-PERP"]
+        await pilot.press("enter", "enter")
+        await settle(pilot, lambda: app.feed.state.market.book.symbol == "SOL-PERP", what="SOL-PERP")
+        await settle(pilot, lambda: app.feed.state.market.book.loaded, what="its book")
+        await pilot.press("escape")  # clears the filter
+        await settle(pilot, lambda: table.row_count == 7, what="every market")
+
+
+async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        book = app.feed.state.market.book
+        await settle(pilot, lambda: book.loaded and app.feed.state.account.summary, what="the book")
+        await pilot.press("2")  # the book: the cursor starts on the spread row
+        await pilot.pause(0.2)
+        await pilot.press("down", "down")  # the second-best bid
+        await pilot.pause(0.2)
+        second_bid = book.levels("bids", 2)[1][0]
+        assert app.main.desk.picked == second_bid
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        assert Decimal(app.screen.query_one("#price").value) == second_bid  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+
+        # a click picks the price of the row clicked
+        table = app.main.query_one("#book-table", DataTable)
+        await pilot.click("#book-table", offset=(5, 3))
+        await pilot.pause(0.2)
+        key = table.coordinate_to_cell_key(table.cursor_coordinate)[0].value
+        assert key is not None and key.startswith("a")
+        assert f"{app.main.desk.picked:,.1f}" == str(table.get_cell(key, "price"))
+
+        # g groups the book by 10 ticks: every shown price is a multiple of 1.0
+        await pilot.press("g")
+        await settle(pilot, lambda: str(table.get_cell("b0", "price")).endswith(".0"), what="grouped prices")
+        assert all(str(table.get_cell(f"b{i}", "price")).endswith(".0") for i in range(3))
+
+
+async def test_chart_keys_switch_resolution_and_price(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        market = app.feed.state.market
+        chart = app.main.query_one("#chart")
+        await pilot.press("right_square_bracket", "right_square_bracket", "t")
+        await settle(pilot, lambda: (market.resolution, market.chart_type) == ("15", "mark"), what="the chart")
+        await settle(pilot, lambda: "mark · 15m" in str(chart.border_title), what="the chart title")
+        await pilot.press("left_square_bracket")
+        await settle(pilot, lambda: market.resolution == "5" and market.candles, what="5m candles")
+
+
+async def test_q_asks_first_while_a_submission_is_in_flight(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        app.main.desk.in_flight = 1  # as while an order's worker awaits the exchange
+        await pilot.press("q")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("enter")  # the default is No
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        assert app.is_running
+        app.main.desk.in_flight = 0
+        await pilot.press("q")
+        await settle(pilot, lambda: not app.is_running, what="the exit")

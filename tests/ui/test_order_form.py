@@ -1,0 +1,94 @@
+"""The order form refuses bad input before anything is sent, and watch-only mode has no order entry."""
+
+from __future__ import annotations
+
+from textual.widgets import Checkbox, Input, Static
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import Notes, dashboard, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.order_form import OrderFormScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_bad_input_gets_a_message_under_its_field_and_nothing_is_sent(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        form = app.screen
+        assert isinstance(form, OrderFormScreen)
+        best_ask = app.feed.state.market.book.best_ask
+        assert best_ask is not None
+
+        async def attempt(price: str, size: str, *, post_only: bool = False, reduce_only: bool = False) -> dict:
+            form.query_one("#price", Input).value = price
+            form.query_one("#size", Input).value = size
+            form.query_one("#post_only", Checkbox).value = post_only
+            form.query_one("#reduce_only", Checkbox).value = reduce_only
+            form.query_one("#size", Input).focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            return dict(form.shown_errors)
+
+        # price off the 0.1 tick
+        assert "not a multiple of the tick size 0.1" in (await attempt("90000.05", "0.01"))["price"]
+        # size off the 0.0001 lot
+        assert "not a multiple of the lot size 0.0001" in (await attempt("90000", "0.00015"))["size"]
+        # 0.0001 BTC at 90,000 is 9 USDC: below the 10 USDC minimum
+        assert "below the minimum 10" in (await attempt("90000", "0.0001"))["size"]
+        # 100 BTC is far beyond 100,000 available x 50
+        assert "max leverage 50" in (await attempt("90000", "100"))["size"]
+        # reduce-only with no position to reduce
+        assert "no short position" not in (errors := await attempt("90000", "0.01", reduce_only=True))
+        assert "no short position in BTC-PERP" in errors["reduce_only"]
+        # post-only at the best ask would cross
+        assert "would cross the best ask" in (await attempt(str(best_ask), "0.01", post_only=True))["post_only"]
+        # not a number at all
+        assert "'abc' is not a number" in (await attempt("abc", "0.01"))["price"]
+        # the messages are on screen, under their fields
+        assert form.query_one("#err-price", Static).display
+        assert isinstance(app.screen, OrderFormScreen)  # the form stays open
+        assert app.feed.state.account.open_orders == []
+        assert (await trader.open_orders(ALICE.address)).data == []
+
+        # a correct order clears the messages; a far-through-the-book price asks first (default No)
+        far = best_ask * 103 / 100
+        errors = await attempt(f"{far:.1f}", "0.01")
+        assert errors == {}
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the confirmation")
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="back to the form")
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        assert (await trader.open_orders(ALICE.address)).data == []
+
+
+async def test_watch_only_shows_every_pane_but_has_no_order_entry(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await trader.place_order([order_item(1, "b", "90000", "0.01")])
+    app = dashboard(trader, sim, clock, None, account=ALICE.address)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: account.open_orders, what="the watched account's orders")
+        header = app.main.query_one("#header", Static)
+        assert "watch-only" in str(header.render())
+        for key in ("b", "s", "x", "c"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is app.main, key  # no form, no confirmation
+        assert any("Watch-only" in n for n in notes.messages)
+        assert len((await trader.open_orders(ALICE.address)).data) == 1  # x cancelled nothing

@@ -1,0 +1,89 @@
+"""The dashboard survives the exchange dropping the WebSocket: it says so, keeps polling, comes back live."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.widgets import DataTable, Static
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.app import make_app
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+
+ALICE = Signer(ALICE_KEY)
+FAST_RECONNECT = {"backoff_min": 0.05, "backoff_max": 0.2}
+
+
+def status_text(app: object) -> str:
+    return str(app.main.query_one("#status", Static).render())  # type: ignore[attr-defined]
+
+
+async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_info(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE, feed_options={"poll_s": 0.3, "ws_options": FAST_RECONNECT})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        status = app.feed.state.status
+        await settle(pilot, lambda: "● live" in status_text(app), what="live")
+
+        sim.limiter.limits.ws_connections = 0  # reconnects are refused until the test allows them
+        for conn in list(sim.hub.connections):
+            await conn.ws.close()
+        # down: the bar says so (reconnecting, or polling once an /info poll has come back)
+        await settle(pilot, lambda: status.connection in ("reconnecting", "polling"), what="the drop")
+        await settle(pilot, lambda: status.connection in status_text(app), what="the status bar")
+        assert "live" not in status_text(app)
+
+        # while down, the book still follows by polling: a bid placed now shows up
+        await trader.place_order([order_item(1, "b", "99990.5", "0.25")])
+        book = app.feed.state.market.book
+        await settle(pilot, lambda: book.size_at("bids", Decimal("99990.5")) >= Decimal("0.25"), what="a poll")
+
+        sim.limiter.limits.ws_connections = 100
+        await settle(pilot, lambda: status.connection == "live", what="the reconnect")
+        await settle(pilot, lambda: "● live" in status_text(app), what="live in the status bar")
+        assert status.reconnects >= 1 and "×" in status_text(app)  # the bar counts reconnects
+
+        # after the reconnect the book is the exchange's book, in the state and on screen
+        info = await trader.orderbook("BTC-PERP", depth=20)
+        bids = [(lv.price, lv.size) for lv in info.bids]
+        asks = [(lv.price, lv.size) for lv in info.asks]
+        await settle(pilot, lambda: book.levels("bids", 20) == bids and book.levels("asks", 20) == asks, what="sync")
+        table = app.main.query_one("#book-table", DataTable)
+        await settle(pilot, lambda: str(table.get_cell("b0", "price")) == f"{bids[0][0]:,.1f}", what="the pane")
+        assert str(table.get_cell("a0", "price")) == f"{asks[0][0]:,.1f}"
+
+
+async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    now = [1000.0]
+    app = make_app(
+        trader,
+        sim.ws_url,
+        ALICE,
+        clock=lambda: now[0],
+        wall_clock=lambda: clock.now_ms() / 1000,
+        feed_options={"poll_s": 3600.0},
+    )
+    app.feed.state.status.clock_drift_ms = 0
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        bar = app.main.query_one("#status", Static)
+        await settle(pilot, lambda: "book 0s" in status_text(app), what="fresh data")
+        assert "$stale" not in _styles_of(bar, "book 0s")
+        now[0] += 5  # five quiet seconds: no frame, no poll
+        await settle(pilot, lambda: "book 5s" in status_text(app), what="the ages to move on")
+        assert "$stale" in _styles_of(bar, "book 5s")
+
+
+def _styles_of(bar: Static, text: str) -> str:
+    """The styles of the span of the status bar that holds ``text``."""
+    content = bar.visual
+    plain = content.plain  # type: ignore[union-attr]
+    start = plain.index(text)
+    return " ".join(str(span.style) for span in content.spans if span.start <= start < span.end)  # type: ignore[union-attr]

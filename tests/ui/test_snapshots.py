@@ -1,0 +1,123 @@
+"""Snapshots of the dashboard at 120x40 and 80x24, and of the order form and the help screen.
+
+The picture must not move between runs: the exchange is seeded and its clock frozen (stepped a fixed
+number of times before the app starts); the app's monotonic clock is constant, so every age reads 0s;
+its wall clock is the exchange's; nothing polls during the test; the rate-limit budget shown is pinned.
+The exchange runs in its own thread, as ``xtui`` runs it, because ``snap_compare`` runs the app in an
+event loop of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from textual.widgets import Input
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import settle
+from tui.api.client import Client
+from tui.api.limits import Budget, Governor, GovernorStatus
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.app import XtuiApp, make_app
+from tui.sim.clock import FrozenClock
+from tui.sim.server import SimConfig
+from tui.startup import EmbeddedExchange
+
+ALICE = Signer(ALICE_KEY)
+MINUTES = 20  # of synthetic market before the pictures: twenty one-minute candles
+
+
+@pytest.fixture
+def frozen() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
+    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
+    ex.start()
+    try:
+        ex.call(lambda sim: [sim.step(60_000) for _ in range(MINUTES)])
+
+        async def trade() -> None:
+            async with Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms) as c:
+                await c.cancel_all()  # the faucet
+                book = await c.orderbook("BTC-PERP", depth=5)
+                await c.place_order([order_item(1, "b", book.bids[4].price, "0.05", cloid="snap-bid")])
+                await c.place_order([order_item(1, "b", book.asks[0].price, "0.02", tif="IOC")])
+
+        asyncio.run(trade())
+        yield ex
+    finally:
+        ex.stop()
+
+
+class PinnedGovernor(Governor):
+    """Paces like any governor, but shows a fixed budget: how many polls ran before the socket came up
+    depends on the machine's speed, and that count is not what these pictures are about."""
+
+    def status(self) -> GovernorStatus:
+        return GovernorStatus(Budget(10, 5000), Budget(10, 200_000), Budget(0, 20_000), 0.0, None)
+
+
+def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock) -> XtuiApp:
+    client = Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, governor=PinnedGovernor())
+    app = make_app(
+        client,
+        ex.url.replace("http://", "ws://") + "/ws/",
+        ALICE,
+        clock=lambda: 0.0,
+        wall_clock=lambda: frozen.now_ms() / 1000,
+        feed_options={"poll_s": 3600.0},
+        close_client=True,
+    )
+    app.feed.state.status.clock_drift_ms = 0
+    return app
+
+
+async def loaded(pilot: Any) -> None:
+    """Everything the panes show has arrived and been drawn."""
+    app = pilot.app
+    state = app.feed.state
+    await app.feed.wait_ready()
+    await settle(
+        pilot,
+        lambda: (
+            state.status.connection == "live"
+            and state.market.candles
+            and state.market.trades
+            and state.account.positions
+            and state.account.open_orders
+        ),
+        what="market and account data",
+    )
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_main_screen(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, size: tuple[int, int]) -> None:
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=size, run_before=loaded)
+
+
+def test_order_form(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:
+    async def open_form(pilot: Any) -> None:
+        await loaded(pilot)
+        await pilot.press("s")
+        await settle(pilot, lambda: pilot.app.screen is not pilot.app.main, what="the form")
+        for box in pilot.app.screen.query(Input):
+            box.cursor_blink = False  # a blinking cursor would be on or off at random in the picture
+        await pilot.pause()
+
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 40), run_before=open_form)
+
+
+def test_help_screen(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:
+    async def open_help(pilot: Any) -> None:
+        await loaded(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot, lambda: pilot.app.screen is not pilot.app.main, what="the help")
+
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 40), run_before=open_help)

@@ -1,0 +1,1 @@
+"""The screens: the dashboard, the order form, confirmations, prompts and help."""

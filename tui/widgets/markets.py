@@ -1,0 +1,169 @@
+"""Markets: every perp and spot instrument with its ticker; `/` filters, Enter selects."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.events import Resize
+from textual.widgets import DataTable, Input
+
+from tui.messages import InstrumentChosen
+
+from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price, fmt_rate
+from .pane import FeedPane
+from .table_rows import TableRows
+
+__all__ = ["MarketsPane"]
+
+# (key, label, width); the narrow set drops what matters least when the pane is small.
+WIDE = (
+    ("market", "Market", 10),
+    ("last", "Last", 11),
+    ("mark", "Mark", 11),
+    ("change", "24h", 8),
+    ("volume", "Volume", 9),
+    ("funding", "Funding", 9),
+    ("oi", "OI", 9),
+)
+NARROW = (("market", "Market", 10), ("last", "Last", 11), ("change", "24h", 8), ("funding", "Funding", 9))
+NARROW_BELOW = 70  # columns of pane width: the wide set needs 67 and the border
+
+
+class MarketsPane(FeedPane):
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
+    ]
+
+    DEFAULT_CSS = """
+    MarketsPane > Input {
+        display: none;
+    }
+    MarketsPane.-filtering > Input {
+        display: block;
+    }
+    """
+
+    def __init__(self, state: Any, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.border_title = "Markets"
+        self._narrow = False
+        self._rows: TableRows | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
+        table: DataTable[Any] = DataTable(cursor_type="row", cell_padding=0, id="markets-table")
+        yield table
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._build_columns()
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one("#markets-table", DataTable)
+
+    def _build_columns(self) -> None:
+        table = self.table
+        table.clear(columns=True)
+        for key, label, width in NARROW if self._narrow else WIDE:
+            table.add_column(Text(label, justify="left" if key == "market" else "right"), width=width, key=key)
+        self._rows = TableRows(table, [c[0] for c in (NARROW if self._narrow else WIDE)])
+        self.dirty = True
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < NARROW_BELOW
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self._build_columns()
+
+    def restyle(self) -> None:
+        if self._rows is not None:
+            self._rows.forget()
+
+    # ---- filtering ------------------------------------------------------------------------------
+
+    def start_filter(self) -> None:
+        self.add_class("-filtering")
+        self.query_one(Input).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one(Input)
+        box.value = ""
+        self.remove_class("-filtering")
+        self.table.focus()
+
+    @on(Input.Changed, "#market-filter")
+    def _filter_changed(self, _event: Input.Changed) -> None:
+        self.dirty = True
+        self.flush()
+
+    @on(Input.Submitted, "#market-filter")
+    def _filter_done(self, _event: Input.Submitted) -> None:
+        self.table.focus()
+
+    @property
+    def filter_text(self) -> str:
+        return self.query_one(Input).value.strip().lower()
+
+    # ---- selection ------------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#markets-table")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(InstrumentChosen(str(event.row_key.value)))
+
+    # ---- rendering ------------------------------------------------------------------------------
+
+    def refresh_state(self) -> None:
+        if self._rows is None:
+            return
+        market = self.state.market
+        words = self.filter_text.split()
+        rows = []
+        for name, info in market.instruments.items():
+            if words and not all(w in f"{name} {info.kind}".lower() for w in words):
+                continue
+            rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
+        if self._rows.sync(rows):
+            order = {name: i for i, name in enumerate(market.instruments)}
+            self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
+        self.border_subtitle = f"{len(rows)}/{len(market.instruments)}" if words else ""
+
+    def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
+        c = self.colours
+        t = self.state.market.tickers.get(name)
+        label = Text(name, style=f"bold {c.accent}" if selected else "")
+        if t is None:
+            cells: dict[str, str | Text] = {"market": label}
+        else:
+            up = t.change_24h >= 0
+            change = Text(f"{UP if up else DOWN}{fmt_pct(abs(t.change_24h), signed=False)}", style=c.move(up))
+            cells = {
+                "market": label,
+                "last": fmt_price(t.last_price, tick),
+                "mark": fmt_price(t.mark_price, tick),
+                "change": change,
+                "volume": fmt_compact(t.volume_24h),
+                "funding": fmt_rate(t.funding_rate) if "-PERP" in name or t.type == "perp" else "-",
+                "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
+            }
+        keys = [k for k, _, _ in (NARROW if self._narrow else WIDE)]
+        return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]
+
+
+def _plain(cell: object) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def _right(cell: str | Text) -> Text:
+    text = cell if isinstance(cell, Text) else Text(cell)
+    text.justify = "right"
+    return text

@@ -1,0 +1,102 @@
+"""What every live pane shares: the feed state it reads, the topics it follows, and a dirty flag.
+
+The screen tells a pane which topics changed; the pane re-reads the state on the screen's next refresh
+tick (at most ~10 a second), never once per WebSocket frame.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tui.feed.state import FeedState
+
+from .palette import Palette
+
+__all__ = ["FeedLine", "FeedPane"]
+
+
+class FeedPane(Vertical):
+    """A bordered pane showing part of ``state``; subclasses implement ``refresh_state``."""
+
+    TOPICS: ClassVar[frozenset[str]] = frozenset()
+
+    DEFAULT_CSS = """
+    FeedPane {
+        border: round $foreground 30%;
+        border-title-color: $foreground;
+        border-subtitle-color: $foreground-muted;
+        height: 1fr;
+        padding: 0;
+    }
+    FeedPane:focus-within {
+        border: round $primary;
+    }
+    FeedPane > DataTable {
+        height: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, state: FeedState, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.state = state
+        self.dirty = True
+        self.palette: Palette | None = None
+
+    def on_mount(self) -> None:
+        self.palette = Palette.of(self.app)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.palette = Palette.of(self.app)
+        self.restyle()
+        self.dirty = True
+
+    def restyle(self) -> None:
+        """The theme changed: forget cached styled text so the next refresh rebuilds it."""
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        if topics & self.TOPICS:
+            self.dirty = True
+
+    def flush(self) -> None:
+        """Re-read the state if it changed since the last time."""
+        if self.dirty and self.is_mounted and self.display:
+            self.dirty = False
+            self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Read ``self.state`` into the widgets; every pane overrides it."""
+
+    @property
+    def colours(self) -> Palette:
+        if self.palette is None:
+            self.palette = Palette.of(self.app)
+        return self.palette
+
+
+class FeedLine(Static):
+    """A one-line live widget (header, account bar, status bar) with the same refresh contract."""
+
+    TOPICS: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.state = state
+        self.dirty = True
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        if topics & self.TOPICS:
+            self.dirty = True
+
+    def flush(self) -> None:
+        if self.dirty and self.is_mounted and self.display:
+            self.dirty = False
+            self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Read ``self.state`` and update the line; every subclass overrides it."""

@@ -1,0 +1,147 @@
+"""Positions: size, entry, mark, value, uPnL, liquidation price and distance, leverage, margin mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from rich.console import JustifyMethod
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import DataTable
+
+from tui.api.models import Position
+
+from .display import DOWN, UP, fmt_money, fmt_pct, fmt_price, fmt_size
+from .pane import FeedPane
+from .table_rows import TableRows
+
+__all__ = ["PositionView", "PositionsPane", "position_view"]
+
+COLUMNS = (
+    ("market", "Market", 10),
+    ("side", "Side", 8),
+    ("size", "Size", 10),
+    ("entry", "Entry", 11),
+    ("mark", "Mark", 11),
+    ("value", "Value", 11),
+    ("upnl", "uPnL", 10),
+    ("roe", "uPnL%", 9),
+    ("liq", "Liq.", 11),
+    ("dist", "Liq.dist", 9),
+    ("lev", "Lev", 5),
+    ("mode", " Mode", 7),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PositionView:
+    """A position with what the summary adds: the mark, uPnL (and % of margin), liquidation price."""
+
+    position: Position
+    mark: Decimal | None
+    upnl: Decimal | None
+    upnl_pct: Decimal | None
+    liquidation: Decimal | None
+    liq_distance: Decimal | None  # fraction of the mark
+
+
+def position_view(p: Position, mark: Decimal | None, summary: Any) -> PositionView:
+    """Join a position with its ticker mark and the account summary's perp_positions entry."""
+    leg = summary.perp_positions.get(p.instrument) if summary is not None else None
+    upnl = leg.upnl if leg is not None else (mark - p.entry_price) * p.size if mark is not None else None
+    margin = leg.im if leg is not None and leg.im else p.margin
+    if not margin and p.leverage:
+        margin = abs(p.size) * p.entry_price / p.leverage
+    pct = upnl / margin if upnl is not None and margin else None
+    liq = leg.liquidation_price if leg is not None and leg.liquidation_price > 0 else None
+    dist = abs(mark - liq) / mark if liq is not None and mark else None
+    return PositionView(p, mark, upnl, pct, liq, dist)
+
+
+def position_key(p: Position) -> str:
+    return f"{p.instrument}:{p.position_side}"
+
+
+class PositionsPane(FeedPane):
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets"})
+
+    DEFAULT_CSS = """
+    PositionsPane {
+        height: 7;
+    }
+    """
+
+    def __init__(self, state: Any, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.border_title = "Positions"
+        self._rows: TableRows | None = None
+
+    def compose(self) -> ComposeResult:
+        table: DataTable[Any] = DataTable(cursor_type="row", cell_padding=0, id="positions-table")
+        for key, label, width in COLUMNS:
+            justify: JustifyMethod = "left" if key in ("market", "side", "mode") else "right"
+            table.add_column(Text(label, justify=justify), width=width, key=key)
+        yield table
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._rows = TableRows(self.query_one(DataTable), [c[0] for c in COLUMNS])
+
+    def restyle(self) -> None:
+        if self._rows is not None:
+            self._rows.forget()
+
+    def selected(self) -> Position | None:
+        """The position under the cursor (the first when there is one and no cursor yet)."""
+        if self._rows is None:
+            return None
+        key = self._rows.cursor_key()
+        return next((p for p in self.state.account.positions if position_key(p) == key), None)
+
+    def refresh_state(self) -> None:
+        if self._rows is None:
+            return
+        account = self.state.account
+        market = self.state.market
+        rows = []
+        for p in sorted(account.positions, key=lambda x: x.instrument_id):
+            t = market.tickers.get(p.instrument)
+            view = position_view(p, t.mark_price if t else None, account.summary)
+            info = market.instruments.get(p.instrument)
+            rows.append((position_key(p), self._cells(view, info)))
+        self._rows.sync(rows)
+        self.border_title = f"Positions ({len(rows)})" if rows else "Positions"
+        if account.address is None:
+            self.border_subtitle = "no account"
+        elif not account.loaded:
+            self.border_subtitle = "loading…"
+        else:
+            self.border_subtitle = "c close" if rows else ""
+
+    def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
+        c = self.colours
+        p = v.position
+        tick = info.tick_size if info else None
+        lot = info.lot_size if info else None
+        long = p.size > 0
+        pnl_style = c.move(v.upnl >= 0) if v.upnl is not None else ""
+        return [
+            Text(p.instrument),
+            Text(f"{UP if long else DOWN} {'long' if long else 'short'}", style=c.side(long)),
+            _r(fmt_size(abs(p.size), lot)),
+            _r(fmt_price(p.entry_price, tick)),
+            _r(fmt_price(v.mark, tick)),
+            _r(fmt_money(abs(p.position_value))),
+            _r(fmt_money(v.upnl), pnl_style),
+            _r(fmt_pct(v.upnl_pct), pnl_style),
+            _r(fmt_price(v.liquidation, tick)),
+            _r(fmt_pct(v.liq_distance, places=1, signed=False)),
+            _r(f"{p.leverage.normalize():f}x"),
+            Text(f" {p.margin_mode}"),
+        ]
+
+
+def _r(text: str, style: str = "") -> Text:
+    return Text(text, style=style, justify="right")

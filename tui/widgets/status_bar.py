@@ -1,0 +1,66 @@
+"""The status bar: the connection, how old each pane's data is, the rate-limit budget, clock drift, the last error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from textual.content import Content
+
+from .display import fmt_age
+from .header import CONNECTION_STYLES
+from .pane import FeedLine
+
+__all__ = ["STALE_AFTER_S", "StatusBar"]
+
+STALE_AFTER_S = 3.0
+# (topic, label): the data behind each pane
+AGES = (("book", "book"), ("trades", "tape"), ("markets", "mkts"), ("chart", "chart"), ("account", "acct"))
+
+
+class StatusBar(FeedLine):
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"status", "book", "trades", "markets", "chart", "account"})
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $foreground-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, state: Any, *, clock: Callable[[], float], id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self._clock = clock
+
+    def refresh_state(self) -> None:
+        status = self.state.status
+        now = self._clock()
+        dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
+        parts: list[str | tuple[str, str] | Content] = [(f"{dot} {status.connection}", f"bold {colour}")]
+        if status.reconnects:
+            parts.append(f" ({status.reconnects}×)")
+        parts.append(" │")
+        for topic, label in AGES:
+            at = status.updated.get(topic)
+            if at is None:
+                parts.append((f" {label} -", "$stale"))
+                continue
+            age = now - at
+            parts.append((f" {label} {fmt_age(age)}", "$stale" if age > STALE_AFTER_S else "$foreground"))
+        rate = status.rate
+        if rate is not None:
+            used = rate.info_1m
+            style = "$warning" if used.limit and used.used >= used.limit * 0.8 else ""
+            parts.extend([" │ ", (f"rate {used.used}/{used.limit}", style)])
+            if rate.waiting_s > 0:
+                parts.append((f" wait {rate.waiting_s:.0f}s", "$warning"))
+            if rate.banned_until is not None:
+                parts.append((" BANNED", "bold $error"))
+        if status.clock_drift_ms is not None:
+            drift = status.clock_drift_ms
+            parts.extend([" │ ", (f"drift {drift:+d}ms", "$warning" if abs(drift) > 1000 else "")])
+        if status.last_error:
+            parts.extend([" │ ", (status.last_error, "$error")])
+        self.update(Content.assemble(*parts))

@@ -1,0 +1,99 @@
+"""Trade tape: the selected instrument's recent trades, newest on top, coloured by side; large ones stand out."""
+
+from __future__ import annotations
+
+import statistics
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widgets import DataTable
+
+from tui.api.models import Trade, to_datetime
+
+from .display import DOWN, UP, fmt_price, fmt_size
+from .pane import FeedPane
+from .table_rows import TableRows
+
+__all__ = ["TradeTapePane", "large_threshold"]
+
+COLUMNS = (("time", "Time", 9), ("side", "", 1), ("price", "Price", 10), ("size", "Size", 8))
+LARGE_FLOOR = Decimal(1_000)  # USDC: never call a trade below this large
+LARGE_FACTOR = 3  # x the median notional of the trades on the tape
+
+
+def large_threshold(trades: list[Trade]) -> Decimal:
+    """The notional from which a trade is highlighted: 3x the median, at least 1,000 USDC."""
+    if not trades:
+        return LARGE_FLOOR
+    median = statistics.median(t.price * t.size for t in trades)
+    return max(LARGE_FLOOR, median * LARGE_FACTOR)
+
+
+def _clock(ts: str | int) -> str:
+    try:
+        return to_datetime(ts).strftime("%H:%M:%S")
+    except (ValueError, OverflowError, OSError):
+        return "--:--:--"
+
+
+class TradeTapePane(FeedPane):
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"trades"})
+
+    def __init__(self, state: Any, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.border_title = "Trades"
+        self.slots = 12
+        self._rows: TableRows | None = None
+
+    def compose(self) -> ComposeResult:
+        table: DataTable[Any] = DataTable(cursor_type="none", cell_padding=0, id="tape-table")
+        for key, label, width in COLUMNS:
+            table.add_column(Text(label, justify="left" if key == "time" else "right"), width=width, key=key)
+        yield table
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self._rows = TableRows(self.query_one(DataTable), [c[0] for c in COLUMNS])
+
+    def on_resize(self, event: Resize) -> None:
+        slots = max(1, event.size.height - 3)
+        if slots != self.slots:
+            self.slots = slots
+            self.dirty = True
+
+    def restyle(self) -> None:
+        if self._rows is not None:
+            self._rows.forget()
+
+    def refresh_state(self) -> None:
+        if self._rows is None:
+            return
+        market = self.state.market
+        info = market.instruments.get(market.selected)
+        tick = info.tick_size if info else None
+        lot = info.lot_size if info else None
+        trades = [t for t in market.trades if t.instrument == market.selected][: self.slots]
+        big = large_threshold(trades)
+        c = self.colours
+        rows: list[tuple[str, list[str | Text]]] = []
+        for i, t in enumerate(trades):
+            buy = t.side == "b"
+            colour = c.move(buy)
+            large = t.price * t.size >= big
+            style = f"bold reverse {colour}" if large else colour
+            rows.append(
+                (
+                    f"t{i}",
+                    [
+                        Text(_clock(t.timestamp), style=c.muted),
+                        Text(UP if buy else DOWN, style=colour),
+                        Text(fmt_price(t.price, tick), style=style, justify="right"),
+                        Text(fmt_size(t.size, lot), style="bold" if large else "", justify="right"),
+                    ],
+                )
+            )
+        self._rows.sync(rows)
+        self.border_title = f"Trades {market.selected}"
