@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.worker import Worker, WorkerState
+from textual.theme import BUILTIN_THEMES
+from textual.worker import Worker
 
 from tui.api.client import Client
 from tui.api.errors import ClientError
@@ -22,11 +23,16 @@ from tui.messages import FeedChanged
 from tui.order_entry import ConfirmPolicy
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
-from tui.screens.main import MainScreen
+from tui.screens.main import MainScreen, report_worker_error
 from tui.startup import DashboardOptions
 from tui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, builtin_themes
 
-__all__ = ["XtuiApp", "make_app"]
+__all__ = ["XtuiApp", "known_themes", "make_app"]
+
+
+def known_themes() -> list[str]:
+    """Every theme name a profile or ``--theme`` may use: xtui's own and Textual's built-in ones."""
+    return [t.name for t in builtin_themes()] + list(BUILTIN_THEMES)
 
 
 class XtuiApp(App[None]):
@@ -47,6 +53,7 @@ class XtuiApp(App[None]):
         account: str | None,
         signer: Signer | None,
         profile: str,
+        mainnet: bool,
         demo_key: bool,
         options: DashboardOptions,
         clock: Callable[[], float],
@@ -79,8 +86,10 @@ class XtuiApp(App[None]):
             feed=self.feed,
             client=client,
             profile=profile,
+            mainnet=mainnet,
             signer=signer.address if signer else None,
             demo_key=demo_key,
+            read_only=options.read_only,
             policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct),
             clock=clock,
             wall_clock=wall_clock,
@@ -120,10 +129,7 @@ class XtuiApp(App[None]):
         self.main.feed_changed(message)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Worker errors end here, as a notification, never as a traceback."""
-        if event.state is WorkerState.ERROR:
-            error = event.worker.error
-            self.notify(f"{event.worker.name or 'task'} failed: {error}", severity="error", timeout=10, markup=False)
+        report_worker_error(self, event)
 
     # ---- actions ------------------------------------------------------------------------------------
 
@@ -161,6 +167,7 @@ def make_app(
     *,
     account: str | None = None,
     profile: str = "LOCAL",
+    mainnet: bool | None = None,
     demo_key: bool = False,
     options: DashboardOptions | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -170,6 +177,8 @@ def make_app(
     feed_options: Mapping[str, Any] | None = None,
 ) -> XtuiApp:
     """The dashboard on ``client``/``ws_url``. No ``signer``: watch-only. ``account`` defaults to the signer's.
+
+    ``profile`` is the name the header shows; ``mainnet`` (default: the name is MAINNET) draws it in red.
 
     ``clock`` (monotonic seconds) dates the panes' data; ``wall_clock`` (epoch seconds) is compared with the
     exchange's time. ``fund`` sends one harmless signed action first (the local exchange's faucet).
@@ -181,6 +190,7 @@ def make_app(
         account=account or (signer.address if signer else None),
         signer=signer,
         profile=profile,
+        mainnet=profile == "MAINNET" if mainnet is None else mainnet,
         demo_key=demo_key,
         options=options or DashboardOptions(),
         clock=clock,

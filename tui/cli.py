@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from .cli_admin import ADMIN_COMMANDS, AdminError, add_admin_arguments, refuse_key_argv, run_admin, start_logging
+from .logs import KEY_SHAPE
 
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 
@@ -58,15 +59,23 @@ def _add_target(p: argparse.ArgumentParser) -> None:
 
 def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     """The flags of the default command: the dashboard."""
-    d = parser.add_argument_group("dashboard (no command): the built-in exchange unless one is named")
+    d = parser.add_argument_group(
+        "dashboard (no command)",
+        "A profile from config.toml (xtui config show) says where to connect and as whom; the flags below "
+        "override it. Without --profile: XTUI_PROFILE, else the config's default_profile, else local (the "
+        "built-in exchange).",
+    )
+    d.add_argument("--profile", metavar="NAME", help="profile to start with (local, testnet, mainnet, sim or yours)")
     g = d.add_mutually_exclusive_group()
     g.add_argument("--url", help="base URL of an exchange (the WebSocket is URL/ws/)")
     g.add_argument("--testnet", action="store_true", help="the public test network")
     g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
-    d.add_argument("--address", metavar="ADDR", help="watch this account (no order entry without --key-env)")
+    d.add_argument("--address", metavar="ADDR", help="watch this account (trade for it as an agent with --key-env)")
     d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
-    d.add_argument("--theme", default="xtui", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: xtui)")
-    d.add_argument("--symbol", default="BTC-PERP", help="instrument shown first (default: BTC-PERP)")
+    d.add_argument("--password-env", metavar="VAR", help="environment variable holding the profile's keystore password")
+    d.add_argument("--read-only", action="store_true", help="no order entry, cancels, closes or panic; no key loaded")
+    d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
+    d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -167,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(refusal)
         return 1
     args = build_parser().parse_args(argv)
+    if args.command is None and any(KEY_SHAPE.search(a) for a in argv):  # no dashboard flag takes 64 hex digits
+        sys.stderr.write("xtui: a private key on the command line is refused: use --key-env VAR or a keystore\n")
+        return 1
     try:
         start_logging(args)
         if args.command in ADMIN_COMMANDS:
@@ -188,16 +200,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in take_screenshots(args.out, seed=args.seed, theme=args.theme):
                 sys.stdout.write(f"{path}\n")
             return 0
-        from .startup import DashboardOptions, run_dashboard
+        from .startup import run_dashboard
 
-        options = DashboardOptions(theme=args.theme, symbol=args.symbol)
         return run_dashboard(
+            args.profile,
             url=args.url,
             testnet=args.testnet,
             mainnet=args.mainnet,
             address=args.address,
             key_env=args.key_env,
-            options=options,
+            read_only=args.read_only,
+            theme=args.theme,
+            symbol=args.symbol,
+            password_env=args.password_env,
         )
     except (UsageError, AdminError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")
@@ -206,9 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:
         from .api.errors import ClientError
+        from .config import ConfigError
         from .startup import StartupError
 
-        if isinstance(exc, ClientError | StartupError):
+        if isinstance(exc, ClientError | StartupError | ConfigError):
             sys.stderr.write(f"xtui: {exc}\n")
             return 1
         raise

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.help import KeyHelp
+from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.main import MainScreen
 from tui.screens.order_form import OrderFormScreen
 from tui.screens.prompt import PromptScreen
@@ -25,25 +25,34 @@ from tui.widgets.markets import MarketsPane
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["KeyHelp", "XtuiCommands", "key_catalogue"]
+__all__ = ["KeyHelp", "XtuiCommands", "binding_ids", "key_catalogue"]
+
+# Every scope with bindings a keymap may remap, after the app's own.
+SCOPES: list[tuple[str, Iterable[BindingType]]] = [
+    ("dashboard", MainScreen.BINDINGS),
+    ("markets", MarketsPane.BINDINGS),
+    ("order form", OrderFormScreen.BINDINGS),
+    ("confirm", ConfirmScreen.BINDINGS),
+    ("prompt", PromptScreen.BINDINGS),
+]
 
 
 def _bindings(items: Iterable[BindingType]) -> list[Binding]:
     return [b for b in items if isinstance(b, Binding)]
 
 
+def binding_ids() -> set[str]:
+    """Every binding id a keymap may name."""
+    from tui.app import XtuiApp
+
+    scopes = [XtuiApp.BINDINGS, HelpScreen.BINDINGS, *(items for _, items in SCOPES)]
+    return {b.id for items in scopes for b in _bindings(items) if b.id}
+
+
 def key_catalogue(app: App[Any], app_bindings: Iterable[BindingType], keymap: Mapping[str, str]) -> list[KeyHelp]:
     """Every binding with an id, by scope, with the keys the keymap gives it."""
-    scopes: list[tuple[str, Iterable[BindingType]]] = [
-        ("global", app_bindings),
-        ("dashboard", MainScreen.BINDINGS),
-        ("markets", MarketsPane.BINDINGS),
-        ("order form", OrderFormScreen.BINDINGS),
-        ("confirm", ConfirmScreen.BINDINGS),
-        ("prompt", PromptScreen.BINDINGS),
-    ]
     out = []
-    for scope, items in scopes:
+    for scope, items in [("global", app_bindings), *SCOPES]:
         for b in _bindings(items):
             if not b.id:
                 continue

@@ -1,15 +1,15 @@
-"""How ``xtui`` starts: which exchange (the built-in one, testnet, mainnet, a URL), which account and key.
+"""How ``xtui`` starts: the profile (``tui.launch``), its key unlocked, the built-in exchange when it has no URL.
 
 The built-in exchange runs in its own thread with its own asyncio loop, so the synthetic market never
-takes a frame from the UI loop. Textual is imported late, by ``run_dashboard`` only, so resolving a
-profile (and ``xtui --help``) stays fast.
+takes a frame from the UI loop. Textual is imported late, by ``run_dashboard`` only, so ``xtui --help``
+stays fast.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from tui.api.endpoints import MAINNET, TESTNET, Endpoints
+from tui.api.endpoints import MAINNET, TESTNET
 
 if TYPE_CHECKING:
-    from tui.api.signing import Signer
+    from tui.api.client import Client
     from tui.app import XtuiApp
+    from tui.launch import Flags, Identity, Launch
     from tui.sim.clock import Clock
     from tui.sim.server import LocalExchange, SimConfig
 
@@ -31,10 +32,10 @@ T = TypeVar("T")
 __all__ = [
     "DashboardOptions",
     "EmbeddedExchange",
-    "Profile",
     "StartupError",
+    "dashboard_app",
+    "prepare",
     "profile_name",
-    "resolve_profile",
     "run_dashboard",
     "take_screenshots",
 ]
@@ -49,29 +50,11 @@ class DashboardOptions:
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"buy": "B"}
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending a larger order
     confirm_through_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
+    read_only: bool = False  # no order entry, cancels, closes or panic
 
 
 class StartupError(Exception):
     """A start-up choice that cannot work (no key and no address for a remote exchange...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """Where the dashboard connects and as whom. ``signer`` None means watch-only."""
-
-    name: str  # LOCAL, TESTNET, MAINNET or the URL's host; the header always shows it
-    api_url: str
-    explorer_url: str
-    ws_url: str
-    testnet: bool
-    account: str | None
-    signer: Signer | None
-    local: bool = False
-    demo_key: bool = False  # a fresh key made for this run (the local exchange funds it)
-
-    @property
-    def watch_only(self) -> bool:
-        return self.signer is None
 
 
 def profile_name(url: str) -> str:
@@ -82,84 +65,6 @@ def profile_name(url: str) -> str:
     if base == TESTNET.api:
         return "TESTNET"
     return urlsplit(base).hostname or base
-
-
-def _signer(key_env: str | None) -> Signer | None:
-    if not key_env:
-        return None
-    from tui.api.signing import Signer, SigningError
-
-    secret = os.environ.get(key_env)
-    if not secret:
-        raise StartupError(f"environment variable {key_env} is not set (it should hold the private key)")
-    try:
-        return Signer(secret)
-    except SigningError as exc:
-        raise StartupError(f"{key_env}: {exc}") from None
-
-
-def _check_address(address: str) -> str:
-    from tui.api.signing import checksum_address
-
-    try:
-        return checksum_address(address)
-    except (ValueError, TypeError):
-        raise StartupError(f"--address {address!r} is not an account address (0x and 40 hex digits)") from None
-
-
-def resolve_profile(
-    *,
-    url: str | None = None,
-    testnet: bool = False,
-    mainnet: bool = False,
-    address: str | None = None,
-    key_env: str | None = None,
-    local_url: str | None = None,
-) -> Profile:
-    """The profile the flags describe. ``local_url`` is the built-in exchange's URL when no remote is given.
-
-    ``--address`` alone watches that account; ``--key-env`` trades as that key (for ``--address`` when both
-    are given, as its agent); on the built-in exchange with neither, a fresh demo key is made.
-    """
-    signer = _signer(key_env)
-    account = _check_address(address) if address else None
-    if url or testnet or mainnet:
-        if url:
-            ends = Endpoints.for_base(url)
-            name = profile_name(url)
-        else:
-            ends = TESTNET if testnet else MAINNET
-            name = "TESTNET" if testnet else "MAINNET"
-        if signer is None and account is None:
-            raise StartupError(f"{name}: give --address ADDR to watch an account or --key-env VAR to trade")
-        return Profile(
-            name=name,
-            api_url=ends.api,
-            explorer_url=ends.explorer,
-            ws_url=ends.ws,
-            testnet=name == "TESTNET",
-            account=account or (signer.address if signer else None),
-            signer=signer,
-        )
-    if local_url is None:
-        raise StartupError("no exchange: the built-in exchange is not running")
-    demo = signer is None and account is None
-    if demo:
-        from tui.api.signing import Signer
-
-        signer = Signer.generate()
-    ends = Endpoints.for_base(local_url)
-    return Profile(
-        name="LOCAL",
-        api_url=ends.api,
-        explorer_url=ends.explorer,
-        ws_url=ends.ws,
-        testnet=False,
-        account=account or (signer.address if signer else None),
-        signer=signer,
-        local=True,
-        demo_key=demo,
-    )
 
 
 class EmbeddedExchange:
@@ -239,41 +144,84 @@ class EmbeddedExchange:
         self.stop()
 
 
+def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
+    """The profile (``resolve``) with the flags laid over it, its theme and keymap checked by name."""
+    from tui.app import known_themes
+    from tui.commands import binding_ids
+    from tui.config import resolve
+    from tui.launch import Flags, apply_flags, check_names
+
+    launch = apply_flags(resolve(profile), flags or Flags())
+    check_names(launch, known_themes(), binding_ids())
+    return launch
+
+
+def dashboard_app(
+    launch: Launch,
+    ident: Identity,
+    *,
+    local_url: str | None = None,
+    client: Client | None = None,
+    **extra: Any,
+) -> XtuiApp:
+    """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
+    from tui.api.client import Client
+    from tui.app import make_app
+
+    profile = launch.profile
+    ends = profile.endpoints(local_url)
+    own = client is None
+    if client is None:
+        client = Client(
+            ends.api, explorer_url=ends.explorer, signer=ident.signer, testnet=profile.testnet, dialect=profile.dialect
+        )
+    return make_app(
+        client,
+        ends.ws,
+        ident.signer,
+        account=ident.account,
+        profile=launch.label,
+        mainnet=launch.mainnet,
+        demo_key=ident.demo_key,
+        options=launch.options,
+        fund=profile.builtin_exchange and ident.signer is not None,
+        close_client=own,
+        **extra,
+    )
+
+
 def run_dashboard(
+    profile: str | None = None,
     *,
     url: str | None = None,
     testnet: bool = False,
     mainnet: bool = False,
     address: str | None = None,
     key_env: str | None = None,
-    options: DashboardOptions | None = None,
+    read_only: bool = False,
+    theme: str | None = None,
+    symbol: str | None = None,
+    password_env: str | None = None,
 ) -> int:
-    """Start the dashboard on the exchange the flags name (the built-in one when none is named)."""
-    embedded = None if (url or testnet or mainnet) else EmbeddedExchange()
+    """Start the dashboard on ``profile`` (``--profile``; else XTUI_PROFILE, default_profile, local).
+
+    Before Textual takes the screen: the profile's warnings are printed, and its key is unlocked (a
+    keystore asks for its password here). The built-in exchange starts only for a profile without url.
+    """
+    from tui.launch import Flags, identity
+
+    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol)
+    launch = prepare(profile, flags)
+    for warning in launch.warnings:
+        sys.stderr.write(warning + "\n")
+    sys.stderr.flush()
+    ident = identity(launch, password_env)
+    embedded = EmbeddedExchange() if launch.profile.builtin_exchange else None
     try:
         local_url = embedded.start() if embedded is not None else None
-        profile = resolve_profile(
-            url=url, testnet=testnet, mainnet=mainnet, address=address, key_env=key_env, local_url=local_url
-        )
-        from tui.api.client import Client
-        from tui.app import make_app
 
         async def main() -> None:
-            client = Client(
-                profile.api_url, explorer_url=profile.explorer_url, signer=profile.signer, testnet=profile.testnet
-            )
-            app = make_app(
-                client,
-                profile.ws_url,
-                profile.signer,
-                account=profile.account,
-                profile=profile.name,
-                demo_key=profile.demo_key,
-                options=options,
-                fund=profile.local and profile.signer is not None,
-                close_client=True,
-            )
-            await app.run_async()
+            await dashboard_app(launch, ident, local_url=local_url).run_async()
 
         asyncio.run(main())
     finally:

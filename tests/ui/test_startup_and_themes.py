@@ -4,47 +4,65 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tui.api.endpoints import MAINNET, TESTNET
 from tui.api.signing import Signer
-from tui.startup import EmbeddedExchange, StartupError, profile_name, resolve_profile
+from tui.cli_admin import AdminError
+from tui.config import resolve
+from tui.launch import Flags, Identity, Launch, apply_flags, identity
+from tui.startup import EmbeddedExchange, StartupError, profile_name
 from tui.themes import SEMANTIC_DEFAULTS, THEME_DIR, ThemeError, builtin_themes, load_theme, theme_from_dict
 
 KEY = "0x" + "c3" * 32
 ADDR = Signer(KEY).address
 
 
+def start(profile: str | None = None, **flags: Any) -> tuple[Launch, Identity]:
+    """What ``xtui [--profile NAME] [flags]`` starts with (no config file: the built-in profiles)."""
+    launch = apply_flags(resolve(profile), Flags(**flags))
+    return launch, identity(launch)
+
+
 def test_local_without_flags_makes_a_demo_key() -> None:
-    p = resolve_profile(local_url="http://127.0.0.1:5555")
-    assert p.name == "LOCAL" and p.local and p.demo_key and p.signer is not None
-    assert p.account == p.signer.address and p.ws_url == "ws://127.0.0.1:5555/ws/"
+    launch, ident = start()
+    assert launch.label == "LOCAL" and launch.profile.builtin_exchange and ident.demo_key
+    assert ident.signer is not None and ident.account == ident.signer.address
+    assert launch.profile.endpoints("http://127.0.0.1:5555").ws == "ws://127.0.0.1:5555/ws/"
 
 
 def test_remote_profiles(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XTUI_TEST_KEY", KEY)
-    p = resolve_profile(mainnet=True, key_env="XTUI_TEST_KEY")
-    assert (p.name, p.api_url, p.ws_url, p.account) == ("MAINNET", MAINNET.api, MAINNET.ws, ADDR)
-    p = resolve_profile(testnet=True, address=ADDR.lower())
-    assert p.name == "TESTNET" and p.testnet and p.watch_only and p.account == ADDR
-    p = resolve_profile(url="https://exchange.example.com:8443/", address=ADDR)
-    assert p.name == "exchange.example.com" and p.ws_url == "wss://exchange.example.com:8443/ws/"
+    launch, ident = start(mainnet=True, key_env="XTUI_TEST_KEY")
+    ends = launch.profile.endpoints()
+    assert (launch.label, ends.api, ends.ws, ident.account) == ("MAINNET", MAINNET.api, MAINNET.ws, ADDR)
+    assert launch.mainnet and launch.warnings == ("warning: --mainnet: the production exchange: real money",)
+    launch, ident = start(testnet=True, address=ADDR.lower())
+    assert launch.label == "TESTNET" and launch.profile.testnet and ident.signer is None and ident.account == ADDR
+    launch, ident = start(url="https://exchange.example.com:8443/", address=ADDR)
+    assert (
+        launch.label == "exchange.example.com"
+        and launch.profile.endpoints().ws == "wss://exchange.example.com:8443/ws/"
+    )
     assert profile_name(MAINNET.api + "/") == "MAINNET" and profile_name(TESTNET.api) == "TESTNET"
 
 
 def test_startup_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XTUI_UNSET_KEY", raising=False)
     with pytest.raises(StartupError, match="--address ADDR to watch"):
-        resolve_profile(mainnet=True)
-    with pytest.raises(StartupError, match="XTUI_UNSET_KEY is not set"):
-        resolve_profile(testnet=True, key_env="XTUI_UNSET_KEY")
+        start(mainnet=True)
+    with pytest.raises(AdminError, match="XTUI_UNSET_KEY is not set"):
+        start(testnet=True, key_env="XTUI_UNSET_KEY")
     with pytest.raises(StartupError, match="not an account address"):
-        resolve_profile(testnet=True, address="0x123")
+        start(testnet=True, address="0x123")
+    with pytest.raises(StartupError, match="only with --mainnet or --profile mainnet"):
+        start(url=MAINNET.api, address=ADDR)  # the production exchange is never reached by a plain URL
     secret = "0x" + "zq" * 32
     monkeypatch.setenv("XTUI_BAD_KEY", secret)
-    with pytest.raises(StartupError, match="XTUI_BAD_KEY") as info:
-        resolve_profile(testnet=True, key_env="XTUI_BAD_KEY")
+    with pytest.raises(AdminError, match="XTUI_BAD_KEY") as info:
+        start(testnet=True, key_env="XTUI_BAD_KEY")
     assert "zq" not in str(info.value)  # the value itself is never echoed
 
 

@@ -7,16 +7,19 @@ most 10 times a second). Its bindings are the trading and view keys; the trading
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from decimal import Decimal
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer
+from textual.worker import Worker, WorkerState
 
 from tui.api.client import Client
 from tui.feed.worker import Feed
@@ -30,15 +33,26 @@ from tui.widgets.markets import MarketsPane
 from tui.widgets.orders import OpenOrdersPane
 from tui.widgets.pane import FeedLine, FeedPane
 from tui.widgets.positions import PositionsPane
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import StatusBar, drift_warning
 from tui.widgets.tape import TradeTapePane
 
 from .order_desk import OrderDesk
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "report_worker_error"]
+
+log = logging.getLogger(__name__)
 
 REFRESH_S = 0.1  # panes re-read the state at most this often
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
+
+
+def report_worker_error(node: App[Any] | Widget, event: Worker.StateChanged) -> None:
+    """A failed worker, the app's or a screen's: a notification and a log record, never a traceback on screen."""
+    if event.state is not WorkerState.ERROR:
+        return
+    name = event.worker.name or "task"
+    log.error("%s failed", name, exc_info=event.worker.error)
+    node.notify(f"{name} failed: {event.worker.error}", severity="error", timeout=10, markup=False)
 
 
 class MainScreen(Screen[None]):
@@ -54,6 +68,8 @@ class MainScreen(Screen[None]):
         Binding("k", "cancel_cloid", "Cancel by cloid", id="cancel_cloid", show=False,
                 tooltip="Cancel an order by its client order id"),
         Binding("c", "close_position", "Close", id="close_position", tooltip="Close the selected position"),
+        Binding("P", "panic", "PANIC", id="panic",
+                tooltip="PANIC: cancel every open order and close every position (asks first)"),
         Binding("slash", "filter_markets", "Filter", id="filter_markets", show=False,
                 tooltip="Filter the markets by typing"),
         Binding("g", "cycle_grouping", "Group", id="book_grouping", show=False,
@@ -134,23 +150,42 @@ class MainScreen(Screen[None]):
         signer: str | None,
         demo_key: bool,
         policy: ConfirmPolicy,
+        mainnet: bool = False,
+        read_only: bool = False,
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
     ) -> None:
         super().__init__(id="main")
         self.feed = feed
         self._profile = profile
+        self._mainnet = mainnet
         self._signer = signer
         self._demo_key = demo_key
+        self._read_only = read_only
         self._clock = clock
         self._wall_clock = wall_clock
+        self._drift_told = False
         self.desk = OrderDesk(
-            self, client, feed.state, refresh=feed.refresh_account, policy=policy, watch_only=signer is None
+            self,
+            client,
+            feed.state,
+            refresh=feed.refresh_account,
+            policy=policy,
+            watch_only=signer is None,
+            read_only=read_only,
         )
 
     def compose(self) -> ComposeResult:
         state = self.feed.state
-        yield ProfileHeader(state, profile=self._profile, signer=self._signer, demo_key=self._demo_key, id="header")
+        yield ProfileHeader(
+            state,
+            profile=self._profile,
+            signer=self._signer,
+            demo_key=self._demo_key,
+            mainnet=self._mainnet,
+            read_only=self._read_only,
+            id="header",
+        )
         # grid cells fill in this order; the breakpoint classes move and hide them (see DEFAULT_CSS)
         with Container(id="grid"):
             yield MarketsPane(state, id="markets")
@@ -177,6 +212,23 @@ class MainScreen(Screen[None]):
     def feed_changed(self, message: FeedChanged) -> None:
         for pane in self._live():
             pane.feed_changed(message.topics)
+        if "status" in message.topics and not self._drift_told:
+            self._tell_drift()
+
+    def _tell_drift(self) -> None:
+        """Once a session: a clock off by more than a second makes the exchange reject nonces and expiries."""
+        warning = drift_warning(self.feed.state.status.clock_drift_ms)
+        if warning is None:
+            return
+        self._drift_told = True
+        self.notify(
+            f"{warning.capitalize()}. Nonces and expiresAfter are taken from it, so orders may be rejected: "
+            "sync the system clock (NTP).",
+            title="Clock drift",
+            severity="warning",
+            timeout=20,
+            markup=False,
+        )
 
     def flush_panes(self) -> None:
         for pane in self._live():
@@ -185,6 +237,9 @@ class MainScreen(Screen[None]):
     def _tick(self) -> None:
         self.query_one(StatusBar).dirty = True
         self.query_one(OpenOrdersPane).dirty = True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)  # the screen's workers: orders, cancels, the feed's moves
 
     @on(InstrumentChosen)
     def _instrument_chosen(self, event: InstrumentChosen) -> None:
@@ -220,6 +275,9 @@ class MainScreen(Screen[None]):
 
     def action_close_position(self) -> None:
         self.desk.close_position(self.query_one(PositionsPane).selected())
+
+    def action_panic(self) -> None:
+        self.desk.panic()
 
     def action_filter_markets(self) -> None:
         self.query_one(MarketsPane).start_filter()

@@ -2,11 +2,14 @@
 
 A key handler never awaits the network: it starts a worker and returns. Each outcome is a notification
 (the order id and transaction hash, or the exchange's error), and the account is polled right after.
+In read-only mode (or watch-only, with no key) every trading key says why it does nothing.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -24,6 +27,9 @@ from .order_form import OrderFormScreen
 from .prompt import PromptScreen
 
 __all__ = ["OrderDesk", "order_context"]
+
+log = logging.getLogger(__name__)
+READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
 
 
 def order_context(state: FeedState, symbol: str) -> OrderContext | None:
@@ -95,6 +101,7 @@ class OrderDesk:
         refresh: Callable[[], Awaitable[None]],
         policy: ConfirmPolicy,
         watch_only: bool,
+        read_only: bool = False,
     ) -> None:
         self.screen = screen
         self.client = client
@@ -102,18 +109,25 @@ class OrderDesk:
         self.refresh = refresh
         self.policy = policy
         self.watch_only = watch_only
+        self.read_only = read_only
         self.in_flight = 0
         self.picked: Decimal | None = None
 
-    def _refuse_watch_only(self) -> bool:
-        if self.watch_only:
-            self.screen.notify("Watch-only: no key to sign orders with (start with --key-env VAR).", severity="warning")
-        return self.watch_only
+    def _refuse(self, what: str) -> bool:
+        """Say why ``what`` cannot be done (read-only, watch-only); False when it can."""
+        if self.read_only:
+            self.screen.notify(f"{READ_ONLY}: {what} not sent.", title="Read-only", severity="warning")
+        elif self.watch_only:
+            self.screen.notify(
+                f"Watch-only: no key to sign with (start with --key-env VAR or a profile's keystore): {what} not sent.",
+                severity="warning",
+            )
+        return self.read_only or self.watch_only
 
     # ---- the form -------------------------------------------------------------------------------
 
     def open_form(self, side: str) -> None:
-        if self._refuse_watch_only():
+        if self._refuse(f"{side} order"):
             return
         symbol = self.state.market.selected
         ctx = order_context(self.state, symbol)
@@ -153,7 +167,7 @@ class OrderDesk:
                 self.in_flight -= 1
             await self.refresh()
 
-        self.screen.run_worker(job(), group="submit", exit_on_error=False)
+        self.screen.run_worker(job(), name=what, group="submit", exit_on_error=False)
 
     def place(self, plan: OrderPlan) -> None:
         async def call() -> str:
@@ -163,7 +177,7 @@ class OrderDesk:
         self._run("Order", call)
 
     def cancel_order(self, order: Order | None) -> None:
-        if self._refuse_watch_only():
+        if self._refuse("cancel"):
             return
         if order is None:
             self.screen.notify("No open order selected.", severity="warning")
@@ -176,7 +190,7 @@ class OrderDesk:
         self._run("Cancel", call)
 
     def cancel_instrument(self) -> None:
-        if self._refuse_watch_only():
+        if self._refuse("cancel"):
             return
         symbol = self.state.market.selected
         info = self.state.market.instruments.get(symbol)
@@ -198,7 +212,7 @@ class OrderDesk:
         self.screen.app.push_screen(ConfirmScreen(f"Cancel all {symbol} orders?", lines), answered)
 
     def cancel_by_cloid(self) -> None:
-        if self._refuse_watch_only():
+        if self._refuse("cancel"):
             return
 
         def entered(cloid: str | None) -> None:
@@ -220,7 +234,7 @@ class OrderDesk:
         self.screen.app.push_screen(prompt, entered)
 
     def close_position(self, position: Position | None) -> None:
-        if self._refuse_watch_only():
+        if self._refuse("close"):
             return
         if position is None:
             self.screen.notify("No position selected.", severity="warning")
@@ -239,3 +253,80 @@ class OrderDesk:
 
         lines = [plan.describe(), "A reduce-only market order: it fills against the book, with slippage."]
         self.screen.app.push_screen(ConfirmScreen(f"Close the {position.instrument} position?", lines), answered)
+
+    # ---- panic ----------------------------------------------------------------------------------
+
+    def panic(self) -> None:
+        """Ask (default No), then cancel every order and close every position, reporting each result."""
+        if self._refuse("panic"):
+            return
+        orders = len(self.state.account.open_orders)
+        positions = [p for p in self.state.account.positions if p.size]
+        lines = [f"{orders} open order(s) will be cancelled, on every instrument."]
+        lines.append(f"{len(positions)} position(s) will be closed with reduce-only market orders:")
+        lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
+        lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+
+        title = "PANIC: cancel every order and close every position?"
+        self.screen.app.push_screen(ConfirmScreen(title, lines, yes="PANIC (y)"), answered)
+
+    def _report(self, message: str, *, error: bool = False) -> None:
+        log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
+        self.screen.notify(
+            message, title="PANIC", severity="error" if error else "warning", timeout=15 if error else 8, markup=False
+        )
+
+    async def _panic(self, shown_orders: int) -> None:
+        self.in_flight += 1
+        try:
+            failures = 0
+            try:
+                resp = await self.client.cancel_all()
+                self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")
+            except ClientError as exc:
+                failures += 1
+                self._report(f"cancel all failed: {_why(exc)}", error=True)
+            positions = await self._open_positions()
+            closed = 0
+            for position in positions:
+                closed += await self._close_now(position)
+            failures += len(positions) - closed
+            summary = f"{closed} of {len(positions)} position(s) closed"
+            summary = f"done with {failures} failure(s) (see above): {summary}" if failures else f"done: {summary}"
+            self._report(summary, error=bool(failures))
+        finally:
+            self.in_flight -= 1
+        await self.refresh()
+
+    async def _open_positions(self) -> list[Position]:
+        """The account's positions now (asked of the exchange), or as last seen when it cannot answer."""
+        account = self.state.account.address
+        if account is not None:
+            try:
+                return [p for p in await self.client.positions(account) if p.size]
+            except ClientError as exc:
+                self._report(f"could not read the positions ({_why(exc)}): closing those last seen", error=True)
+        return [p for p in self.state.account.positions if p.size]
+
+    async def _close_now(self, position: Position) -> bool:
+        ctx = order_context(self.state, position.instrument)
+        plan = close_position_plan(replace(ctx, position=position.size)) if ctx is not None else None
+        if plan is None:
+            self._report(f"{position.instrument}: no instrument data to close it with", error=True)
+            return False
+        try:
+            resp = await self.client.place_order([plan.to_wire()])
+            oid = _oid(resp)
+        except ClientError as exc:
+            self._report(f"{plan.describe()}: {_why(exc)}", error=True)
+            return False
+        self._report(f"{plan.describe()}\noid {oid} · tx {short_address(resp.tx_hash)}")
+        return True
+
+
+def _why(exc: ClientError) -> str:
+    return f"rejected: {exc.message}" if isinstance(exc, ActionRejected) else str(exc)

@@ -1,4 +1,8 @@
-"""The header: the profile (MAINNET always in the error colour), the account, the signer, the connection."""
+"""The header: the profile (MAINNET always in the error colour), the account and its signer, the connection.
+
+Whoever signs is always on show: "account 0x… · signer agent 0x…" when an agent trades for the account,
+"own key" when the account signs for itself, and a READ-ONLY or watch-only mark when nothing can sign.
+"""
 
 from __future__ import annotations
 
@@ -32,23 +36,37 @@ class ProfileHeader(FeedLine):
     }
     """
 
-    def __init__(self, state: Any, *, profile: str, signer: str | None, demo_key: bool, id: str | None = None) -> None:
+    def __init__(
+        self,
+        state: Any,
+        *,
+        profile: str,
+        signer: str | None,
+        demo_key: bool,
+        mainnet: bool = False,
+        read_only: bool = False,
+        id: str | None = None,
+    ) -> None:
         super().__init__(state, id=id)
         self.profile = profile
         self.signer = signer
         self.demo_key = demo_key
+        self.mainnet = mainnet
+        self.read_only = read_only
+
+    def _signer(self, account: str | None) -> Content:
+        if self.read_only:
+            return Content.styled(" READ-ONLY ", "bold reverse $warning")
+        if self.signer is None:
+            return Content.styled("watch-only", "bold $warning")
+        if self.signer == account:
+            return Content("demo key" if self.demo_key else "own key")
+        return Content.assemble("signer agent ", (short_address(self.signer), "bold"))
 
     def refresh_state(self) -> None:
         status = self.state.status
         account = self.state.account.address
-        mainnet = self.profile == "MAINNET"
-        profile_style = "bold reverse $error" if mainnet else "bold reverse $primary"
-        if self.signer is None:
-            signer = Content.styled("watch-only", "bold $warning")
-        elif self.signer == account:
-            signer = Content(("demo key " if self.demo_key else "key ") + short_address(self.signer))
-        else:
-            signer = Content(f"agent {short_address(self.signer)}")
+        profile_style = "bold reverse $error" if self.mainnet else "bold reverse $primary"
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
         self.update(
             Content.assemble(
@@ -56,8 +74,8 @@ class ProfileHeader(FeedLine):
                 (f" {self.profile} ", profile_style),
                 "  account ",
                 (short_address(account), "bold"),
-                "  ",
-                signer,
+                " · ",
+                self._signer(account),
                 "  ",
                 (f"{dot} {status.connection}", colour),
                 "  ",

@@ -11,11 +11,20 @@ from .display import fmt_age
 from .header import CONNECTION_STYLES
 from .pane import FeedLine
 
-__all__ = ["STALE_AFTER_S", "StatusBar"]
+__all__ = ["DRIFT_WARN_MS", "STALE_AFTER_S", "StatusBar", "drift_warning"]
 
 STALE_AFTER_S = 3.0
+DRIFT_WARN_MS = 1000  # nonces and expiresAfter are taken from this machine's clock
 # (topic, label): the data behind each pane
 AGES = (("book", "book"), ("trades", "tape"), ("markets", "mkts"), ("chart", "chart"), ("account", "acct"))
+
+
+def drift_warning(drift_ms: int | None) -> str | None:
+    """The warning for a clock this far from the exchange's, or None while it is within a second."""
+    if drift_ms is None or abs(drift_ms) <= DRIFT_WARN_MS:
+        return None
+    way = "behind" if drift_ms > 0 else "ahead of"  # drift is server time - local time
+    return f"this clock is {abs(drift_ms) / 1000:.1f}s {way} the exchange's"
 
 
 class StatusBar(FeedLine):
@@ -38,7 +47,11 @@ class StatusBar(FeedLine):
         status = self.state.status
         now = self._clock()
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
-        parts: list[str | tuple[str, str] | Content] = [(f"{dot} {status.connection}", f"bold {colour}")]
+        parts: list[str | tuple[str, str] | Content] = []
+        warning = drift_warning(status.clock_drift_ms)
+        if warning:  # first, so a narrow terminal never cuts it off
+            parts += [(" WARNING ", "bold reverse $error"), (f" {warning}: orders may be rejected ", "$error"), "│ "]
+        parts.append((f"{dot} {status.connection}", f"bold {colour}"))
         if status.reconnects:
             parts.append(f" ({status.reconnects}×)")
         parts.append(" │")
@@ -58,9 +71,8 @@ class StatusBar(FeedLine):
                 parts.append((f" wait {rate.waiting_s:.0f}s", "$warning"))
             if rate.banned_until is not None:
                 parts.append((" BANNED", "bold $error"))
-        if status.clock_drift_ms is not None:
-            drift = status.clock_drift_ms
-            parts.extend([" │ ", (f"drift {drift:+d}ms", "$warning" if abs(drift) > 1000 else "")])
+        if status.clock_drift_ms is not None and not warning:
+            parts.extend([" │ ", f"drift {status.clock_drift_ms:+d}ms"])
         if status.last_error:
             parts.extend([" │ ", (status.last_error, "$error")])
         self.update(Content.assemble(*parts))
