@@ -215,6 +215,57 @@ def bench_feed_handlers(n: int) -> None:
     _report("feed: book + trade messages absorbed (headless)", bench_feed(n), "msgs/s", ">= 5,000/s")
 
 
+def bench_startup(runs: int) -> None:
+    from .bench_ui import startup_seconds
+
+    marks = startup_seconds(runs)
+
+    def median_ms(key: str) -> float:
+        return statistics.median(m[key] for m in marks) * 1000
+
+    _report(f"start to first full frame (median of {runs})", median_ms("frame"), "ms", "<= 1,500 ms")
+    _report("  of which: until the local exchange serves", median_ms("exchange"), "ms")
+    _report("  of which: until the feed is ready", median_ms("feed_ready"), "ms")
+
+
+def bench_order_ack(repeats: int) -> None:
+    from .bench_ui import order_ack_ms
+
+    ack = order_ack_ms(repeats)
+    _report(f"Enter to order acknowledged (median of {ack['n']})", ack["median"], "ms", "<= 50 ms")
+    _report("Enter to order acknowledged (p90)", ack["p90"], "ms")
+
+
+def bench_feed_under_keys(presses: int) -> None:
+    from .bench_ui import KEY_TARGET_MS, feed_under_keys
+
+    result = feed_under_keys(presses)
+    best = result["best"]
+    name = f"feed + UI: msgs/s with a key answered <= {KEY_TARGET_MS:.0f} ms"
+    _report(name, best["achieved"] if best else 0.0, "msgs/s", ">= 5,000/s")
+    if best:
+        _report("  key to frame at that rate (median)", best["median"], "ms", "<= 50 ms")
+    for stage in result["stages"]:
+        rate = f"at {stage['rate']:,} msgs/s" if stage["rate"] else "with no feed load"
+        behind = "" if stage["kept_pace"] else f"  (the feed fell behind: {stage['achieved']:,.0f} msgs/s)"
+        _report(f"  key to frame {rate} (median)", stage["median"], "ms" + behind)
+    _report("help screen: key to frame, no feed load (median)", result["help"]["median"], "ms")
+
+
+async def bench_dashboard_cpu(seconds: float) -> None:
+    from .bench_ui import BOOK_HZ, dashboard_cpu
+
+    proc, url = await _sim_process()
+    try:
+        cpu = await dashboard_cpu(url, seconds)
+    finally:
+        proc.terminate()
+        await proc.wait()
+    _report("dashboard CPU, idle", cpu["idle"], "% of a core", "<= 15%")
+    _report(f"dashboard CPU, book changing {BOOK_HZ}x a second", cpu["loaded"], "% of a core", "<= 15%")
+    _report("  book updates the dashboard received", cpu["book_updates_per_s"], "/s")
+
+
 def run_bench(quick: bool = False) -> int:
     scale = 1 if quick else 10
     sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
@@ -224,4 +275,8 @@ def run_bench(quick: bool = False) -> int:
     bench_feed_handlers(5_000 * scale)
     asyncio.run(bench_server(300 * scale))
     asyncio.run(bench_ws_fanout(100 * scale))
+    bench_startup(1 if quick else 3)
+    bench_order_ack(5 if quick else 20)
+    bench_feed_under_keys(6 if quick else 15)
+    asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0))
     return 0
