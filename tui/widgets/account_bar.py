@@ -32,13 +32,13 @@ class AccountBar(FeedLine):
         account = self.state.account
         s = account.summary
         if account.address is None:
-            self.update(Content.styled("no account", "$stale"))
+            self.show(Content.styled("no account", "$stale"))
             return
         if s is None:
-            self.update(Content.styled("account loading…", "$stale"))
+            self.show(Content.styled("account loading…", "$stale"))
             return
         sep = ("  │ ", "$foreground-muted")
-        self.update(
+        self.show(
             Content.assemble(
                 "Equity ",
                 (fmt_money(s.total_account_equity), "bold"),

@@ -68,7 +68,7 @@ class ProfileHeader(FeedLine):
         account = self.state.account.address
         profile_style = "bold reverse $error" if self.mainnet else "bold reverse $primary"
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
-        self.update(
+        self.show(
             Content.assemble(
                 ("xtui ", "bold"),
                 (f" {self.profile} ", profile_style),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.containers import Vertical
+from textual.content import Content, Span
 from textual.widgets import Static
 
 from tui.feed.state import FeedState
@@ -88,6 +89,18 @@ class FeedLine(Static):
         super().__init__("", id=id, markup=False)
         self.state = state
         self.dirty = True
+        self._shown: tuple[str, list[Span]] | None = None
+
+    def show(self, content: Content) -> None:
+        """Show ``content`` if it differs from what is shown, without a layout pass.
+
+        A one-line widget never changes size, and a layout pass re-lays out and redraws the whole screen:
+        on every book change that cost ~40 ms of CPU.
+        """
+        key = (content.plain, list(content.spans))
+        if key != self._shown:
+            self._shown = key
+            self.update(content, layout=False)
 
     def feed_changed(self, topics: frozenset[str]) -> None:
         if topics & self.TOPICS:

@@ -75,4 +75,4 @@ class StatusBar(FeedLine):
             parts.extend([" │ ", f"drift {status.clock_drift_ms:+d}ms"])
         if status.last_error:
             parts.extend([" │ ", (status.last_error, "$error")])
-        self.update(Content.assemble(*parts))
+        self.show(Content.assemble(*parts))
