@@ -21,7 +21,9 @@ from tui.commands import XtuiCommands, key_catalogue
 from tui.feed.worker import Feed
 from tui.messages import FeedChanged
 from tui.order_entry import ConfirmPolicy
+from tui.screens.catalogue import SCREEN_BINDINGS, open_screen
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.data_screen import ScreenContext
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen, report_worker_error
 from tui.startup import DashboardOptions
@@ -43,6 +45,7 @@ class XtuiApp(App[None]):
         Binding("q", "quit_app", "Quit", id="quit", tooltip="Quit (asks first while an order is being sent)"),
         Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
         Binding("T", "next_theme", "Theme", id="next_theme", show=False, tooltip="Switch to the next xtui theme"),
+        *SCREEN_BINDINGS,
     ]
 
     def __init__(
@@ -82,6 +85,16 @@ class XtuiApp(App[None]):
         for theme in builtin_themes():
             self.register_theme(theme)
         self.theme = options.theme if options.theme in self.available_themes else DEFAULT_THEME
+        self.context = ScreenContext(
+            client=client,
+            feed=self.feed,
+            account=account,
+            signer=signer,
+            read_only=options.read_only,
+            poll_s=self.feed.poll_s,
+            now_ms=lambda: int(wall_clock() * 1000),
+            profile=profile,
+        )
         self.main = MainScreen(
             feed=self.feed,
             client=client,
@@ -126,7 +139,7 @@ class XtuiApp(App[None]):
         self.post_message(FeedChanged(topics))
 
     def on_feed_changed(self, message: FeedChanged) -> None:
-        self.main.feed_changed(message)
+        self.main.feed_changed(message)  # the data screens poll for themselves
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)
@@ -136,6 +149,9 @@ class XtuiApp(App[None]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(key_catalogue(self, self.BINDINGS, self.keymap)))
+
+    def action_open_screen(self, name: str) -> None:
+        open_screen(self, name, self.context)
 
     def action_next_theme(self) -> None:
         names = self._themes

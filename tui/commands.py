@@ -15,7 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
+from tui.screens.catalogue import SCREENS
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.data_screen import DataScreen
+from tui.screens.form import FormScreen
 from tui.screens.help import HelpScreen, KeyHelp
 from tui.screens.main import MainScreen
 from tui.screens.order_form import OrderFormScreen
@@ -34,6 +37,9 @@ SCOPES: list[tuple[str, Iterable[BindingType]]] = [
     ("order form", OrderFormScreen.BINDINGS),
     ("confirm", ConfirmScreen.BINDINGS),
     ("prompt", PromptScreen.BINDINGS),
+    ("data screens", DataScreen.BINDINGS),
+    *((name, screen.BINDINGS) for name, screen in SCREENS.items()),
+    ("form", FormScreen.BINDINGS),
 ]
 
 
@@ -71,12 +77,16 @@ class XtuiCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
         app = self.app
         main = next((s for s in app.screen_stack if isinstance(s, MainScreen)), None)
+        # the data screen on top (under the palette), whose own actions are listed too
+        data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
+        data_scopes = {"data screens", *(n for n, cls in SCREENS.items() if type(data) is cls)} if data else set()
         keymap: Mapping[str, str] = getattr(app, "keymap", {})
         out: list[tuple[str, str, Callable[[], Any]]] = []
         for item in key_catalogue(app, app.BINDINGS, keymap):
-            if not item.action or item.scope not in ("global", "dashboard"):
+            if not item.action:
                 continue
-            target = main if item.scope == "dashboard" else app
+            targets: dict[str, Any] = {"global": app, "dashboard": main, **dict.fromkeys(data_scopes, data)}
+            target = targets.get(item.scope)
             if target is None:
                 continue
             title = item.tooltip or item.description

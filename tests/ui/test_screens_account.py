@@ -1,0 +1,62 @@
+"""The account screen: the summary in full, info, fees, and leverage changed from a checked, confirmed form."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.widgets import Input, TabbedContent
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard
+from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.screens.account import AccountScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.widgets.record_table import Facts, RecordTable
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_account_screen_shows_the_summary_and_changes_leverage(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    book = await trader.orderbook("BTC-PERP", depth=1)
+    await trader.place_order([order_item(1, "b", book.asks[0].price, "0.01", tif="IOC")])
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = await show(pilot, "A", AccountScreen)
+        collateral = cells(screen.query_one("#collateral", RecordTable))
+        assert collateral[0][:2] == ["USDC", "derivatives"]
+        assert ["BTC", "spot", "0.1", "0.1"] in collateral
+        [leg] = cells(screen.query_one("#legs", RecordTable))
+        assert leg[:5] == ["BTC-PERP", "oneWay", "BOTH", "0.01", f"{book.asks[0].price.normalize():,f}"]
+        assert leg[5] == "cross 10x"
+        margin = screen.query_one("#margin", Facts).text
+        assert "Maintenance margin" in margin and "Transfer margin req." in margin
+        await pilot.press("2")
+        assert screen.query_one(TabbedContent).active == "info"
+        assert ALICE.address in screen.query_one("#account-info", Facts).text
+        await pilot.press("4")
+        assert "-0.0100% / +0.0500%" in screen.query_one("#fees", Facts).text  # perp maker / taker
+        lev = screen.query_one("#leverage-table", RecordTable)
+        assert cells(lev)[0][:4] == ["BTC-PERP", "cross", "10x", "50x"]
+
+        # l: a form for the selected instrument, checked against its max leverage, then confirmed
+        form = await fill_form(pilot, "l", {"leverage": "60"})
+        await pilot.press("enter")
+        assert "from 1 to 50" in error_of(form)
+        form.query_one("#field-leverage", Input).value = "20"
+        lines = await confirm(pilot)
+        assert any("10x -> 20x" in line for line in lines)
+        await until(pilot, lambda: "BTC-PERP set to 20x" in screen.last_result, "the result")
+        assert screen.last_tx.startswith("0x") and screen.last_tx in screen.last_result
+        assert (await trader.instrument_leverage(ALICE.address, "BTC-PERP")).leverage == Decimal(20)
+        await until(pilot, lambda: cells(lev)[0][2] == "20x", "the new leverage shown")
+        theme = app.theme
+        await pilot.press("3", "T")  # the chart is redrawn in the next theme's colours
+        assert app.theme != theme and screen.query_one(TabbedContent).active == "chart"
+        await pilot.press("escape")
+        assert app.screen is app.main

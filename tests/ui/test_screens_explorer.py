@@ -1,0 +1,83 @@
+"""The explorer screen: blocks as they are made, a block's transactions, look-ups and filters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard
+from tests.ui.screen_steps import cells, show, until
+from tui.api.client import Client
+from tui.api.models import Transaction
+from tui.api.signing import Signer
+from tui.screens.explorer import ExplorerScreen, parse_block_ref, parse_tx_type
+from tui.screens.prompt import PromptScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.widgets.record_table import Facts, RecordTable
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def ask(pilot: Any, key: str, text: str) -> None:
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(pilot.app.screen, PromptScreen), f"the prompt of {key}")
+    pilot.app.screen.query_one(Input).value = text  # typed key by key, a hash takes seconds
+    await pilot.press("enter")
+
+
+async def test_blocks_stream_and_look_ups(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    resp = await trader.set_leverage(2, 5)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await show(pilot, "E", ExplorerScreen)
+        blocks = screen.query_one("#blocks", RecordTable)
+        txs = screen.query_one("#txs", RecordTable)
+        top = int(cells(blocks)[0][0])
+        sim.step(1000)  # two more blocks
+        await until(pilot, lambda: int(cells(blocks)[0][0]) == top + 2, "the new blocks")
+        assert blocks.row_count == 20
+
+        await ask(pilot, "t", resp.tx_hash)
+        detail = screen.query_one("#detail", Facts)
+        await until(pilot, lambda: resp.tx_hash in detail.text, "the transaction")
+        text = detail.text
+        assert "1203 updatePerpInstrumentLeverage" in text and ALICE.address in text
+        assert isinstance(screen.detail, Transaction)
+        height = screen.detail.block_height
+
+        await ask(pilot, "b", str(height))
+        await until(pilot, lambda: screen.pinned is not None, "the block")
+        assert f"Block {height}:" in str(screen.query_one("#txs-title").render())
+        await until(pilot, lambda: resp.tx_hash in [str(k.value) for k in txs.rows], "the block's transactions")
+
+        await pilot.press("l")
+        await ask(pilot, "a", "me")
+        await until(pilot, lambda: txs.row_count and {r[3] for r in cells(txs)} == {"0x5d5c…00D2"}, "mine")
+        await ask(pilot, "y", "updatePerpInstrumentLeverage")
+        await until(pilot, lambda: [str(k.value) for k in txs.rows] == [resp.tx_hash], "mine of one type")
+
+        txs.focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(screen.detail, Transaction), "the transaction's detail")
+        assert isinstance(screen.detail, Transaction) and screen.detail.tx_hash == resp.tx_hash
+
+        await ask(pilot, "b", "0x1234")
+        await until(pilot, lambda: isinstance(app.screen, ExplorerScreen), "the prompt to close")
+        await ask(pilot, "b", str(10**9))
+        await until(pilot, lambda: "block not found" in screen.last_result, "the error")
+
+
+def test_references_typed_in() -> None:
+    assert parse_block_ref(" 42 ") == (42, None)
+    assert parse_block_ref("0x" + "Ab" * 32) == (None, "0x" + "ab" * 32)
+    assert parse_tx_type("1301") == 1301
+    assert parse_tx_type("placeorder") == 1301
+    for bad in ("0x12", "block"):
+        try:
+            parse_block_ref(bad)
+        except ValueError:
+            continue
+        raise AssertionError(bad)

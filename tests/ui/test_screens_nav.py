@@ -1,0 +1,60 @@
+"""Getting to the data screens: their keys, the command palette, Escape, and keys typed into a form."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+from textual.widgets import Input
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard
+from tests.ui.screen_steps import until
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.commands import XtuiCommands
+from tui.screens.catalogue import SCREEN_BINDINGS, SCREENS
+from tui.screens.data_screen import DataScreen
+from tui.screens.form import FormScreen
+from tui.screens.wallet import WalletScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        # every screen has a key (the snapshots open each one with it); one after another replaces the
+        # screen shown, so Escape goes straight back to the dashboard
+        assert {b.action for b in SCREEN_BINDINGS} == {f"open_screen('{name}')" for name in SCREENS}
+        for key, name in [("A", "account"), ("G", "agents")]:
+            await pilot.press(key)
+            await until(pilot, lambda name=name: type(app.screen) is SCREENS[name], f"the {name} screen")
+        assert [type(s) for s in app.screen_stack if isinstance(s, DataScreen)] == [SCREENS["agents"]]
+        await pilot.press("escape")
+        assert app.screen is app.main
+
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
+        await pilot.press(*"wallet:")
+        await pilot.pause(0.3)  # the palette searches in a worker
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, WalletScreen), "the wallet from the palette")
+        wallet = app.screen
+        await until(pilot, lambda: wallet.loads >= 1, "the wallet's data")
+
+        # the wallet's own actions are in the palette while it is shown; running one opens its form
+        titles = {title: run for title, _, run in XtuiCommands(wallet)._commands()}
+        assert "Withdraw collateral to a chain" in titles and "Look a block up by height or hash" not in titles
+        app.call_later(titles["Send collateral to another address"])  # as the palette runs it
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the transfer form")
+
+        # screen keys typed into a form are text, not navigation
+        app.screen.query_one("#field-destination", Input).focus()
+        await pilot.press(*"AH")
+        await pilot.pause()
+        assert isinstance(app.screen, FormScreen)
+        assert app.screen.query_one("#field-destination", Input).value == "AH"
+        await pilot.press("escape", "escape")
+        assert app.screen is app.main

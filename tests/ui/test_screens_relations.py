@@ -1,0 +1,118 @@
+"""Referrals, brokers and agents: each screen's data and its actions, through the keys."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from tests.conftest import ALICE_KEY, BOB_KEY
+from tests.ui.conftest import dashboard
+from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
+from tui import keys
+from tui.api.client import Client
+from tui.api.errors import ActionRejected
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.screens.agents import AgentsScreen
+from tui.screens.brokers import BrokersScreen
+from tui.screens.confirm import ConfirmScreen
+from tui.screens.referrals import ReferralsScreen
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.widgets.display import short_address
+from tui.widgets.record_table import Facts, RecordTable
+
+ALICE = Signer(ALICE_KEY)
+BOB = Signer(BOB_KEY)
+
+
+async def test_referrals_code_referred_user_and_claim(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await show(pilot, "R", ReferralsScreen)
+        facts = screen.query_one("#referral-facts", Facts)
+        assert "My codes: -" in facts.text and "Fee discount: 4.00%" in facts.text
+        form = await fill_form(pilot, "n", {"code": "a!"})
+        await pilot.press("enter")
+        assert "letters and digits or _ -" in error_of(form)
+        form.query_one("#field-code", Input).value = "ALICE-1"
+        await confirm(pilot)
+        await until(pilot, lambda: "code ALICE-1 created" in screen.last_result, "the code")
+        await until(pilot, lambda: "My codes: ALICE-1" in facts.text, "the code listed")
+
+        form = await fill_form(pilot, "s", {"code": "ALICE-1"})
+        await pilot.press("enter")
+        assert "own codes" in error_of(form)
+        await pilot.press("escape")
+
+        await bob.set_referrer("ALICE-1")
+        ask = (await bob.orderbook("BTC-PERP", depth=1)).asks[0].price
+        await bob.place_order([order_item(1, "b", ask, "0.01", tif="IOC")])  # a taker fee: Alice's commission
+        await pilot.press("r")
+        users = screen.query_one("#referred", RecordTable)
+        await until(pilot, lambda: users.row_count == 1, "Bob among the referred")
+        assert cells(users)[0][:2] == [short_address(BOB.address), "ALICE-1"]
+        assert "To claim perp / spot: 0 /" not in facts.text
+        await fill_form(pilot, "c", {})
+        lines = await confirm(pilot)
+        assert any("perp, about" in line for line in lines)
+        await until(pilot, lambda: "perp rewards claimed in USDC" in screen.last_result, "the claim")
+        assert (await trader.referral_summary(ALICE.address)).to_claim_perp_rewards == 0
+
+
+async def test_brokers_approve(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await show(pilot, "B", BrokersScreen)
+        table = screen.query_one("#brokers", RecordTable)
+        assert table.row_count == 0
+        form = await fill_form(pilot, "a", {"broker": BOB.address, "rate": "2"})
+        await pilot.press("enter")
+        assert "from 0 to 1" in error_of(form)
+        form.query_one("#field-rate", Input).value = "0.05%"
+        lines = await confirm(pilot)
+        assert any("0.0005 (0.0500% of the notional" in line for line in lines)
+        await until(pilot, lambda: table.row_count == 1, "the approval")
+        assert cells(table)[0][:3] == [BOB.address, "0.0005", "0.0500%"]
+        [approval] = (await trader.brokers_check(ALICE.address)).data
+        assert approval.broker == BOB.address and str(approval.max_fee_rate) == "0.0005"
+
+
+async def test_agent_round_trip(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keys, "SCRYPT_N", 1 << 10)  # the same file format; made in ms, not a second
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await show(pilot, "G", AgentsScreen)
+        table = screen.query_one("#agents", RecordTable)
+        form = await fill_form(pilot, "a", {"name": "desk", "days": "2", "password": "correct-horse", "again": "x"})
+        await pilot.press("enter")
+        assert "the two passwords differ" in error_of(form)
+        form.query_one("#field-again", Input).value = "correct-horse"
+        lines = await confirm(pilot)
+        assert any("Keystore   agent-desk" in line for line in lines)
+        await until(pilot, lambda: "desk" in screen.last_result, "the agent")
+        assert "approved until 2026-01-03" in screen.last_result and screen.last_tx in screen.last_result
+        await until(pilot, lambda: table.row_count == 1, "the agent listed")
+        row = cells(table)[0]
+        assert row[0] == "desk" and row[1] == screen.last_agent and row[4] == "valid 2d 0h"
+        assert row[5] == "agent-desk"
+
+        agent = keys.load("agent-desk", "correct-horse")
+        assert agent.address == screen.last_agent
+        async with Client(sim.url, signer=agent, clock_ms=clock.now_ms) as bot:
+            ack = await bot.place_order([order_item(1, "b", "90000", "0.001", cloid="by-agent")])
+            assert ack.address == ALICE.address  # the agent trades for Alice
+            assert [o.cloid for o in (await trader.open_orders(ALICE.address)).data] == ["by-agent"]
+
+            table.focus()
+            await pilot.press("x")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
+            await pilot.press("y")
+            await until(pilot, lambda: "revoked" in screen.last_result, "the revocation")
+            await until(pilot, lambda: table.row_count == 0, "the agent gone")
+            with pytest.raises(ActionRejected, match="revoked"):
+                await bot.place_order([order_item(1, "b", "90000", "0.001")])

@@ -1,0 +1,68 @@
+"""The data screens by name, the keys that open them and how the app opens them.
+
+Each key opens its screen over the dashboard (another data screen on top is closed first); Escape goes
+back. The bindings are the app's, so the command palette and the help list them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+
+from .account import AccountScreen
+from .agents import AgentsScreen
+from .brokers import BrokersScreen
+from .data_screen import DataScreen, ScreenContext
+from .explorer import ExplorerScreen
+from .history import HistoryScreen
+from .reference import ReferenceScreen
+from .referrals import ReferralsScreen
+from .wallet import WalletScreen
+
+__all__ = ["SCREENS", "SCREEN_BINDINGS", "open_screen"]
+
+SCREENS: dict[str, type[DataScreen]] = {
+    "account": AccountScreen,
+    "wallet": WalletScreen,
+    "history": HistoryScreen,
+    "explorer": ExplorerScreen,
+    "reference": ReferenceScreen,
+    "referrals": ReferralsScreen,
+    "brokers": BrokersScreen,
+    "agents": AgentsScreen,
+}
+
+SCREEN_BINDINGS = [
+    Binding("A", "open_screen('account')", "Account", id="screen_account", show=False,
+            tooltip="Account: balances, positions, margin, info and rewards, value chart, leverage, fees"),
+    Binding("W", "open_screen('wallet')", "Wallet", id="screen_wallet", show=False,
+            tooltip="Wallet: withdraw, transfer, spot/derivatives transfer, vault deposit and redeem"),
+    Binding("H", "open_screen('history')", "History", id="screen_history", show=False,
+            tooltip="History: fills, orders, funding and transfers, by page and instrument"),
+    Binding("E", "open_screen('explorer')", "Explorer", id="screen_explorer", show=False,
+            tooltip="Explorer: the latest blocks, block and transaction look-ups, recent transactions"),
+    Binding("M", "open_screen('reference')", "Markets reference", id="screen_reference", show=False,
+            tooltip="Markets reference: instruments, margin tiers, collateral, mids, oracle and BBO of everything"),
+    Binding("R", "open_screen('referrals')", "Referrals", id="screen_referrals", show=False,
+            tooltip="Referrals: referrer, codes, referred users, rewards; create a code, set a referrer, claim"),
+    Binding("B", "open_screen('brokers')", "Brokers", id="screen_brokers", show=False,
+            tooltip="Brokers: approved brokers and their max fee rates; approve one"),
+    Binding("G", "open_screen('agents')", "Agents", id="screen_agents", show=False,
+            tooltip="Agents: keys approved to trade for this account; add one (new encrypted key) or revoke"),
+]  # fmt: skip
+
+
+def open_screen(app: App[Any], name: str, ctx: ScreenContext, **options: Any) -> DataScreen | None:
+    """Open screen ``name`` over the dashboard; None (nothing done) while a dialog is open."""
+    top = app.screen
+    if not (top.id == "main" or isinstance(top, DataScreen)):
+        return None  # a form or a confirmation is open: keys belong to it
+    if type(top) is SCREENS[name] and not options:
+        return top
+    for _ in [s for s in app.screen_stack if isinstance(s, DataScreen)]:
+        app.pop_screen()
+    screen = SCREENS[name](ctx, **options)
+    app.push_screen(screen)
+    return screen

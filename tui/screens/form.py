@@ -1,0 +1,144 @@
+"""A small modal form: labelled inputs, one check of the whole form on Enter, the error shown by its field.
+
+The check is a plain function of the texts typed (see ``field_checks``); it returns what the form is for
+(usually an ``ActionPlan`` to confirm) or raises ``FieldError``. Escape cancels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from .field_checks import FieldError
+
+__all__ = ["FormField", "FormScreen"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    """One input: ``name`` is the key of its text in the check's dict."""
+
+    name: str
+    label: str
+    value: str = ""
+    placeholder: str = ""
+    password: bool = False
+
+
+class FormScreen(ModalScreen[T | None], Generic[T]):
+    """Dismisses with what ``check`` returns for the texts entered, or None when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="form.cancel")]
+
+    DEFAULT_CSS = """
+    FormScreen {
+        align: center middle;
+    }
+    FormScreen > Vertical {
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    FormScreen .title {
+        text-style: bold;
+        margin-bottom: 1;
+    }
+    FormScreen .note {
+        color: $foreground-muted;
+    }
+    FormScreen Horizontal {
+        height: auto;
+        margin-top: 1;
+    }
+    FormScreen .label {
+        width: 18;
+        padding: 0 1 0 0;
+    }
+    FormScreen Input {
+        width: 1fr;
+    }
+    FormScreen #form-error {
+        color: $error;
+        margin-top: 1;
+        height: auto;
+    }
+    FormScreen .hint {
+        color: $foreground-muted;
+        margin-top: 1;
+    }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        fields: Sequence[FormField],
+        check: Callable[[dict[str, str]], T],
+        *,
+        notes: Sequence[str] = (),
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._fields = list(fields)
+        self._check = check
+        self._notes = list(notes)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._title, classes="title", markup=False)
+            for note in filter(None, self._notes):
+                yield Static(note, classes="note", markup=False)
+            for f in self._fields:
+                with Horizontal():
+                    yield Label(f.label, classes="label", markup=False)
+                    yield Input(
+                        f.value, placeholder=f.placeholder, password=f.password, id=f"field-{f.name}", compact=True
+                    )
+            yield Static("", id="form-error", markup=False)
+            yield Label("Enter: review · Tab: next field · Escape: cancel", classes="hint")
+
+    def on_mount(self) -> None:
+        inputs = [self.query_one(f"#field-{f.name}", Input) for f in self._fields]
+        empty = next((i for i in inputs if not i.value), None)
+        (empty or inputs[0]).focus()
+
+    def values(self) -> dict[str, str]:
+        """The texts entered, by field name."""
+        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self._fields}
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one("#form-error", Static).update("")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit()
+
+    def submit(self) -> None:
+        """Check the form: dismiss with the result, or show what is wrong and focus that field."""
+        try:
+            result = self._check(self.values())
+        except FieldError as exc:
+            label = next((f.label for f in self._fields if f.name == exc.field), exc.field)
+            self.query_one("#form-error", Static).update(f"{label}: {exc.message}")
+            if any(f.name == exc.field for f in self._fields):
+                self.query_one(f"#field-{exc.field}", Input).focus()
+            return
+        self.dismiss(result)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
