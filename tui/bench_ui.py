@@ -136,6 +136,12 @@ def _cell(app: XtuiApp, table_id: str, row: str, column: int) -> str:
     return str(getattr(text, "plain", text)).strip()
 
 
+def _book_price(app: XtuiApp, slot: str) -> str:
+    from tui.widgets.book_lines import BookLines
+
+    return app.main.query_one("#book-table", BookLines).cell(slot, 0)
+
+
 def _panes_show_data(app: XtuiApp, *, book: bool = True) -> bool:
     """The book (both sides), the markets (the shown instrument's last price) and the account bar show data."""
     from textual.widgets import Static
@@ -145,7 +151,7 @@ def _panes_show_data(app: XtuiApp, *, book: bool = True) -> bool:
     symbol = app.feed.state.market.selected
     if _cell(app, "#markets-table", symbol, 1) in ("", "-"):
         return False
-    if book and not (_cell(app, "#book-table", "a0", 0) and _cell(app, "#book-table", "b0", 0)):
+    if book and not (_book_price(app, "a0") and _book_price(app, "b0")):
         return False
     return "Equity" in str(app.main.query_one("#account", Static).render())
 

@@ -17,6 +17,7 @@ from tui.screens.main import MainScreen
 from tui.screens.order_form import OrderFormScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.widgets.book_lines import BookLines
 
 ALICE = Signer(ALICE_KEY)
 
@@ -104,17 +105,18 @@ async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, cloc
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
 
         # a click picks the price of the row clicked
-        table = app.main.query_one("#book-table", DataTable)
+        lines = app.main.query_one("#book-table", BookLines)
         await pilot.click("#book-table", offset=(5, 3))
         await pilot.pause(0.2)
-        key = table.coordinate_to_cell_key(table.cursor_coordinate)[0].value
+        key = lines.cursor_key
         assert key is not None and key.startswith("a")
-        assert f"{app.main.desk.picked:,.1f}" == str(table.get_cell(key, "price"))
+        assert f"{app.main.desk.picked:,.1f}" == lines.cell(key, 0)
+        assert f"picked {app.main.desk.picked:,.1f}" in str(app.main.query_one("#book").border_subtitle)
 
         # g groups the book by 10 ticks: every shown price is a multiple of 1.0
         await pilot.press("g")
-        await settle(pilot, lambda: str(table.get_cell("b0", "price")).endswith(".0"), what="grouped prices")
-        assert all(str(table.get_cell(f"b{i}", "price")).endswith(".0") for i in range(3))
+        await settle(pilot, lambda: lines.cell("b0", 0).endswith(".0"), what="grouped prices")
+        assert all(lines.cell(f"b{i}", 0).endswith(".0") for i in range(3))
 
 
 async def test_chart_keys_switch_resolution_and_price(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, settle
@@ -14,6 +14,7 @@ from tui.api.wire import order_item
 from tui.app import make_app
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.widgets.book_lines import BookLines
 
 ALICE = Signer(ALICE_KEY)
 FAST_RECONNECT = {"backoff_min": 0.05, "backoff_max": 0.2}
@@ -55,9 +56,9 @@ async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_inf
         bids = [(lv.price, lv.size) for lv in info.bids]
         asks = [(lv.price, lv.size) for lv in info.asks]
         await settle(pilot, lambda: book.levels("bids", 20) == bids and book.levels("asks", 20) == asks, what="sync")
-        table = app.main.query_one("#book-table", DataTable)
-        await settle(pilot, lambda: str(table.get_cell("b0", "price")) == f"{bids[0][0]:,.1f}", what="the pane")
-        assert str(table.get_cell("a0", "price")) == f"{asks[0][0]:,.1f}"
+        lines = app.main.query_one("#book-table", BookLines)
+        await settle(pilot, lambda: lines.cell("b0", 0) == f"{bids[0][0]:,.1f}", what="the pane")
+        assert lines.cell("a0", 0) == f"{asks[0][0]:,.1f}"
 
 
 async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:

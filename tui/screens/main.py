@@ -165,6 +165,7 @@ class MainScreen(Screen[None]):
         self._clock = clock
         self._wall_clock = wall_clock
         self._drift_told = False
+        self._panes: list[FeedPane | FeedLine] | None = None
         self.desk = OrderDesk(
             self,
             client,
@@ -199,6 +200,7 @@ class MainScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._panes = self._live()
         self.set_interval(REFRESH_S, self.flush_panes)
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
@@ -207,6 +209,9 @@ class MainScreen(Screen[None]):
     # ---- the feed ---------------------------------------------------------------------------------
 
     def _live(self) -> list[FeedPane | FeedLine]:
+        """The panes and lines the feed drives: composed once, so looked up once (a query walks the DOM)."""
+        if self._panes is not None:
+            return self._panes
         return [*self.query(FeedPane), *self.query(FeedLine)]
 
     def feed_changed(self, message: FeedChanged) -> None:
@@ -309,7 +314,7 @@ class MainScreen(Screen[None]):
         table_id = {"markets": "#markets-table", "book": "#book-table", "positions": "#positions-table"}.get(
             pane, "#orders-table"
         )
-        table = self.query_one(table_id, DataTable)
+        table = self.query_one(table_id)  # the book's rows are not a DataTable
         if table.display and table.parent is not None and table.parent.display:
             table.focus()
 

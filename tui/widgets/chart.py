@@ -92,7 +92,7 @@ class ChartPane(FeedPane):
 
     def refresh_state(self) -> None:
         market = self.state.market
-        self.border_title = (
+        self.show_titles(
             f"Chart {market.selected} · {chart_type_label(market.chart_type)} · {resolution_label(market.resolution)}"
         )
         plot = self.query_one(PlotextPlot)
@@ -102,7 +102,7 @@ class ChartPane(FeedPane):
         if key == self._drawn:
             return
         self._drawn = key
-        self.border_subtitle = f"close {candles[-1].close}" if candles else "no candles yet"
+        self.show_titles(subtitle=f"close {candles[-1].close}" if candles else "no candles yet")
         self._draw(plot, candles, market.resolution)
 
     def _draw(self, plot: PlotextPlot, candles: list[Candle], resolution: str) -> None:

@@ -135,7 +135,7 @@ class MarketsPane(FeedPane):
         if self._rows.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
-        self.border_subtitle = f"{len(rows)}/{len(market.instruments)}" if words else ""
+        self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
 
     def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
         c = self.colours

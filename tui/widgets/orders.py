@@ -97,13 +97,13 @@ class OpenOrdersPane(FeedPane):
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
         self._rows.sync(rows)
-        self.border_title = f"Open orders ({len(rows)})" if rows else "Open orders"
         if account.address is None:
-            self.border_subtitle = "no account"
+            subtitle = "no account"
         elif not account.loaded:
-            self.border_subtitle = "loading…"
+            subtitle = "loading…"
         else:
-            self.border_subtitle = "x cancel · X cancel all · k by cloid" if rows else ""
+            subtitle = "x cancel · X cancel all · k by cloid" if rows else ""
+        self.show_titles(f"Open orders ({len(rows)})" if rows else "Open orders", subtitle)
 
     def _cells(self, o: Order) -> list[str | Text]:
         c = self.colours

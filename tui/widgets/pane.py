@@ -47,6 +47,7 @@ class FeedPane(Vertical):
         self.state = state
         self.dirty = True
         self.palette: Palette | None = None
+        self._titles: tuple[str | None, str | None] = (None, None)
 
     def on_mount(self) -> None:
         self.palette = Palette.of(self.app)
@@ -59,6 +60,19 @@ class FeedPane(Vertical):
 
     def restyle(self) -> None:
         """The theme changed: forget cached styled text so the next refresh rebuilds it."""
+
+    def show_titles(self, title: str | None = None, subtitle: str | None = None) -> None:
+        """Set the border's title and subtitle (None: leave it) only if it changed.
+
+        Setting either repaints the whole pane, every widget inside it included: on each book change
+        that was most of a frame's cost.
+        """
+        if title is not None and title != self._titles[0]:
+            self._titles = (title, self._titles[1])
+            self.border_title = title
+        if subtitle is not None and subtitle != self._titles[1]:
+            self._titles = (self._titles[0], subtitle)
+            self.border_subtitle = subtitle
 
     def feed_changed(self, topics: frozenset[str]) -> None:
         if topics & self.TOPICS:

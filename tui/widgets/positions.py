@@ -112,13 +112,13 @@ class PositionsPane(FeedPane):
             info = market.instruments.get(p.instrument)
             rows.append((position_key(p), self._cells(view, info)))
         self._rows.sync(rows)
-        self.border_title = f"Positions ({len(rows)})" if rows else "Positions"
         if account.address is None:
-            self.border_subtitle = "no account"
+            subtitle = "no account"
         elif not account.loaded:
-            self.border_subtitle = "loading…"
+            subtitle = "loading…"
         else:
-            self.border_subtitle = "c close" if rows else ""
+            subtitle = "c close" if rows else ""
+        self.show_titles(f"Positions ({len(rows)})" if rows else "Positions", subtitle)
 
     def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
         c = self.colours

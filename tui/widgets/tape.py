@@ -96,4 +96,4 @@ class TradeTapePane(FeedPane):
                 )
             )
         self._rows.sync(rows)
-        self.border_title = f"Trades {market.selected}"
+        self.show_titles(f"Trades {market.selected}")
