@@ -76,6 +76,7 @@ def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock) -> XtuiApp:
         close_client=True,
     )
     app.feed.state.status.clock_drift_ms = 0
+    app.animation_level = "none"  # a tab's underline slides for 0.3 s: a slow machine would catch it midway
     return app
 
 

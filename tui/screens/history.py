@@ -96,6 +96,7 @@ class HistoryScreen(DataScreen):
         self._names: dict[int, str] = {}  # instrument id -> name
         self._symbols: dict[int, str] = {}  # collateral id -> symbol
         self._tx: dict[str, dict[str, str]] = {k: {} for k in KINDS}  # row key -> tx hash, of the rows shown
+        self._tab = "fills"  # the tab loaded (the first load is on mount, not on the first tab's activation)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="page-line")
@@ -117,7 +118,9 @@ class HistoryScreen(DataScreen):
     @on(TabbedContent.TabActivated)
     def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
         event.stop()
-        self.reload()
+        if event.pane.id != self._tab:
+            self._tab = event.pane.id or "fills"
+            self.reload()
 
     def action_page(self, step: int) -> None:
         kind = self.kind
