@@ -4,6 +4,7 @@ Every instrument's ticker and the account's channels are held for the feed's lif
 resubscribes them after a reconnect). The selected instrument's orderbook, trades and chart are
 replaced on ``select()`` and ``set_chart()``; their callbacks check a generation number, so frames of a
 replaced subscription still in flight are dropped rather than mixed into the new instrument's state.
+Screens hold channels of their own (the explorer's blocks) through ``watch()``, until they close.
 """
 
 from __future__ import annotations
@@ -18,7 +19,32 @@ from tui.api.ws import ClientClosed, ConnectionLost, Subscription, WsClient, WsE
 
 from .frames import FrameHandlers
 
-__all__ = ["ChannelSubscriptions"]
+__all__ = ["ChannelSubscriptions", "Watch"]
+
+
+class Watch:
+    """A screen's hold on one channel (from ``Feed.watch``): payloads go to its handler until ``close()``."""
+
+    def __init__(self, handler: Callable[[Any], None], close: Callable[[Watch], None]) -> None:
+        self._handler = handler
+        self._close = close
+        self.sub: Subscription | None = None  # set once the server confirmed
+        self.closed = False
+
+    @property
+    def held(self) -> bool:
+        """The server confirmed the subscription and it was not closed since."""
+        return self.sub is not None and not self.closed
+
+    def deliver(self, data: Any) -> None:
+        if not self.closed:
+            self._handler(data)
+
+    def close(self) -> None:
+        """Stop delivering now; the server subscription ends in the background."""
+        if not self.closed:
+            self.closed = True
+            self._close(self)
 
 
 class ChannelSubscriptions(FrameHandlers):
@@ -54,6 +80,26 @@ class ChannelSubscriptions(FrameHandlers):
             self._notify.mark("status")
             return sub
         return None
+
+    def watch(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Watch:
+        """Subscribe ``channel`` for a screen (in the background); ``handler`` runs on this loop for every
+        payload until ``Watch.close()``. The client resubscribes it after a reconnect."""
+        watch = Watch(handler, self._end_watch)
+
+        async def hold() -> None:
+            sub = await self._subscribe(channel, watch.deliver, **params)
+            if sub is not None and watch.closed:  # closed while the subscribe was in flight
+                await self._unsubscribe([sub])
+            else:
+                watch.sub = sub
+
+        self._spawn(hold(), f"watch {channel}")
+        return watch
+
+    def _end_watch(self, watch: Watch) -> None:
+        if watch.sub is not None:
+            self._spawn(self._unsubscribe([watch.sub]), "unwatch")
+            watch.sub = None
 
     async def _unsubscribe(self, subs: list[Subscription]) -> None:
         for sub in subs:

@@ -1,15 +1,20 @@
 """The explorer screen: the latest blocks as they are made, recent transactions, and look-ups.
 
-The blocks and the transactions are polled (every ``poll_s``). Enter on a block shows it with its
-transactions; Enter on a transaction shows its record. b looks a block up by height or hash, t a
-transaction by hash; a and y filter the recent transactions by account and by type; l goes back to
-the latest.
+The first picture is loaded over HTTP; then blocks and transactions stream from the ``blocks`` and
+``transactions`` channels, gathered and drawn at most every ``DRAW_S``. Block heights are consecutive,
+so a block that skips one (the socket dropped meanwhile) loads the screen again; while the channels
+are not held (socket down, refused) the screen polls every ``poll_s`` instead.
+
+Enter on a block shows it with its transactions; Enter on a transaction shows its record. b looks a
+block up by height or hash, t a transaction by hash; a and y filter the recent transactions by account
+and by type; l goes back to the latest. Until a row is chosen, the detail follows the newest block.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
 from typing import Any, ClassVar
 
 from textual import on
@@ -19,9 +24,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label
 
 from tui.api.errors import ClientError
-from tui.api.models import BlockDetail, BlockSummary, DecodeError, Transaction
+from tui.api.models import BlockDetail, BlockSummary, DecodeError, Transaction, decode
 from tui.api.signing import checksum_address
 from tui.api.wire import resolve_action
+from tui.feed.channels import Watch
 from tui.widgets.display import short_address
 from tui.widgets.record_format import fmt_ms, tx_type_name, yes_no
 from tui.widgets.record_table import Facts, RecordTable
@@ -35,6 +41,8 @@ BLOCKS = [("height", "Block"), ("time", "Time"), ("txs", "Txs"), ("hash", "Hash"
 TXS = [("time", "Time"), ("block", "Block"), ("type", "Type"), ("account", "Account"), ("ok", "OK"), ("hash", "Hash")]
 LATEST = 20
 RECENT = 30
+DRAW_S = 0.2  # streamed blocks and transactions are drawn together at most this often
+GAP_RELOAD_S = 2.0  # a skipped block loads the screen again at most this often
 _HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 
 
@@ -57,6 +65,11 @@ def parse_tx_type(text: str) -> int:
     if spec is None:
         raise ValueError(f"{raw[:40]!r} is not a transaction type (a code like 1301, or an action like placeOrder)")
     return spec.seed_code
+
+
+def _items(data: Any) -> list[Any]:
+    """A channel payload: one record or a list of them."""
+    return data if isinstance(data, list) else [data]
 
 
 def block_facts(b: BlockSummary) -> list[tuple[str, str]]:
@@ -118,7 +131,15 @@ class ExplorerScreen(DataScreen):
         self.account_filter: str | None = None
         self.type_filter: int | None = None
         self.detail: Transaction | BlockSummary | None = None
+        self.follow = tx_hash is None  # the detail shows the newest block until a row is chosen
+        self.blocks: list[BlockSummary] = []  # newest first, as shown
+        self.txs: list[Transaction] = []
         self._start_tx = tx_hash  # shown first: the explorer was opened on it (from the history)
+        self._new_blocks: list[BlockSummary] = []  # streamed, not yet drawn
+        self._new_txs: list[Transaction] = []
+        self._draw_due = False
+        self._gap_reload_at = float("-inf")
+        self._watches: list[Watch] = []
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="explorer-lists"):
@@ -131,26 +152,89 @@ class ExplorerScreen(DataScreen):
         yield Facts(columns=1, id="detail")
 
     def on_mount(self) -> None:  # after DataScreen.on_mount (Textual calls both)
+        feed = self.ctx.feed
+        self._watches = [feed.watch("blocks", self._on_blocks), feed.watch("transactions", self._on_txs)]
         if self._start_tx:
             self.find_tx(self._start_tx)
 
+    def on_unmount(self) -> None:
+        for watch in self._watches:
+            watch.close()
+
+    @property
+    def streaming(self) -> bool:
+        """Both channels are held on a live socket: no polling needed."""
+        return self.ctx.feed.state.status.connection == "live" and all(w.held for w in self._watches)
+
     # ---- loading --------------------------------------------------------------------------------
+
+    async def _poll(self) -> None:
+        await self.load_once()
+        while True:
+            await asyncio.sleep(self.ctx.poll_s)
+            if not self.streaming:
+                await self.load_once()
 
     async def fetch(self) -> None:
         c = self.ctx.client
         latest = c.blocks(0, LATEST)
         if self.pinned is not None:
-            blocks, pinned = await asyncio.gather(latest, c.block(height=self.pinned.block_height))
-            self.pinned = pinned
-            txs = pinned.transactions
+            blocks = await latest
+            txs = self.pinned.transactions  # a sealed block does not change
         else:
             recent = c.transactions(0, RECENT, account=self.account_filter, tx_type=self.type_filter)
             blocks, found = await asyncio.gather(latest, recent)
             txs = found.transactions
-        self._show_blocks(blocks.blocks)
+        self.blocks = blocks.blocks
+        self._show_blocks(self.blocks)
+        if self.pinned is None:
+            self.txs = txs
         self._show_txs(txs)
-        if self.detail is None and blocks.blocks:
-            self._show_detail(blocks.blocks[0])  # until a block or a transaction is chosen: the latest block
+        if self.follow and self.blocks:
+            self._show_detail(self.blocks[0])
+
+    # ---- streaming --------------------------------------------------------------------------------
+
+    def _on_blocks(self, data: Any) -> None:
+        self._new_blocks += decode(_items(data), list[BlockSummary])
+        self._draw_soon()
+
+    def _on_txs(self, data: Any) -> None:
+        self._new_txs += decode(_items(data), list[Transaction])
+        self._draw_soon()
+
+    def _draw_soon(self) -> None:
+        if not self._draw_due and self.is_mounted:
+            self._draw_due = True
+            self.set_timer(DRAW_S, self._draw_streamed)
+
+    def _draw_streamed(self) -> None:
+        self._draw_due = False
+        new_blocks, self._new_blocks = self._new_blocks, []
+        new_txs, self._new_txs = self._new_txs, []
+        if new_blocks:
+            top = self.blocks[0].block_height if self.blocks else None
+            lowest = min(b.block_height for b in new_blocks)
+            if top is not None and lowest > top + 1 and time.monotonic() - self._gap_reload_at >= GAP_RELOAD_S:
+                self._gap_reload_at = time.monotonic()
+                self.reload()  # blocks were missed (a reconnect): load them
+                return
+            by_height = {b.block_height: b for b in self.blocks} | {b.block_height: b for b in new_blocks}
+            self.blocks = [by_height[h] for h in sorted(by_height, reverse=True)[:LATEST]]
+            self._show_blocks(self.blocks)
+            if self.follow:
+                self._show_detail(self.blocks[0])
+        wanted = [t for t in reversed(new_txs) if self._wanted(t)]  # a block's transactions come oldest first
+        if wanted and self.pinned is None:
+            seen = {t.tx_hash for t in wanted}
+            self.txs = (wanted + [t for t in self.txs if t.tx_hash not in seen])[:RECENT]
+            self._show_txs(self.txs)
+
+    def _wanted(self, t: Transaction) -> bool:
+        """``t`` passes the account and type filters."""
+        if self.account_filter is not None and t.account.lower() != self.account_filter.lower():
+            return False
+        return self.type_filter is None or t.tx_type == self.type_filter
 
     def _show_blocks(self, blocks: list[BlockSummary]) -> None:
         self.query_one("#blocks", RecordTable).show([
@@ -187,6 +271,7 @@ class ExplorerScreen(DataScreen):
             except (ClientError, DecodeError) as exc:
                 self.show_result(f"Transaction {tx_hash[:20]}…: {exc}", error=True)
                 return
+            self.follow = False
             self._show_detail(tx)
 
         self.start_work(look, name="transaction look-up", group="lookup", exclusive=True)
@@ -199,6 +284,7 @@ class ExplorerScreen(DataScreen):
                 self.show_result(f"Block {height if height is not None else block_hash}: {exc}", error=True)
                 return
             self.pinned = block
+            self.follow = False
             self._show_detail(block)
             self._show_txs(block.transactions)
 
@@ -263,6 +349,7 @@ class ExplorerScreen(DataScreen):
 
     def action_latest(self) -> None:
         self.pinned = None
+        self.follow = True
         self.account_filter = None
         self.type_filter = None
         self.reload()
