@@ -1,9 +1,10 @@
 """The explorer screen: the latest blocks as they are made, recent transactions, and look-ups.
 
 The first picture is loaded over HTTP; then blocks and transactions stream from the ``blocks`` and
-``transactions`` channels, gathered and drawn at most every ``DRAW_S``. Block heights are consecutive,
-so a block that skips one (the socket dropped meanwhile) loads the screen again; while the channels
-are not held (socket down, refused) the screen polls every ``poll_s`` instead.
+``transactions`` channels, gathered and drawn at most every ``DRAW_S`` (readable, and a redraw of both
+tables costs tens of milliseconds). Block heights are consecutive, so a block that skips one (the
+socket dropped meanwhile) loads the screen again; while the channels are not held (socket down,
+refused) the screen polls every ``poll_s`` instead.
 
 Enter on a block shows it with its transactions; Enter on a transaction shows its record. b looks a
 block up by height or hash, t a transaction by hash; a and y filter the recent transactions by account
@@ -41,7 +42,7 @@ BLOCKS = [("height", "Block"), ("time", "Time"), ("txs", "Txs"), ("hash", "Hash"
 TXS = [("time", "Time"), ("block", "Block"), ("type", "Type"), ("account", "Account"), ("ok", "OK"), ("hash", "Hash")]
 LATEST = 20
 RECENT = 30
-DRAW_S = 0.2  # streamed blocks and transactions are drawn together at most this often
+DRAW_S = 0.5  # streamed blocks and transactions are drawn together at most this often (a redraw costs ~50 ms)
 GAP_RELOAD_S = 2.0  # a skipped block loads the screen again at most this often
 _HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 
