@@ -17,7 +17,7 @@ from typing import Any, ClassVar, cast
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkType
 
 from tui.api.client import Client
@@ -27,6 +27,7 @@ from tui.api.signing import Signer
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
 from tui.widgets.display import short_address
+from tui.widgets.footer import Footer
 
 from .confirm import ConfirmScreen
 from .form import FormScreen

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer
+from textual.widgets import DataTable
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import Client
@@ -28,6 +28,7 @@ from tui.order_entry import ConfirmPolicy
 from tui.widgets.account_bar import AccountBar
 from tui.widgets.book import OrderBookPane
 from tui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
+from tui.widgets.footer import Footer
 from tui.widgets.header import ProfileHeader
 from tui.widgets.markets import MarketsPane
 from tui.widgets.orders import OpenOrdersPane

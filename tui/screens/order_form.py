@@ -129,7 +129,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         self._order_context = context
         self._policy = policy
         self._tried = False  # errors show after the first submit, then follow the typing
-        self.shown_errors: dict[str, str] = {}  # by field, as shown under the fields
+        self.shown_errors: dict[str, str] = {}  # by field, as shown under the fields (all empty at first)
 
     # ---- layout ---------------------------------------------------------------------------------
 
@@ -270,10 +270,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             summary.update(f"{avail}{lev}")
 
     def _show(self, errors: dict[str, str]) -> None:
-        self.shown_errors = dict(errors)
+        before, self.shown_errors = self.shown_errors, dict(errors)
         for name in ERROR_FIELDS:
-            box = self.query_one(f"#err-{name}", Static)
             text = errors.get(name, "")
+            if text == before.get(name, ""):
+                continue  # unchanged (they start empty): an update would cost a layout pass
+            box = self.query_one(f"#err-{name}", Static)
             box.update(text)
             box.set_class(not text, "-empty")
 
