@@ -15,8 +15,7 @@ from textual.widgets import DataTable, Input
 from tui.messages import InstrumentChosen
 
 from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price, fmt_rate
-from .pane import FeedPane
-from .table_rows import TableRows
+from .pane import TablePane
 
 __all__ = ["MarketsPane"]
 
@@ -34,8 +33,11 @@ NARROW = (("market", "Market", 10), ("last", "Last", 11), ("change", "24h", 8), 
 NARROW_BELOW = 70  # columns of pane width: the wide set needs 67 and the border
 
 
-class MarketsPane(FeedPane):
+class MarketsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
+    TABLE_ID = "markets-table"
+    COLUMNS = WIDE  # NARROW below NARROW_BELOW columns
+    LEFT = frozenset({"market"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
@@ -54,38 +56,16 @@ class MarketsPane(FeedPane):
         super().__init__(state, id=id)
         self.border_title = "Markets"
         self._narrow = False
-        self._rows: TableRows | None = None
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
-        table: DataTable[Any] = DataTable(cursor_type="row", cell_padding=0, id="markets-table")
-        yield table
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self._build_columns()
-
-    @property
-    def table(self) -> DataTable[Any]:
-        return self.query_one("#markets-table", DataTable)
-
-    def _build_columns(self) -> None:
-        table = self.table
-        table.clear(columns=True)
-        for key, label, width in NARROW if self._narrow else WIDE:
-            table.add_column(Text(label, justify="left" if key == "market" else "right"), width=width, key=key)
-        self._rows = TableRows(table, [c[0] for c in (NARROW if self._narrow else WIDE)])
-        self.dirty = True
+        yield self.make_table()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_BELOW
         if narrow != self._narrow:
             self._narrow = narrow
-            self._build_columns()
-
-    def restyle(self) -> None:
-        if self._rows is not None:
-            self._rows.forget()
+            self.set_columns(NARROW if narrow else WIDE)
 
     # ---- filtering ------------------------------------------------------------------------------
 
@@ -123,7 +103,7 @@ class MarketsPane(FeedPane):
     # ---- rendering ------------------------------------------------------------------------------
 
     def refresh_state(self) -> None:
-        if self._rows is None:
+        if self.rows is None:
             return
         market = self.state.market
         words = self.filter_text.split()
@@ -132,7 +112,7 @@ class MarketsPane(FeedPane):
             if words and not all(w in f"{name} {info.kind}".lower() for w in words):
                 continue
             rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
-        if self._rows.sync(rows):
+        if self.rows.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
         self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")

@@ -6,14 +6,11 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.widgets import DataTable
 
 from tui.api.models import Order, to_datetime
 
 from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
-from .pane import FeedPane
-from .table_rows import TableRows
+from .pane import TablePane
 
 __all__ = ["OpenOrdersPane", "order_flags", "order_type"]
 
@@ -54,8 +51,11 @@ def order_flags(o: Order) -> str:
     return " ".join(flags)
 
 
-class OpenOrdersPane(FeedPane):
+class OpenOrdersPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"orders", "markets"})
+    COLUMNS = COLUMNS
+    TABLE_ID = "orders-table"
+    LEFT = frozenset({"market", "side", "type", "tif", "flags", "cloid"})
 
     DEFAULT_CSS = """
     OpenOrdersPane {
@@ -67,36 +67,18 @@ class OpenOrdersPane(FeedPane):
         super().__init__(state, id=id)
         self.border_title = "Open orders"
         self._now_s = now_s
-        self._rows: TableRows | None = None
-
-    def compose(self) -> ComposeResult:
-        table: DataTable[Any] = DataTable(cursor_type="row", cell_padding=0, id="orders-table")
-        for key, label, width in COLUMNS:
-            left = key in ("market", "side", "type", "tif", "flags", "cloid")
-            table.add_column(Text(label, justify="left" if left else "right"), width=width, key=key)
-        yield table
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self._rows = TableRows(self.query_one(DataTable), [c[0] for c in COLUMNS])
-
-    def restyle(self) -> None:
-        if self._rows is not None:
-            self._rows.forget()
 
     def selected(self) -> Order | None:
         """The order under the cursor."""
-        if self._rows is None:
-            return None
-        key = self._rows.cursor_key()
+        key = self.cursor_key()
         return next((o for o in self.state.account.open_orders if str(o.order_id) == key), None)
 
     def refresh_state(self) -> None:
-        if self._rows is None:
+        if self.rows is None:
             return
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
-        self._rows.sync(rows)
+        self.rows.sync(rows)
         if account.address is None:
             subtitle = "no account"
         elif not account.loaded:

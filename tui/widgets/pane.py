@@ -6,17 +6,21 @@ tick (at most ~10 a second), never once per WebSocket frame.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
+from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content, Span
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from tui.feed.state import FeedState
 
 from .palette import Palette
+from .table_rows import TableRows
 
-__all__ = ["FeedLine", "FeedPane"]
+__all__ = ["FeedLine", "FeedPane", "TablePane"]
 
 
 class FeedPane(Vertical):
@@ -92,6 +96,49 @@ class FeedPane(Vertical):
         if self.palette is None:
             self.palette = Palette.of(self.app)
         return self.palette
+
+
+class TablePane(FeedPane):
+    """A pane whose records are rows of one DataTable, kept by key and updated in place (``TableRows``)."""
+
+    TABLE_ID: ClassVar[str] = ""
+    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, width), laid out on mount
+    LEFT: ClassVar[frozenset[str]] = frozenset()  # columns aligned left; the others are figures, aligned right
+
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.rows: TableRows | None = None  # once the columns are set
+
+    def compose(self) -> ComposeResult:
+        yield self.make_table()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_columns(self.COLUMNS)
+
+    def make_table(self) -> DataTable[Any]:
+        return DataTable(cursor_type="row", cell_padding=0, id=self.TABLE_ID)
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one(f"#{self.TABLE_ID}", DataTable)
+
+    def set_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
+        """Lay the table out with ``columns`` (key, label, width), empty; the next refresh fills it."""
+        table = self.table
+        table.clear(columns=True)
+        for key, label, width in columns:
+            table.add_column(Text(label, justify="left" if key in self.LEFT else "right"), width=width, key=key)
+        self.rows = TableRows(table, [key for key, _, _ in columns])
+        self.dirty = True
+
+    def restyle(self) -> None:
+        if self.rows is not None:
+            self.rows.forget()
+
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor."""
+        return self.rows.cursor_key() if self.rows is not None else None
 
 
 class FeedLine(Static):

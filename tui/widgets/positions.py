@@ -6,16 +6,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from rich.console import JustifyMethod
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.widgets import DataTable
 
 from tui.api.models import Position
 
 from .display import DOWN, UP, fmt_money, fmt_pct, fmt_price, fmt_size
-from .pane import FeedPane
-from .table_rows import TableRows
+from .pane import TablePane
 
 __all__ = ["PositionView", "PositionsPane", "position_view"]
 
@@ -64,8 +60,11 @@ def position_key(p: Position) -> str:
     return f"{p.instrument}:{p.position_side}"
 
 
-class PositionsPane(FeedPane):
+class PositionsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets"})
+    COLUMNS = COLUMNS
+    TABLE_ID = "positions-table"
+    LEFT = frozenset({"market", "side", "mode"})
 
     DEFAULT_CSS = """
     PositionsPane {
@@ -76,32 +75,14 @@ class PositionsPane(FeedPane):
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Positions"
-        self._rows: TableRows | None = None
-
-    def compose(self) -> ComposeResult:
-        table: DataTable[Any] = DataTable(cursor_type="row", cell_padding=0, id="positions-table")
-        for key, label, width in COLUMNS:
-            justify: JustifyMethod = "left" if key in ("market", "side", "mode") else "right"
-            table.add_column(Text(label, justify=justify), width=width, key=key)
-        yield table
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        self._rows = TableRows(self.query_one(DataTable), [c[0] for c in COLUMNS])
-
-    def restyle(self) -> None:
-        if self._rows is not None:
-            self._rows.forget()
 
     def selected(self) -> Position | None:
         """The position under the cursor (the first when there is one and no cursor yet)."""
-        if self._rows is None:
-            return None
-        key = self._rows.cursor_key()
+        key = self.cursor_key()
         return next((p for p in self.state.account.positions if position_key(p) == key), None)
 
     def refresh_state(self) -> None:
-        if self._rows is None:
+        if self.rows is None:
             return
         account = self.state.account
         market = self.state.market
@@ -111,7 +92,7 @@ class PositionsPane(FeedPane):
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
             rows.append((position_key(p), self._cells(view, info)))
-        self._rows.sync(rows)
+        self.rows.sync(rows)
         if account.address is None:
             subtitle = "no account"
         elif not account.loaded:
