@@ -7,6 +7,7 @@ from decimal import Decimal
 __all__ = [
     "DOWN",
     "UP",
+    "fit",
     "fmt_age",
     "fmt_compact",
     "fmt_money",
@@ -70,6 +71,14 @@ def fmt_compact(value: Decimal | None) -> str:
         if size >= limit:
             return f"{value / limit:,.2f}{suffix}"
     return f"{value:,.2f}"
+
+
+def fit(text: str, value: Decimal | None, width: int) -> str:
+    """``text`` if it fits in ``width`` characters, else ``value`` in short form (12.35M), else cut with …"""
+    if len(text) <= width:
+        return text
+    short = fmt_compact(value)
+    return short if len(short) <= width else short[: width - 1] + "…"
 
 
 def fmt_age(seconds: float) -> str:

@@ -9,7 +9,6 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.events import Resize
 from textual.widgets import DataTable, Input
 
 from tui.messages import InstrumentChosen
@@ -19,8 +18,8 @@ from .pane import TablePane
 
 __all__ = ["MarketsPane"]
 
-# (key, label, width); the narrow set drops what matters least when the pane is small.
-WIDE = (
+# (key, label, width); a narrow pane drops what matters least (PRIORITY).
+COLUMNS = (
     ("market", "Market", 10),
     ("last", "Last", 11),
     ("mark", "Mark", 11),
@@ -29,14 +28,13 @@ WIDE = (
     ("funding", "Funding", 9),
     ("oi", "OI", 9),
 )
-NARROW = (("market", "Market", 10), ("last", "Last", 11), ("change", "24h", 8), ("funding", "Funding", 9))
-NARROW_BELOW = 70  # columns of pane width: the wide set needs 67 and the border
 
 
 class MarketsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
     TABLE_ID = "markets-table"
-    COLUMNS = WIDE  # NARROW below NARROW_BELOW columns
+    COLUMNS = COLUMNS
+    PRIORITY = ("market", "last", "change", "funding", "mark", "volume", "oi")
     LEFT = frozenset({"market"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -55,17 +53,10 @@ class MarketsPane(TablePane):
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Markets"
-        self._narrow = False
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
         yield self.make_table()
-
-    def on_resize(self, event: Resize) -> None:
-        narrow = event.size.width < NARROW_BELOW
-        if narrow != self._narrow:
-            self._narrow = narrow
-            self.set_columns(NARROW if narrow else WIDE)
 
     # ---- filtering ------------------------------------------------------------------------------
 
@@ -103,8 +94,6 @@ class MarketsPane(TablePane):
     # ---- rendering ------------------------------------------------------------------------------
 
     def refresh_state(self) -> None:
-        if self.rows is None:
-            return
         market = self.state.market
         words = self.filter_text.split()
         rows = []
@@ -112,7 +101,7 @@ class MarketsPane(TablePane):
             if words and not all(w in f"{name} {info.kind}".lower() for w in words):
                 continue
             rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
-        if self.rows.sync(rows):
+        if self.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
         self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
@@ -135,7 +124,7 @@ class MarketsPane(TablePane):
                 "funding": fmt_rate(t.funding_rate) if "-PERP" in name or t.type == "perp" else "-",
                 "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
             }
-        keys = [k for k, _, _ in (NARROW if self._narrow else WIDE)]
+        keys = [k for k, _, _ in COLUMNS]
         return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]
 
 

@@ -16,7 +16,7 @@ __all__ = ["OpenOrdersPane", "order_flags", "order_type"]
 
 COLUMNS = (
     ("market", "Market", 10),
-    ("side", "Side", 8),
+    ("side", "Side", 7),  # "▼ sell" and a space
     ("type", "Type", 7),
     ("price", "Price", 11),
     ("size", "Size", 10),
@@ -55,6 +55,7 @@ class OpenOrdersPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"orders", "markets"})
     COLUMNS = COLUMNS
     TABLE_ID = "orders-table"
+    PRIORITY = ("market", "side", "price", "size", "type", "unfilled", "age", "flags", "tif", "cloid", "oid")
     LEFT = frozenset({"market", "side", "type", "tif", "flags", "cloid"})
 
     DEFAULT_CSS = """
@@ -74,11 +75,9 @@ class OpenOrdersPane(TablePane):
         return next((o for o in self.state.account.open_orders if str(o.order_id) == key), None)
 
     def refresh_state(self) -> None:
-        if self.rows is None:
-            return
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
-        self.rows.sync(rows)
+        self.sync(rows)
         if account.address is None:
             subtitle = "no account"
         elif not account.loaded:

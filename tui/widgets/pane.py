@@ -13,12 +13,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content, Span
+from textual.events import Resize
 from textual.widgets import DataTable, Static
 
 from tui.feed.state import FeedState
 
 from .palette import Palette
-from .table_rows import TableRows
+from .table_rows import Cell, TableRows
 
 __all__ = ["FeedLine", "FeedPane", "TablePane"]
 
@@ -99,15 +100,22 @@ class FeedPane(Vertical):
 
 
 class TablePane(FeedPane):
-    """A pane whose records are rows of one DataTable, kept by key and updated in place (``TableRows``)."""
+    """A pane whose records are rows of one DataTable, kept by key and updated in place (``TableRows``).
+
+    Subclasses give ``COLUMNS`` and a row's cells for all of them; when the pane is too narrow for every
+    column, it shows those it has room for, taken in ``PRIORITY`` order (laid out in ``COLUMNS`` order).
+    """
 
     TABLE_ID: ClassVar[str] = ""
-    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, width), laid out on mount
+    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, width)
+    PRIORITY: ClassVar[Sequence[str]] = ()  # column keys, most wanted first; empty: all columns, always
     LEFT: ClassVar[frozenset[str]] = frozenset()  # columns aligned left; the others are figures, aligned right
 
     def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.rows: TableRows | None = None  # once the columns are set
+        self.columns: tuple[str, ...] = ()  # the keys of the columns shown
+        self._pick: list[int] | None = None  # where they are in COLUMNS (None: all of them)
 
     def compose(self) -> ComposeResult:
         yield self.make_table()
@@ -115,6 +123,34 @@ class TablePane(FeedPane):
     def on_mount(self) -> None:
         super().on_mount()
         self.set_columns(self.COLUMNS)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit)  # once the table has its new size too
+
+    def _fit(self, row_count: int | None = None) -> None:
+        """Show the columns there is room for: the pane's width, less a column for the vertical
+        scrollbar when the rows overflow (a cut-off figure would be a wrong figure)."""
+        if not self.PRIORITY or self.rows is None or not self.is_mounted or self.size.width <= 0:
+            return  # not laid out yet
+        table = self.table
+        rows = table.row_count if row_count is None else row_count
+        width = self.size.width - (1 if rows > table.size.height - 1 else 0)  # the header takes a line
+        wanted = self.fitting(width)
+        if tuple(key for key, _, _ in wanted) != self.columns:
+            self.set_columns(wanted)
+
+    def fitting(self, width: int) -> list[tuple[str, str, int]]:
+        """The columns shown in ``width`` characters: by priority while they fit, in their order (the
+        first by priority even if it does not fit: a table needs a column)."""
+        if not self.PRIORITY or sum(w for _, _, w in self.COLUMNS) <= width:
+            return list(self.COLUMNS)
+        widths = {key: w for key, _, w in self.COLUMNS}
+        kept: set[str] = set()
+        for key in self.PRIORITY:
+            if widths[key] <= width:
+                kept.add(key)
+                width -= widths[key]
+        return [c for c in self.COLUMNS if c[0] in kept or (not kept and c[0] == self.PRIORITY[0])]
 
     def make_table(self) -> DataTable[Any]:
         return DataTable(cursor_type="row", cell_padding=0, id=self.TABLE_ID)
@@ -124,13 +160,27 @@ class TablePane(FeedPane):
         return self.query_one(f"#{self.TABLE_ID}", DataTable)
 
     def set_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
-        """Lay the table out with ``columns`` (key, label, width), empty; the next refresh fills it."""
+        """Lay the table out with ``columns`` (of ``COLUMNS``), empty; the next refresh fills it."""
         table = self.table
         table.clear(columns=True)
         for key, label, width in columns:
             table.add_column(Text(label, justify="left" if key in self.LEFT else "right"), width=width, key=key)
-        self.rows = TableRows(table, [key for key, _, _ in columns])
+        self.columns = tuple(key for key, _, _ in columns)
+        every = [key for key, _, _ in self.COLUMNS]
+        self._pick = None if list(self.columns) == every else [every.index(key) for key in self.columns]
+        self.rows = TableRows(table, self.columns)
         self.dirty = True
+
+    def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> bool:
+        """Show ``rows`` (key, a cell per column of ``COLUMNS``); True when rows were added."""
+        if self.rows is None:
+            return False
+        if len(rows) != len(self.rows.cells):
+            self._fit(len(rows))  # the vertical scrollbar may come or go
+        pick = self._pick
+        if pick is not None:
+            rows = [(key, [cells[i] for i in pick]) for key, cells in rows]
+        return self.rows.sync(rows)
 
     def restyle(self) -> None:
         if self.rows is not None:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from tui.api.models import Position
 
-from .display import DOWN, UP, fmt_money, fmt_pct, fmt_price, fmt_size
+from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
 from .pane import TablePane
 
 __all__ = ["PositionView", "PositionsPane", "position_view"]
@@ -64,6 +64,7 @@ class PositionsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets"})
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
+    PRIORITY = ("market", "side", "size", "upnl", "entry", "mark", "liq", "roe", "dist", "value", "lev", "mode")
     LEFT = frozenset({"market", "side", "mode"})
 
     DEFAULT_CSS = """
@@ -82,8 +83,6 @@ class PositionsPane(TablePane):
         return next((p for p in self.state.account.positions if position_key(p) == key), None)
 
     def refresh_state(self) -> None:
-        if self.rows is None:
-            return
         account = self.state.account
         market = self.state.market
         rows = []
@@ -92,7 +91,7 @@ class PositionsPane(TablePane):
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
             rows.append((position_key(p), self._cells(view, info)))
-        self.rows.sync(rows)
+        self.sync(rows)
         if account.address is None:
             subtitle = "no account"
         elif not account.loaded:
@@ -111,13 +110,13 @@ class PositionsPane(TablePane):
         return [
             Text(p.instrument),
             Text(f"{UP if long else DOWN} {'long' if long else 'short'}", style=c.side(long)),
-            _r(fmt_size(abs(p.size), lot)),
-            _r(fmt_price(p.entry_price, tick)),
-            _r(fmt_price(v.mark, tick)),
-            _r(fmt_money(abs(p.position_value))),
-            _r(fmt_money(v.upnl), pnl_style),
+            _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 10)),
+            _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 11)),
+            _r(fit(fmt_price(v.mark, tick), v.mark, 11)),
+            _r(fit(fmt_money(abs(p.position_value)), abs(p.position_value), 11)),
+            _r(fit(fmt_money(v.upnl), v.upnl, 10), pnl_style),
             _r(fmt_pct(v.upnl_pct), pnl_style),
-            _r(fmt_price(v.liquidation, tick)),
+            _r(fit(fmt_price(v.liquidation, tick), v.liquidation, 11)),
             _r(fmt_pct(v.liq_distance, places=1, signed=False)),
             _r(f"{p.leverage.normalize():f}x"),
             Text(f" {p.margin_mode}"),

@@ -1,0 +1,16 @@
+"""Figures that do not fit their column are shortened, never cut into a different number."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tui.widgets.display import fit, fmt_compact, fmt_price
+
+
+def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:
+    liq = Decimal("123456789012.5")  # a cross position's liquidation price far away
+    assert fit(fmt_price(liq, Decimal("0.1")), liq, 11) == "123.46B"
+    assert fit(fmt_price(Decimal("98147.5"), Decimal("0.1")), Decimal("98147.5"), 11) == "98,147.5"
+    assert fmt_compact(Decimal("-12500000")) == "-12.50M"
+    huge = Decimal(10) ** 15
+    assert fit(f"{huge:,}", huge, 7) == "1,000,…"  # even short it is too wide: cut visibly, marked with …
