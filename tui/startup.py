@@ -281,6 +281,7 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
                     feed_options={"poll_s": 3600.0},
                 )
                 app.feed.state.status.clock_drift_ms = 0  # the HTTP Date header is wall time, not the frozen clock
+                app.animation_level = "none"  # no tab underline caught sliding
                 written += await _shoot(app, size, out, every_screen=size == SCREENSHOT_SIZES[0])
     finally:
         await sim.stop()
@@ -306,6 +307,22 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
             await _settle(pilot, lambda: app.screen is not app.main)
             written.append(app.save_screenshot("help.svg", str(out)))
             await pilot.press("escape")
+            written += await _shoot_data_screens(app, pilot, out)
+    return written
+
+
+async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path) -> list[str]:
+    """Each data screen (account, wallet, history...) as its key opens it, after its first load."""
+    from tui.screens.catalogue import SCREENS, open_screen
+    from tui.screens.data_screen import DataScreen
+
+    written = []
+    for name, kind in SCREENS.items():
+        open_screen(app, name, app.context)
+        await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen.loads >= 1)  # type: ignore[misc]
+        written.append(app.save_screenshot(f"{name}.svg", str(out)))
+        await pilot.press("escape")
+        await _settle(pilot, lambda: not isinstance(app.screen, DataScreen))
     return written
 
 

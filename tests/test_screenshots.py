@@ -1,0 +1,18 @@
+"""`xtui screenshot` pictures every screen: the dashboard at two sizes, the dialogs and each data screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui.screens.catalogue import SCREENS
+from tui.startup import take_screenshots
+
+
+def test_screenshot_writes_every_screen(tmp_path: Path) -> None:
+    written = take_screenshots(str(tmp_path))
+    names = {Path(p).name for p in written}
+    assert names == {"main.svg", "main-80x24.svg", "order-form.svg", "help.svg"} | {f"{n}.svg" for n in SCREENS}
+    for name, kind in SCREENS.items():
+        svg = (tmp_path / f"{name}.svg").read_text()
+        title = kind.SCREEN_TITLE.replace(" ", "&#160;")
+        assert f"{title}&#160;·" in svg, f"{name}.svg does not show the {kind.SCREEN_TITLE} screen"
