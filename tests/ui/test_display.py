@@ -1,10 +1,11 @@
-"""Figures that do not fit their column are shortened, never cut into a different number."""
+"""Figures that do not fit their column are shortened, never cut into a different number; colours are solid."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 from tui.widgets.display import fit, fmt_compact, fmt_price
+from tui.widgets.palette import _solid
 
 
 def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:
@@ -14,3 +15,9 @@ def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:
     assert fmt_compact(Decimal("-12500000")) == "-12.50M"
     huge = Decimal(10) ** 15
     assert fit(f"{huge:,}", huge, 7) == "1,000,…"  # even short it is too wide: cut visibly, marked with …
+
+
+def test_translucent_theme_colours_become_the_solid_colour_they_show_as() -> None:
+    assert _solid("#E0E0E099", "#1E1E1E") == "#929292"  # the foreground at 60% over the surface
+    assert _solid("#E0E0E0", "#1E1E1E") == "#E0E0E0"
+    assert _solid("grey50", "#1E1E1E") == "grey50"  # a Rich name passes as it is

@@ -2,6 +2,8 @@
 
 CSS uses ``$bid``/``$ask``/``$up``/``$down``/``$stale`` directly. Cells of a DataTable are Rich text, so
 they take the same colours from the theme's variables here; panes rebuild them when the theme changes.
+Rich has no alpha, so a translucent variable (``$foreground-muted`` is the foreground at 60%) is laid
+over the theme's surface here, into the solid colour it shows as.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.app import App
+from textual.color import Color, ColorParseError
 
 __all__ = ["Palette"]
 
@@ -28,16 +31,21 @@ class Palette:
     @classmethod
     def of(cls, app: App[object]) -> Palette:
         v = app.theme_variables
+        surface = v.get("surface", "#000000")
+
+        def solid(name: str, default: str) -> str:
+            return _solid(v.get(name, default), surface)
+
         return cls(
-            bid=v.get("bid", "green"),
-            ask=v.get("ask", "red"),
-            up=v.get("up", "green"),
-            down=v.get("down", "red"),
-            stale=v.get("stale", "grey50"),
-            error=v.get("error", "red"),
-            warning=v.get("warning", "yellow"),
-            accent=v.get("accent", "yellow"),
-            muted=v.get("foreground-muted", v.get("stale", "grey50")),
+            bid=solid("bid", "green"),
+            ask=solid("ask", "red"),
+            up=solid("up", "green"),
+            down=solid("down", "red"),
+            stale=solid("stale", "grey50"),
+            error=solid("error", "red"),
+            warning=solid("warning", "yellow"),
+            accent=solid("accent", "yellow"),
+            muted=solid("foreground-muted", v.get("stale", "grey50")),
         )
 
     def side(self, buy: bool) -> str:
@@ -45,3 +53,18 @@ class Palette:
 
     def move(self, up: bool) -> str:
         return self.up if up else self.down
+
+
+def _solid(value: str, surface: str) -> str:
+    """``value`` as a solid colour (Rich ignores alpha): laid over ``surface`` when translucent."""
+    try:
+        color = Color.parse(value)
+    except ColorParseError:
+        return value  # a Rich colour name Textual does not know ("grey50"): Rich takes it as it is
+    if color.a >= 1:
+        return value
+    try:
+        under = Color.parse(surface)
+    except ColorParseError:
+        under = Color(0, 0, 0)
+    return (under + color).hex
