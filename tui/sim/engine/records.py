@@ -104,8 +104,8 @@ class Fill:
             return ZERO
         return num(self.start_cost / self.start_size)
 
-    def record(self) -> dict[str, Any]:
-        """The ``fills`` record (decimal strings, ISO timestamp)."""
+    def _about(self) -> dict[str, Any]:
+        """What the ``fills`` record and WebSocket payload share: whose fill of what, and how."""
         o = self.order
         return {
             "instrument_id": self.inst_id,
@@ -117,6 +117,16 @@ class Fill:
             "side": "b" if self.is_buy else "s",
             "position_side": "BOTH",
             "direction": self.direction,
+            "fee_token_id": 1,
+            "crossed": self.crossed,
+            "tx_hash": self.tx.hash,
+            "fill_type": self.fill_type,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The ``fills`` record (decimal strings, ISO timestamp)."""
+        return {
+            **self._about(),
             "price": dstr(self.price),
             "size": dstr(self.size),
             "closed_pnl": dstr(self.closed_pnl),
@@ -124,10 +134,6 @@ class Fill:
             "start_price": dstr(self.start_price),
             "fee": dstr(self.fee),
             "broker_fee": dstr(self.broker_fee),
-            "fee_token_id": 1,
-            "crossed": self.crossed,
-            "tx_hash": self.tx.hash,
-            "fill_type": self.fill_type,
             "notional_value": dstr(self.price * self.size),
             "block_timestamp": iso_ms(self.ts_ms),
         }
@@ -136,26 +142,14 @@ class Fill:
         """The ``fills`` WebSocket payload (protocol-notes 5.4: numbers)."""
         o = self.order
         return {
-            "instrument_id": self.inst_id,
-            "instrument": self.inst_name,
-            "account": self.account,
-            "order_id": o.oid if o else 0,
-            "cloid": o.cloid if o else "",
-            "trade_id": self.trade_id,
-            "side": "b" if self.is_buy else "s",
-            "position_side": "BOTH",
+            **self._about(),
             "price": self.price,
             "size": self.size,
             "closed_pnl": self.closed_pnl,
-            "direction": self.direction,
             "original_size": o.size if o else self.size,
             "original_price": o.price if o else self.price,
             "fee": self.fee,
             "broker_fee": self.broker_fee,
-            "fee_token_id": 1,
-            "crossed": self.crossed,
-            "tx_hash": self.tx.hash,
-            "fill_type": self.fill_type,
             "block_timestamp": self.ts_ms,
         }
 
