@@ -35,7 +35,7 @@ from .book import BookState
 from .notify import ChangeNotifier
 from .state import AccountState, FeedState, FeedStatus, MarketState
 
-__all__ = ["BUFFER_LIMIT", "FAST_POLL_S", "RESYNC_DEPTH", "FrameHandlers"]
+__all__ = ["BUFFER_LIMIT", "FAST_POLL_S", "RESYNC_DEPTH", "FrameHandlers", "payload_items"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -47,7 +47,7 @@ _RESYNC_TRIES = 3
 _LOGGED_ERRORS = 20  # then debug level, so a flood of bad frames does not flood the log
 
 
-def _items(data: Any) -> list[Any]:
+def payload_items(data: Any) -> list[Any]:
     """A payload that may be one record, a list of them, or ``{"trades": [...]}`` (the PY bots' forms)."""
     if isinstance(data, list):
         return data
@@ -257,7 +257,7 @@ class FrameHandlers:
     def handle_trades(self, data: Any) -> None:
         """A ``trades`` payload (oldest first): the selected instrument's become the newest trades."""
         try:
-            trades = decode(_items(data), list[Trade])
+            trades = decode(payload_items(data), list[Trade])
         except DecodeError as exc:
             return self._bad("trades", exc)
         market = self.state.market
@@ -270,7 +270,7 @@ class FrameHandlers:
     def handle_ticker(self, data: Any) -> None:
         """A ``ticker`` payload of any instrument (the Markets pane lists them all)."""
         try:
-            tickers = decode(_items(data), list[Ticker])
+            tickers = decode(payload_items(data), list[Ticker])
         except DecodeError as exc:
             return self._bad("ticker", exc)
         for t in tickers:
@@ -281,7 +281,7 @@ class FrameHandlers:
     def handle_chart(self, data: Any) -> None:
         """A ``chart`` payload: the live candle of the selected chart (replaces or appends by ``time``)."""
         try:
-            candles = decode(_items(data), list[Candle])
+            candles = decode(payload_items(data), list[Candle])
         except DecodeError as exc:
             return self._bad("chart", exc)
         for c in candles:
@@ -294,7 +294,7 @@ class FrameHandlers:
     def handle_orders(self, data: Any) -> None:
         """An ``orders`` push: an order placed, amended, filled or cancelled."""
         try:
-            orders = decode(_items(data), list[WsOrder])
+            orders = decode(payload_items(data), list[WsOrder])
         except DecodeError as exc:
             return self._bad("orders", exc)
         now = self._clock()
@@ -306,7 +306,7 @@ class FrameHandlers:
     def handle_position(self, data: Any) -> None:
         """A ``position`` push (the positions record of one instrument)."""
         try:
-            positions = decode(_items(data), list[Position])
+            positions = decode(payload_items(data), list[Position])
         except DecodeError as exc:
             return self._bad("position", exc)
         now = self._clock()
@@ -318,7 +318,7 @@ class FrameHandlers:
     def handle_fills(self, data: Any) -> None:
         """A ``fills`` push: announced as ``fills`` and ``orders`` (fills show with the orders)."""
         try:
-            fills = decode(_items(data), list[WsFill])
+            fills = decode(payload_items(data), list[WsFill])
         except DecodeError as exc:
             return self._bad("fills", exc)
         now = self._clock()

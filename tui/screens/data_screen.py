@@ -146,9 +146,16 @@ class DataScreen(Screen[None]):
         self.run_worker(cast("WorkType[None]", work), name=name, group=group, exclusive=exclusive, exit_on_error=False)
 
     async def _poll(self) -> None:
+        await self.load_once()
         while True:
-            await self.load_once()
             await asyncio.sleep(self.ctx.poll_s)
+            if self.polls:
+                await self.load_once()
+
+    @property
+    def polls(self) -> bool:
+        """Load again every ``poll_s``; a screen whose data streams in says no while it does."""
+        return True
 
     async def load_once(self) -> None:
         """One load; a failure is shown on the screen, never raised."""

@@ -29,6 +29,7 @@ from tui.api.models import BlockDetail, BlockSummary, DecodeError, Transaction, 
 from tui.api.signing import checksum_address
 from tui.api.wire import resolve_action
 from tui.feed.channels import Watch
+from tui.feed.frames import payload_items
 from tui.widgets.display import short_address
 from tui.widgets.record_format import fmt_ms, tx_type_name, yes_no
 from tui.widgets.record_table import Facts, RecordTable
@@ -66,11 +67,6 @@ def parse_tx_type(text: str) -> int:
     if spec is None:
         raise ValueError(f"{raw[:40]!r} is not a transaction type (a code like 1301, or an action like placeOrder)")
     return spec.seed_code
-
-
-def _items(data: Any) -> list[Any]:
-    """A channel payload: one record or a list of them."""
-    return data if isinstance(data, list) else [data]
 
 
 def block_facts(b: BlockSummary) -> list[tuple[str, str]]:
@@ -169,12 +165,9 @@ class ExplorerScreen(DataScreen):
 
     # ---- loading --------------------------------------------------------------------------------
 
-    async def _poll(self) -> None:
-        await self.load_once()
-        while True:
-            await asyncio.sleep(self.ctx.poll_s)
-            if not self.streaming:
-                await self.load_once()
+    @property
+    def polls(self) -> bool:
+        return not self.streaming
 
     async def fetch(self) -> None:
         c = self.ctx.client
@@ -197,11 +190,11 @@ class ExplorerScreen(DataScreen):
     # ---- streaming --------------------------------------------------------------------------------
 
     def _on_blocks(self, data: Any) -> None:
-        self._new_blocks += decode(_items(data), list[BlockSummary])
+        self._new_blocks += decode(payload_items(data), list[BlockSummary])
         self._draw_soon()
 
     def _on_txs(self, data: Any) -> None:
-        self._new_txs += decode(_items(data), list[Transaction])
+        self._new_txs += decode(payload_items(data), list[Transaction])
         self._draw_soon()
 
     def _draw_soon(self) -> None:

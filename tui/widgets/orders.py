@@ -78,13 +78,7 @@ class OpenOrdersPane(TablePane):
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
         self.sync(rows)
-        if account.address is None:
-            subtitle = "no account"
-        elif not account.loaded:
-            subtitle = "loading…"
-        else:
-            subtitle = "x cancel · X cancel all · k by cloid" if rows else ""
-        self.show_titles(f"Open orders ({len(rows)})" if rows else "Open orders", subtitle)
+        self.show_account_titles("Open orders", len(rows), "x cancel · X cancel all · k by cloid")
 
     def _cells(self, o: Order) -> list[str | Text]:
         c = self.colours

@@ -24,10 +24,31 @@ from .table_rows import Cell, TableRows
 __all__ = ["FeedLine", "FeedPane", "TablePane"]
 
 
-class FeedPane(Vertical):
-    """A bordered pane showing part of ``state``; subclasses implement ``refresh_state``."""
+class FollowsFeed:
+    """The refresh contract of live widgets: the screen marks the topics that changed, and on its next
+    tick ``flush`` re-reads the state (``refresh_state``) of the widgets that follow one of them."""
 
     TOPICS: ClassVar[frozenset[str]] = frozenset()
+    dirty: bool
+    is_mounted: bool
+    display: bool
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        if topics & self.TOPICS:
+            self.dirty = True
+
+    def flush(self) -> None:
+        """Re-read the state if it changed since the last time (and the widget is shown)."""
+        if self.dirty and self.is_mounted and self.display:
+            self.dirty = False
+            self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Read ``self.state`` into the widget; every subclass overrides it."""
+
+
+class FeedPane(FollowsFeed, Vertical):
+    """A bordered pane showing part of ``state``; subclasses implement ``refresh_state``."""
 
     DEFAULT_CSS = """
     FeedPane {
@@ -78,19 +99,6 @@ class FeedPane(Vertical):
         if subtitle is not None and subtitle != self._titles[1]:
             self._titles = (self._titles[0], subtitle)
             self.border_subtitle = subtitle
-
-    def feed_changed(self, topics: frozenset[str]) -> None:
-        if topics & self.TOPICS:
-            self.dirty = True
-
-    def flush(self) -> None:
-        """Re-read the state if it changed since the last time."""
-        if self.dirty and self.is_mounted and self.display:
-            self.dirty = False
-            self.refresh_state()
-
-    def refresh_state(self) -> None:
-        """Read ``self.state`` into the widgets; every pane overrides it."""
 
     @property
     def colours(self) -> Palette:
@@ -190,11 +198,20 @@ class TablePane(FeedPane):
         """The key of the row under the cursor."""
         return self.rows.cursor_key() if self.rows is not None else None
 
+    def show_account_titles(self, name: str, count: int, keys: str) -> None:
+        """``name (count)``; below, the row ``keys`` when there are rows, or why there are none yet."""
+        account = self.state.account
+        if account.address is None:
+            subtitle = "no account"
+        elif not account.loaded:
+            subtitle = "loading…"
+        else:
+            subtitle = keys if count else ""
+        self.show_titles(f"{name} ({count})" if count else name, subtitle)
 
-class FeedLine(Static):
+
+class FeedLine(FollowsFeed, Static):
     """A one-line live widget (header, account bar, status bar) with the same refresh contract."""
-
-    TOPICS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
@@ -212,15 +229,3 @@ class FeedLine(Static):
         if key != self._shown:
             self._shown = key
             self.update(content, layout=False)
-
-    def feed_changed(self, topics: frozenset[str]) -> None:
-        if topics & self.TOPICS:
-            self.dirty = True
-
-    def flush(self) -> None:
-        if self.dirty and self.is_mounted and self.display:
-            self.dirty = False
-            self.refresh_state()
-
-    def refresh_state(self) -> None:
-        """Read ``self.state`` and update the line; every subclass overrides it."""

@@ -92,13 +92,7 @@ class PositionsPane(TablePane):
             info = market.instruments.get(p.instrument)
             rows.append((position_key(p), self._cells(view, info)))
         self.sync(rows)
-        if account.address is None:
-            subtitle = "no account"
-        elif not account.loaded:
-            subtitle = "loading…"
-        else:
-            subtitle = "c close" if rows else ""
-        self.show_titles(f"Positions ({len(rows)})" if rows else "Positions", subtitle)
+        self.show_account_titles("Positions", len(rows), "c close")
 
     def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
         c = self.colours
