@@ -13,8 +13,8 @@ import pytest
 
 from tui.api.endpoints import TESTNET
 from tui.api.signing import Signer
-from tui.cli_admin import render
-from tui.config import (
+from tui.cli.admin import render
+from tui.config.profiles import (
     BUILTIN_PROFILES,
     DEFAULT_TEXT,
     ConfigError,
@@ -23,7 +23,7 @@ from tui.config import (
     parse_config,
     resolve,
 )
-from tui.config_text import KeyLines
+from tui.config.text import KeyLines
 
 KEY = "0x" + "7d" * 32
 ADDRESS = Signer(KEY).address  # EIP-55 mixed case

@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tui import cli_admin, keys
+from tui import keys
 from tui.api.signing import Signer, keccak256, recover_digest
-from tui.cli import build_parser
-from tui.config import KeySource, ProfileConfig
+from tui.cli import admin as cli_admin
+from tui.cli.main import build_parser
+from tui.config import unlock
+from tui.config.errors import StartupError
+from tui.config.profiles import KeySource, ProfileConfig
 
 KEY = "0x" + "7d" * 32
 PASSWORD = "correct-horse-battery"
@@ -49,6 +52,24 @@ def answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr("getpass.getpass", fake_getpass)
     monkeypatch.setattr(sys, "stdin", FakeTerminal())
     yield queue
+
+
+def test_a_keystore_written_by_eth_account_opens_and_ours_opens_in_eth_account() -> None:
+    """xtui keystores were written with eth-account before eth-keyfile: those files keep opening, both ways."""
+    from eth_account import Account
+
+    signer = Signer(KEY)
+    document = Account.encrypt(bytes.fromhex(KEY[2:]), PASSWORD, kdf="scrypt", iterations=1 << 10)
+    keys.keystore_path("old").parent.mkdir(parents=True, exist_ok=True)
+    keys.keystore_path("old").write_text(json.dumps(document))
+    assert keys.load("old", PASSWORD).address == signer.address
+    with pytest.raises(keys.WrongPassword):
+        keys.load("old", "not-the-password")
+
+    address = keys.import_key("new", KEY, PASSWORD)
+    stored = json.loads(keys.keystore_path("new").read_text())
+    assert Account.decrypt(stored, PASSWORD) == bytes.fromhex(KEY[2:])
+    assert address == signer.address
 
 
 def test_round_trip_new_list_load_sign() -> None:
@@ -101,12 +122,12 @@ def test_wrong_password_three_tries_then_nothing_changed(answers: list[str]) -> 
     with pytest.raises(keys.WrongPassword, match=r"wrong password for keystore main$"):
         keys.load("main", "not-the-password")
     answers += ["guess-one", "guess-two", "guess-three", "never-asked"]
-    with pytest.raises(cli_admin.AdminError, match="wrong password for keystore main after 3 tries"):
-        cli_admin.unlock("main")
+    with pytest.raises(StartupError, match="wrong password for keystore main after 3 tries"):
+        unlock.unlock("main")
     assert answers == ["never-asked"]
     assert keys.keystore_path("main").read_bytes() == before
     answers[:] = ["guess-one", PASSWORD]
-    assert cli_admin.unlock("main").address == keys.read_address("main")
+    assert unlock.unlock("main").address == keys.read_address("main")
 
 
 def _damage(path: Path, change: str) -> None:
@@ -152,7 +173,7 @@ def test_damaged_keystore_fails_before_any_prompt(answers: list[str]) -> None:
     _damage(keys.keystore_path("main"), "truncate")
     answers.append(PASSWORD)
     with pytest.raises(keys.KeystoreError, match="not valid JSON"):
-        cli_admin.unlock("main")
+        unlock.unlock("main")
     assert answers == [PASSWORD]
     assert keys.list_keys() == [("main", None)]
 
@@ -182,17 +203,17 @@ def test_cli_new_import_remove_with_prompts(
 def test_signer_for_a_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRADER_KEY", KEY)
     own = ProfileConfig("p", key=KeySource("env", "TRADER_KEY"), account=Signer(KEY).address)
-    assert cli_admin.signer_for(own) is not None
+    assert unlock.signer_for(own) is not None
     other = "0x" + "ab" * 20
-    with pytest.raises(cli_admin.AdminError, match="use agent_key_env"):
-        cli_admin.signer_for(ProfileConfig("p", key=KeySource("env", "TRADER_KEY"), account=other))
-    agent = cli_admin.signer_for(ProfileConfig("p", key=KeySource("env", "TRADER_KEY", agent=True), account=other))
+    with pytest.raises(StartupError, match="use agent_key_env"):
+        unlock.signer_for(ProfileConfig("p", key=KeySource("env", "TRADER_KEY"), account=other))
+    agent = unlock.signer_for(ProfileConfig("p", key=KeySource("env", "TRADER_KEY", agent=True), account=other))
     assert agent is not None and agent.address == Signer(KEY).address
-    assert cli_admin.signer_for(ProfileConfig("p")) is None
+    assert unlock.signer_for(ProfileConfig("p")) is None
     keys.import_key("stored", KEY, PASSWORD)
     monkeypatch.setenv("STORED_PASSWORD", PASSWORD)
     stored = ProfileConfig("p", key=KeySource("keystore", "stored"))
-    assert cli_admin.signer_for(stored, password_env="STORED_PASSWORD") is not None
+    assert unlock.signer_for(stored, password_env="STORED_PASSWORD") is not None
 
 
 # ---- the real process ---------------------------------------------------------------------------------

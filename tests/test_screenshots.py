@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.screens.catalogue import SCREENS
-from tui.startup import take_screenshots
+from tui.ui.screens.catalogue import SCREENS
+from tui.ui.screenshots import take_screenshots
 
 
 def test_screenshot_writes_every_screen(tmp_path: Path) -> None:

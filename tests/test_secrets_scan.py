@@ -28,13 +28,13 @@ from tui.api import signing
 from tui.api.client import Client
 from tui.api.limits import Governor
 from tui.api.wire import order_item
-from tui.launch import identity
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.order_form import OrderFormScreen
+from tui.config.launch import identity
 from tui.sim.clock import FrozenClock
 from tui.sim.ratelimit import Limits
 from tui.sim.server import LocalExchange, SimConfig
-from tui.startup import dashboard_app, prepare
+from tui.ui.run import dashboard_app, prepare
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.order_form import OrderFormScreen
 
 KEY_HEX = hashlib.sha256(b"xtui secrets scan").hexdigest()  # no pattern any other text could share
 KEY = "0x" + KEY_HEX

@@ -1,5 +1,5 @@
-"""``python -m tui`` is ``xtui``."""
+"""``python -m tui``: the same as the ``xtui`` command."""
 
-from .cli import main
+from tui.cli.main import main
 
 raise SystemExit(main())

@@ -1,8 +1,9 @@
-"""Keystores: private keys encrypted at rest (eth-account v3 files, scrypt) in the user data directory.
+"""Keystores: private keys encrypted at rest (Ethereum v3 files, scrypt, through eth-keyfile) in the user data
+directory; files written by eth-account, geth or earlier xtui open the same.
 
 A key exists unencrypted only in memory, inside a ``Signer``. Every error raised here is a
 ``KeystoreError`` whose message names the keystore or its file and never carries key material or a
-password; eth-account's own exceptions (which may quote their inputs) are never let through.
+password; eth-keyfile's own exceptions (which may quote their inputs) are never let through.
 
 Each file also carries ``xtui_crypto_sha256``, an unkeyed hash of its ``crypto`` section. A MAC mismatch
 alone cannot tell a wrong password from a damaged file; with the hash, a damaged file is reported as
@@ -21,8 +22,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .api.signing import Signer, SigningError, checksum_address
-from .logs import add_secret, redact
+from tui.api.signing import Signer, SigningError, checksum_address
+from tui.logs import add_secret, redact
+from tui.paths import data_dir
 
 __all__ = [
     "KeystoreError",
@@ -57,13 +59,8 @@ class WrongPassword(KeystoreError):
 
 
 def keys_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XTUI_DATA_DIR/keys`` if set, else ``keys`` in the platform's user data directory for xtui."""
-    env = os.environ if env is None else env
-    if env.get("XTUI_DATA_DIR"):
-        return Path(env["XTUI_DATA_DIR"]).expanduser() / "keys"
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("xtui", appauthor=False)) / "keys"
+    """``keys`` in the data directory (``$XTUI_DATA_DIR`` or the platform's user data directory)."""
+    return data_dir(env) / "keys"
 
 
 def check_name(name: str) -> str:
@@ -116,11 +113,11 @@ def _encrypt_and_store(name: str, signer: Signer, password: str) -> str:
     add_secret(password)
     if path.exists():
         raise KeystoreError(f"keystore {name} already exists ({path}); remove it first")
-    from eth_account import Account
+    from eth_keyfile.keyfile import create_keyfile_json
 
     try:
         secret = bytes.fromhex(signer.secret_hex()[2:])
-        document = Account.encrypt(secret, password, kdf="scrypt", iterations=SCRYPT_N)
+        document = create_keyfile_json(secret, password.encode(), kdf="scrypt", iterations=SCRYPT_N)
     except Exception:
         raise KeystoreError(f"cannot encrypt the key for keystore {name}") from None
     document["address"] = signer.address[2:]
@@ -204,10 +201,10 @@ def load(name: str, password: str) -> Signer:
     stored_hash = doc.get(CHECKSUM_FIELD)
     if stored_hash is not None and stored_hash != _crypto_hash(doc["crypto"]):
         raise KeystoreError(f"{path} is damaged: its encrypted key was changed (checksum mismatch)")
-    from eth_account import Account
+    from eth_keyfile.keyfile import decode_keyfile_json
 
     try:
-        secret = bytes(Account.decrypt(doc, password))
+        secret = bytes(decode_keyfile_json(doc, password.encode()))
     except ValueError as exc:
         if "MAC mismatch" in str(exc):
             hint = "" if stored_hash is not None else f" (or {path} is damaged)"

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
-import os
 import re
 import sys
 import threading
-from collections.abc import Mapping
 from pathlib import Path
+
+from tui.paths import log_dir
 
 __all__ = [
     "LEVELS",
     "REDACTED",
     "RedactingFilter",
     "add_secret",
-    "log_dir",
     "parse_level",
     "redact",
     "setup_logging",
@@ -109,16 +108,6 @@ class _LogFile(logging.handlers.RotatingFileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:
         return None
-
-
-def log_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XTUI_LOG_DIR`` if set, else the platform's user log directory for xtui."""
-    env = os.environ if env is None else env
-    if env.get("XTUI_LOG_DIR"):
-        return Path(env["XTUI_LOG_DIR"]).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_log_dir("xtui", appauthor=False))
 
 
 def _is_terminal_handler(handler: logging.Handler) -> bool:

@@ -9,7 +9,7 @@ import msgspec
 
 from tests.conftest import client_for
 from tests.feed.conftest import Changes
-from tui.feed.bench import bench_feed, synthetic_frames
+from tui.bench.feed import bench_feed, synthetic_frames
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange

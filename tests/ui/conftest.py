@@ -11,15 +11,17 @@ from typing import Any
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
+from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY, client_for
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.app import XtuiApp, make_app
+from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.ratelimit import Limits
 from tui.sim.server import LocalExchange, SimConfig
-from tui.startup import DashboardOptions
+from tui.ui.app import XtuiApp, make_app
+from tui.ui.widgets.pane import FollowsFeed
 
 MARKET_STEPS = 40  # 250 ms steps of synthetic market before the app starts
 
@@ -82,5 +84,33 @@ async def settle(pilot: Any, ready: Callable[[], object], timeout_s: float = 10.
         await pilot.pause(0.02)
     else:
         raise AssertionError(f"timed out waiting for {what or ready}")
-    for _ in range(3):
-        await pilot.pause(0.1)
+    await drawn(pilot)
+
+
+async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
+    """Until every live widget has read the state it was told of (on a busy machine the screen's refresh
+    timer fires late, so waiting a fixed time is not enough), then one full layout and paint."""
+    app = pilot.app
+    await pilot.pause(0.1)  # at least one tick of the panes' refresh timer
+    if not app.is_running:
+        return
+
+    def waiting(w: FollowsFeed) -> bool:  # as ``FollowsFeed.flush`` decides: a hidden pane waits until shown
+        return w.dirty and w.is_mounted and w.display
+
+    for _ in range(int(timeout_s / 0.05)):
+        if not any(waiting(w) for w in app.screen.query("*") if isinstance(w, FollowsFeed)):
+            break
+        await pilot.pause(0.05)
+    else:
+        raise AssertionError("the panes did not draw the state they were told of")
+    # A DataTable sizes its columns to new rows on its next idle event: on a busy machine that can come after
+    # the screenshot, which would then show the columns as wide as their labels.
+    for _ in range(int(timeout_s / 0.05)):
+        if not any(table._require_update_dimensions for table in app.screen.query(DataTable)):
+            break
+        await pilot.pause(0.05)
+    await pilot.wait_for_scheduled_animations()
+    app.screen.refresh(layout=True)
+    await pilot.pause()
+    await pilot.pause()

@@ -7,12 +7,12 @@ from typing import Any, TypeVar
 
 from textual.widgets import Input
 
-from tui.app import XtuiApp
-from tui.screens.catalogue import open_screen
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.data_screen import DataScreen
-from tui.screens.form import FormScreen
-from tui.widgets.record_table import RecordTable
+from tui.ui.app import XtuiApp
+from tui.ui.screens.catalogue import open_screen
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.data_screen import DataScreen
+from tui.ui.screens.form import FormScreen
+from tui.ui.widgets.record_table import RecordTable
 
 S = TypeVar("S", bound=DataScreen)
 

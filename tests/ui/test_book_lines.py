@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
-from tui.widgets.book_lines import BookLines, Column, Row
+from tui.ui.widgets.book_lines import BookLines, Column, Row
 
 COLUMNS = (Column("Price", 8), Column("Size", 6), Column("", 6, right=False))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tui.widgets.display import fit, fmt_compact, fmt_price
-from tui.widgets.palette import _solid
+from tui.ui.widgets.display import fit, fmt_compact, fmt_price
+from tui.ui.widgets.palette import _solid
 
 
 def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:

@@ -10,7 +10,7 @@ from textual.widgets import Button
 from textual.widgets._footer import FooterKey
 
 from tests.ui.screen_steps import until
-from tui.widgets.footer import Footer
+from tui.ui.widgets.footer import Footer
 
 
 class Keyed(Button):

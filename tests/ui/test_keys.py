@@ -11,19 +11,19 @@ from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.help import HelpScreen
-from tui.screens.main import MainScreen
-from tui.screens.order_form import OrderFormScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.book_lines import BookLines
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.main import MainScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.widgets.book_lines import BookLines
 
 ALICE = Signer(ALICE_KEY)
 
 
 def test_every_binding_has_an_id_and_a_description() -> None:
-    from tui.app import XtuiApp
+    from tui.ui.app import XtuiApp
 
     for binding in [*XtuiApp.BINDINGS, *MainScreen.BINDINGS]:
         assert binding.id and binding.description and binding.tooltip, binding  # type: ignore[union-attr]

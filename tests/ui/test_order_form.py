@@ -9,10 +9,10 @@ from tests.ui.conftest import Notes, dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.order_form import OrderFormScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.order_form import OrderFormScreen
 
 ALICE = Signer(ALICE_KEY)
 

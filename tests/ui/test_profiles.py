@@ -17,15 +17,14 @@ from tui import keys
 from tui.api.client import Client
 from tui.api.endpoints import MAINNET
 from tui.api.signing import Signer
-from tui.cli_admin import AdminError
-from tui.config import ConfigError
-from tui.launch import Flags, identity
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.order_form import OrderFormScreen
+from tui.config.errors import ConfigError, StartupError
+from tui.config.launch import Flags, identity
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.startup import StartupError, dashboard_app, prepare
-from tui.widgets.header import ProfileHeader
+from tui.ui.run import dashboard_app, prepare
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.widgets.header import ProfileHeader
 
 ALICE = Signer(ALICE_KEY)
 PASSWORD = "correct-horse-battery"
@@ -142,7 +141,7 @@ def test_a_keystore_profile_asks_three_times_then_stops(monkeypatch: pytest.Monk
     monkeypatch.setattr("getpass.getpass", lambda prompt="": answers.pop(0))
     monkeypatch.setattr(sys, "stdin", FakeTerminal())
     launch = prepare("desk")
-    with pytest.raises(AdminError, match="wrong password for keystore desk-key after 3 tries; nothing was changed"):
+    with pytest.raises(StartupError, match="wrong password for keystore desk-key after 3 tries; nothing was changed"):
         identity(launch)
     assert answers == [PASSWORD]
     ident = identity(launch)

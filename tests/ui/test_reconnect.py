@@ -11,10 +11,10 @@ from tests.ui.conftest import dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.app import make_app
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.book_lines import BookLines
+from tui.ui.app import make_app
+from tui.ui.widgets.book_lines import BookLines
 
 ALICE = Signer(ALICE_KEY)
 FAST_RECONNECT = {"backoff_min": 0.05, "backoff_max": 0.2}

@@ -11,13 +11,13 @@ from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.app import make_app
-from tui.messages import FeedChanged
-from tui.screens.confirm import ConfirmScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.header import ProfileHeader
-from tui.widgets.status_bar import StatusBar
+from tui.ui.app import make_app
+from tui.ui.messages import FeedChanged
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.widgets.header import ProfileHeader
+from tui.ui.widgets.status_bar import StatusBar
 
 ALICE = Signer(ALICE_KEY)
 AGENT = Signer("0x" + "4a" * 32)

@@ -12,10 +12,10 @@ from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, unt
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.account import AccountScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.record_table import Facts, RecordTable
+from tui.ui.screens.account import AccountScreen
+from tui.ui.widgets.record_table import Facts, RecordTable
 
 ALICE = Signer(ALICE_KEY)
 

@@ -13,12 +13,12 @@ from tui.api.client import Client
 from tui.api.models import Transaction
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.explorer import ExplorerScreen, parse_block_ref, parse_tx_type
-from tui.screens.prompt import PromptScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.display import short_address
-from tui.widgets.record_table import Facts, RecordTable
+from tui.ui.screens.explorer import ExplorerScreen, parse_block_ref, parse_tx_type
+from tui.ui.screens.prompt import PromptScreen
+from tui.ui.widgets.display import short_address
+from tui.ui.widgets.record_table import Facts, RecordTable
 
 ALICE = Signer(ALICE_KEY)
 NO_POLLS = {"poll_s": 3600.0, "ws_options": {"backoff_min": 0.05, "backoff_max": 0.2}}  # only the socket moves it

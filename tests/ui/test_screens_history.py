@@ -8,12 +8,12 @@ from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.explorer import ExplorerScreen
-from tui.screens.history import HistoryScreen
-from tui.screens.prompt import PromptScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.record_table import Facts, RecordTable
+from tui.ui.screens.explorer import ExplorerScreen
+from tui.ui.screens.history import HistoryScreen
+from tui.ui.screens.prompt import PromptScreen
+from tui.ui.widgets.record_table import Facts, RecordTable
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)

@@ -10,13 +10,13 @@ from tests.ui.conftest import dashboard
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.commands import XtuiCommands
-from tui.screens.catalogue import SCREEN_BINDINGS, SCREENS
-from tui.screens.data_screen import DataScreen
-from tui.screens.form import FormScreen
-from tui.screens.wallet import WalletScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.ui.commands import XtuiCommands
+from tui.ui.screens.catalogue import SCREEN_BINDINGS, SCREENS
+from tui.ui.screens.data_screen import DataScreen
+from tui.ui.screens.form import FormScreen
+from tui.ui.screens.wallet import WalletScreen
 
 ALICE = Signer(ALICE_KEY)
 

@@ -7,10 +7,10 @@ from tests.ui.conftest import dashboard
 from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.screens.reference import ReferenceScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.record_table import RecordTable
+from tui.ui.screens.reference import ReferenceScreen
+from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
 

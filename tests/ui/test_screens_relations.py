@@ -13,14 +13,14 @@ from tui.api.client import Client
 from tui.api.errors import ActionRejected
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.agents import AgentsScreen
-from tui.screens.brokers import BrokersScreen
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.referrals import ReferralsScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.display import short_address
-from tui.widgets.record_table import Facts, RecordTable
+from tui.ui.screens.agents import AgentsScreen
+from tui.ui.screens.brokers import BrokersScreen
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.referrals import ReferralsScreen
+from tui.ui.widgets.display import short_address
+from tui.ui.widgets.record_table import Facts, RecordTable
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)

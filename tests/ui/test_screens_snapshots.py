@@ -15,15 +15,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
+from tests.ui.conftest import drawn
 from tests.ui.screen_steps import until
 from tests.ui.test_snapshots import snapshot_app
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.data_screen import DataScreen
 from tui.sim.clock import FrozenClock
+from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server import SimConfig
-from tui.startup import EmbeddedExchange
+from tui.ui.screens.data_screen import DataScreen
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)
@@ -83,7 +84,7 @@ def opens(key: str, *then: str) -> Any:
         await until(pilot, lambda: isinstance(app.screen, DataScreen) and app.screen.loads >= 1, f"the screen {key}")
         for press in then:
             await pilot.press(press)
-        await pilot.pause(0.2)  # layout and the last repaint
+        await drawn(pilot)
 
     return run_before
 

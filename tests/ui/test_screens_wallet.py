@@ -12,12 +12,12 @@ from tests.ui.conftest import dashboard
 from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.field_checks import FieldError, parse_address, parse_amount, parse_fraction, parse_text
-from tui.screens.wallet import WalletScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
-from tui.widgets.record_table import RecordTable
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.field_checks import FieldError, parse_address, parse_amount, parse_fraction, parse_text
+from tui.ui.screens.wallet import WalletScreen
+from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)

@@ -22,10 +22,10 @@ from tui.api.client import Client
 from tui.api.limits import Budget, Governor, GovernorStatus
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.app import XtuiApp, make_app
 from tui.sim.clock import FrozenClock
+from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server import SimConfig
-from tui.startup import EmbeddedExchange
+from tui.ui.app import XtuiApp, make_app
 
 ALICE = Signer(ALICE_KEY)
 MINUTES = 20  # of synthetic market before the pictures: twenty one-minute candles

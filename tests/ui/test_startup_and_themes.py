@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +11,22 @@ import pytest
 
 from tui.api.endpoints import MAINNET, TESTNET
 from tui.api.signing import Signer
-from tui.cli_admin import AdminError
-from tui.config import resolve
-from tui.launch import Flags, Identity, Launch, apply_flags, identity
-from tui.startup import EmbeddedExchange, StartupError, profile_name
-from tui.themes import SEMANTIC_DEFAULTS, THEME_DIR, ThemeError, builtin_themes, load_theme, theme_from_dict
+from tui.config.errors import StartupError
+from tui.config.launch import Flags, Identity, Launch, apply_flags, identity, profile_name
+from tui.config.profiles import resolve
+from tui.sim.embedded import EmbeddedExchange
+from tui.ui.app import known_themes
+from tui.ui.run import prepare
+from tui.ui.themes import (
+    SEMANTIC_DEFAULTS,
+    THEME_DIR,
+    ThemeError,
+    builtin_themes,
+    load_theme,
+    theme_from_dict,
+    user_theme_dir,
+    xtui_themes,
+)
 
 KEY = "0x" + "c3" * 32
 ADDR = Signer(KEY).address
@@ -53,7 +65,7 @@ def test_startup_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("XTUI_UNSET_KEY", raising=False)
     with pytest.raises(StartupError, match="--address ADDR to watch"):
         start(mainnet=True)
-    with pytest.raises(AdminError, match="XTUI_UNSET_KEY is not set"):
+    with pytest.raises(StartupError, match="XTUI_UNSET_KEY is not set"):
         start(testnet=True, key_env="XTUI_UNSET_KEY")
     with pytest.raises(StartupError, match="not an account address"):
         start(testnet=True, address="0x123")
@@ -61,7 +73,7 @@ def test_startup_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
         start(url=MAINNET.api, address=ADDR)  # the production exchange is never reached by a plain URL
     secret = "0x" + "zq" * 32
     monkeypatch.setenv("XTUI_BAD_KEY", secret)
-    with pytest.raises(AdminError, match="XTUI_BAD_KEY") as info:
+    with pytest.raises(StartupError, match="XTUI_BAD_KEY") as info:
         start(testnet=True, key_env="XTUI_BAD_KEY")
     assert "zq" not in str(info.value)  # the value itself is never echoed
 
@@ -103,3 +115,32 @@ def test_theme_files_are_validated(tmp_path: Path) -> None:
     bad.write_text("name = ")
     with pytest.raises(ThemeError, match=r"broken\.toml"):
         load_theme(bad)
+
+
+def test_user_themes_load_beside_the_shipped_ones(tmp_path: Path) -> None:
+    """A theme file in the data directory's themes/ can be chosen by name; one with a shipped name replaces it."""
+    user = user_theme_dir()
+    user.mkdir(parents=True)
+    (user / "desk.toml").write_text('name = "desk"\nprimary = "#224466"\n[variables]\nbid = "#00aa00"\n')
+    (user / "xtui-mono.json").write_text(json.dumps({"name": "xtui-mono", "primary": "#777777"}))
+    themes = {t.name: t for t in xtui_themes()}
+    assert themes["desk"].variables["bid"] == "#00aa00"
+    assert themes["xtui-mono"].primary == "#777777"
+    assert "xtui" in themes and "desk" in known_themes()
+    launch = prepare(None, Flags(theme="desk"))
+    assert launch.options.theme == "desk"
+
+
+def test_a_bad_user_theme_stops_the_start_with_its_file_named() -> None:
+    """Tried: a user theme that is not TOML, and one with a colour that is not a colour; each stops `xtui` before
+    the screen is taken, naming the file; the shipped themes are untouched."""
+    user = user_theme_dir()
+    user.mkdir(parents=True)
+    bad = user / "broken.toml"
+    bad.write_text("name = ")
+    with pytest.raises(StartupError, match=rf"theme file {re.escape(str(user))}/broken\.toml: "):
+        prepare(None, Flags())
+    bad.write_text('name = "broken"\nprimary = "#000000"\n[variables]\nbid = "greenish"\n')
+    with pytest.raises(StartupError, match=r"broken\.toml.*variables\.bid: 'greenish' is not a colour"):
+        prepare(None, Flags())
+    assert {t.name for t in builtin_themes()} >= {"xtui", "xtui-mono"}

@@ -7,7 +7,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 
 from tests.ui.screen_steps import until
-from tui.widgets.pane import TablePane
+from tui.ui.widgets.pane import TablePane
 
 NO_STATE: Any = None  # the pane's rows are its own
 

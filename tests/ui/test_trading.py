@@ -11,11 +11,11 @@ from tests.ui.conftest import dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.screens.confirm import ConfirmScreen
-from tui.screens.order_form import OrderFormScreen
-from tui.screens.prompt import PromptScreen
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.screens.prompt import PromptScreen
 
 ALICE = Signer(ALICE_KEY)
 

@@ -37,7 +37,8 @@ class SigningError(ValueError):
 
 def keccak256(data: bytes) -> bytes:
     """The Ethereum keccak-256 hash (not NIST SHA3-256)."""
-    return sha3.keccak_256(data).digest()
+    digest: bytes = sha3.keccak_256(data).digest()
+    return digest
 
 
 def _word(n: int) -> bytes:

@@ -1,6 +1,5 @@
 """The feed: WebSocket pushes and /info polls merged into one state the UI reads (no Textual here)."""
 
-from .bench import bench_feed
 from .book import BookState
 from .state import TOPICS, AccountState, FeedState, FeedStatus, InstrumentInfo, MarketState
 from .worker import Feed
@@ -14,5 +13,4 @@ __all__ = [
     "FeedStatus",
     "InstrumentInfo",
     "MarketState",
-    "bench_feed",
 ]

@@ -51,9 +51,8 @@ def payload_items(data: Any) -> list[Any]:
     """A payload that may be one record, a list of them, or ``{"trades": [...]}`` (the PY bots' forms)."""
     if isinstance(data, list):
         return data
-    if isinstance(data, dict) and isinstance(data.get("trades"), list):
-        return data["trades"]
-    return [data]
+    trades = data.get("trades") if isinstance(data, dict) else None
+    return trades if isinstance(trades, list) else [data]
 
 
 class FrameHandlers:

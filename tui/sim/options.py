@@ -77,7 +77,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     import gc
 
     from .clock import SystemClock
-    from .engine.bench import GC_THRESHOLD
+    from .engine import GC_THRESHOLD
     from .server import LocalExchange, SimConfig
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds

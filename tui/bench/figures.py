@@ -1,0 +1,282 @@
+"""``xtui bench``: the performance figures the issues ask for, measured here and printed.
+
+Each figure is printed as ``name: value unit (target)``. Nothing here asserts: the figures are read by
+people, and tests never time anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+
+def _report(name: str, value: float, unit: str, target: str = "") -> None:
+    tail = f"  (target {target})" if target else ""
+    sys.stdout.write(f"{name:<48} {value:>12,.1f} {unit}{tail}\n")
+    sys.stdout.flush()
+
+
+def _median_us(fn: Callable[[], Any], n: int) -> float:
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter_ns()
+        fn()
+        samples.append(time.perf_counter_ns() - t)
+    return statistics.median(samples) / 1000
+
+
+def bench_signing(n: int) -> None:
+    from tui.api import wire
+    from tui.api.signing import Signer, recover_signer
+
+    signer = Signer("0x" + "11" * 32)
+    orders = [wire.order_item(1, "b", "65000.5", "0.01", cloid="bench")]
+    data = wire.action_data("placeOrder", {"orders": orders, "expiresAfter": 1_700_000_060_000}, 1_700_000_000_000)
+    sig = signer.sign_action(data, 1301)
+    signer.sign_action(data, 1301)
+    _report("sign placeOrder (median)", _median_us(lambda: signer.sign_action(data, 1301), n), "us", "<= 40 us")
+    _report("recover signer (median)", _median_us(lambda: recover_signer(data, 1301, sig), n), "us", "<= 80 us")
+
+
+def book_frame(levels: int = 200) -> bytes:
+    import msgspec
+
+    def side(start: float, step: float) -> list[dict[str, str]]:
+        return [{"price": f"{start + i * step:.1f}", "size": f"{0.001 * (i + 1):.3f}"} for i in range(levels // 2)]
+
+    book = {
+        "instrument_name": "BTC-PERP",
+        "bids": side(64999.9, -0.1),
+        "asks": side(65000.1, 0.1),
+        "sequence_number": 123456,
+        "timestamp": 1_767_225_600_000,
+    }
+    return msgspec.json.encode(book)
+
+
+def bench_decode(n: int) -> None:
+    from tui.api.models import ORDERBOOK_DECODER
+
+    frame = book_frame(200)
+    ORDERBOOK_DECODER.decode(frame)
+    t = time.perf_counter()
+    for _ in range(n):
+        ORDERBOOK_DECODER.decode(frame)
+    _report("decode 200-level order book", n / (time.perf_counter() - t), "frames/s")
+
+
+async def _rate(n: int, call: Callable[[], Awaitable[Any]], concurrency: int = 8) -> float:
+    async def worker(k: int) -> None:
+        for _ in range(k):
+            await call()
+
+    t = time.perf_counter()
+    await asyncio.gather(*(worker(n // concurrency) for _ in range(concurrency)))
+    return (n // concurrency * concurrency) / (time.perf_counter() - t)
+
+
+async def _sim_process(*flags: str) -> tuple[asyncio.subprocess.Process, str]:
+    """``xtui sim`` in its own process (as a user runs it), limits lifted; returns it and its URL."""
+    big = str(10**9)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", "sim", "--quiet-market", "--exchange-per-minute", big,
+        "--info-per-minute", big, "--info-per-hour", big, "--ws-messages-per-minute", big, *flags,
+        stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+    if not line.startswith("listening on "):
+        proc.kill()
+        raise RuntimeError(f"xtui sim did not start: {line!r}")
+    return proc, line.split()[-1]
+
+
+async def _raw_exchange_load(url: str, bodies: list[bytes], connections: int) -> float:
+    """Send pre-signed /exchange bodies over ``connections`` keep-alive sockets; orders per second.
+
+    A lean HTTP/1.1 writer, so that the figure is the exchange's and not the client library's.
+    """
+    host, port = url.split("//", 1)[1].rsplit(":", 1)
+
+    async def worker(share: list[bytes]) -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        for body in share:
+            head = b"POST /exchange HTTP/1.1\r\nHost: sim\r\nContent-Type: application/json\r\n"
+            writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            await writer.drain()
+            headers = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(h.split(b":")[1]) for h in headers.split(b"\r\n") if h.lower().startswith(b"content-length")
+            )
+            answer = await reader.readexactly(length)
+            if b'"error":""' not in answer:
+                raise RuntimeError(f"order refused during the benchmark: {answer[:200]!r}")
+        writer.close()
+
+    t = time.perf_counter()
+    await asyncio.gather(*(worker(bodies[i::connections]) for i in range(connections)))
+    return len(bodies) / (time.perf_counter() - t)
+
+
+async def bench_server(n: int) -> None:
+    import msgspec
+
+    from tui.api import wire
+    from tui.api.client import Client
+    from tui.api.limits import Governor
+    from tui.api.signing import Signer
+
+    big = 10**9
+    proc, url = await _sim_process()
+    try:
+        governor = Governor(info_per_minute=big, info_per_hour=big, exchange_per_minute=big)
+        signer = Signer.generate()
+        async with Client(url, signer=signer, governor=governor) as c:
+            await c.ticker("BTC-PERP")
+            rate = await _rate(n, lambda: c.ticker("BTC-PERP"))
+            _report("/info round trips, xtui client (8 in flight)", rate, "calls/s")
+            await c.cancel_all()  # the first signed action funds the account
+
+            def order() -> Awaitable[Any]:
+                return c.place_order([wire.order_item(1, "b", "90000", "0.001")])
+
+            rate = await _rate(n, order)
+            _report("signed placeOrder, xtui client (8 in flight)", rate, "orders/s")
+            item = [wire.order_item(1, "b", "90000", "0.001")]
+            bodies = [msgspec.json.encode(c.sign("placeOrder", {"orders": item})) for _ in range(n * 2)]
+        rate = await _raw_exchange_load(url, bodies, 8)
+        _report("signed placeOrder round trips, loopback (8 conns)", rate, "orders/s", ">= 1,000/s")
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def bench_ws_fanout(n: int, subscribers: int = 50) -> None:
+    """Book updates caused by signed orders, counted as delivered to ``subscribers`` sockets."""
+    import msgspec
+    from websockets.asyncio.client import connect
+
+    from tui.api import wire
+    from tui.api.http import HttpClient
+    from tui.api.signing import Signer
+
+    proc, url = await _sim_process()
+    received = [0]
+    try:
+        async with HttpClient(url, signer=Signer.generate()) as c:
+            await c.exchange("cancelAll", {})
+            item = [wire.order_item(1, "b", "90000", "0.001")]
+            bodies = [msgspec.json.encode(c.sign("placeOrder", {"orders": item})) for _ in range(n)]
+        ws_url = url.replace("http://", "ws://") + "/ws/"
+        sockets = [await connect(ws_url) for _ in range(subscribers)]
+        sub = b'{"jsonrpc":"2.0","method":"subscribe","id":"1","params":{"channel":"orderbook","symbol":"BTC-PERP"}}'
+        for ws in sockets:
+            await ws.send(sub.decode())
+            await ws.recv()  # the reply
+            await ws.recv()  # the snapshot
+
+        async def count(ws: Any) -> None:
+            async for _ in ws:
+                received[0] += 1
+
+        readers = [asyncio.create_task(count(ws)) for ws in sockets]
+        t = time.perf_counter()
+        await _raw_exchange_load(url, bodies, 8)
+        expected = n * subscribers
+        deadline = time.perf_counter() + 30
+        while received[0] < expected and time.perf_counter() < deadline:
+            await asyncio.sleep(0.01)
+        elapsed = time.perf_counter() - t
+        _report(f"WebSocket messages delivered to {subscribers} subscribers", received[0] / elapsed, "msgs/s")
+        for r in readers:
+            r.cancel()
+        for ws in sockets:
+            await ws.close()
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+def bench_engine(n: int) -> None:
+    try:
+        from tui.bench.engine import bench_engine as run
+    except ImportError:
+        return
+    _report("matching engine, simple limit orders", run(n), "orders/s", ">= 100,000/s")
+
+
+def bench_feed_handlers(n: int) -> None:
+    from tui.bench.feed import bench_feed
+
+    _report("feed: book + trade messages absorbed (headless)", bench_feed(n), "msgs/s", ">= 5,000/s")
+
+
+def bench_startup(runs: int) -> None:
+    from tui.bench.dashboard import startup_seconds
+
+    marks = startup_seconds(runs)
+
+    def median_ms(key: str) -> float:
+        return statistics.median(m[key] for m in marks) * 1000
+
+    _report(f"start to first full frame (median of {runs})", median_ms("frame"), "ms", "<= 1,500 ms")
+    _report("  of which: until the local exchange serves", median_ms("exchange"), "ms")
+    _report("  of which: until the feed is ready", median_ms("feed_ready"), "ms")
+
+
+def bench_order_ack(repeats: int) -> None:
+    from tui.bench.dashboard import order_ack_ms
+
+    ack = order_ack_ms(repeats)
+    _report(f"Enter to order acknowledged (median of {ack['n']})", ack["median"], "ms", "<= 50 ms")
+    _report("Enter to order acknowledged (p90)", ack["p90"], "ms")
+
+
+def bench_feed_under_keys(presses: int) -> None:
+    from tui.bench.dashboard import KEY_TARGET_MS, feed_under_keys
+
+    result = feed_under_keys(presses)
+    best = result["best"]
+    name = f"feed + UI: msgs/s with a key answered <= {KEY_TARGET_MS:.0f} ms"
+    _report(name, best["achieved"] if best else 0.0, "msgs/s", ">= 5,000/s")
+    if best:
+        _report("  key to frame at that rate (median)", best["median"], "ms", "<= 50 ms")
+    for stage in result["stages"]:
+        rate = f"at {stage['rate']:,} msgs/s" if stage["rate"] else "with no feed load"
+        behind = "" if stage["kept_pace"] else f"  (the feed fell behind: {stage['achieved']:,.0f} msgs/s)"
+        _report(f"  key to frame {rate} (median)", stage["median"], "ms" + behind)
+    _report("help screen: key to frame, no feed load (median)", result["help"]["median"], "ms")
+
+
+async def bench_dashboard_cpu(seconds: float) -> None:
+    from tui.bench.dashboard import BOOK_HZ, dashboard_cpu
+
+    proc, url = await _sim_process()
+    try:
+        cpu = await dashboard_cpu(url, seconds)
+    finally:
+        proc.terminate()
+        await proc.wait()
+    _report("dashboard CPU, idle", cpu["idle"], "% of a core", "<= 15%")
+    _report(f"dashboard CPU, book changing {BOOK_HZ}x a second", cpu["loaded"], "% of a core", "<= 15%")
+    _report("  book updates the dashboard received", cpu["book_updates_per_s"], "/s")
+
+
+def run_bench(quick: bool = False) -> int:
+    scale = 1 if quick else 10
+    sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
+    bench_signing(2_000 * scale)
+    bench_decode(500 * scale)
+    bench_engine(20_000 * scale)
+    bench_feed_handlers(5_000 * scale)
+    asyncio.run(bench_server(300 * scale))
+    asyncio.run(bench_ws_fanout(100 * scale))
+    bench_startup(1 if quick else 3)
+    bench_order_ack(5 if quick else 20)
+    bench_feed_under_keys(6 if quick else 15)
+    asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0))
+    return 0

@@ -1,0 +1,235 @@
+"""The ``xtui`` command line. Heavy imports happen inside each command, so ``xtui --help`` is instant."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
+from tui.config.errors import StartupError
+from tui.logs import KEY_SHAPE
+
+REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
+
+
+class UsageError(Exception):
+    """A mistake in the command line: printed as one line, exit code 1 like every other failure."""
+
+
+def _parse_value(text: str) -> Any:
+    """``key=value`` values: JSON when they parse as JSON, else the string itself."""
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except ValueError:
+        return text
+
+
+def parse_pairs(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"expected key=value, got {pair!r}")
+        out[key] = _parse_value(value)
+    return out
+
+
+def print_json(value: Any) -> None:
+    """Indented on a terminal, compact when piped; decimals printed with their exact digits."""
+    import msgspec
+
+    raw = msgspec.json.Encoder(decimal_format="number").encode(value)
+    if sys.stdout.isatty():
+        raw = msgspec.json.format(raw, indent=2)
+    sys.stdout.write(raw.decode() + "\n")
+
+
+def _add_target(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--url", help="base URL of the exchange (e.g. the address `xtui sim` prints)")
+    g.add_argument("--testnet", action="store_true", help="the public test network")
+    g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
+    p.add_argument("--dialect", choices=("seed", "sdk"), default="seed", help="wire dialect (default: seed)")
+
+
+def _add_dashboard(parser: argparse.ArgumentParser) -> None:
+    """The flags of the default command: the dashboard."""
+    d = parser.add_argument_group(
+        "dashboard (no command)",
+        "A profile from config.toml (xtui config show) says where to connect and as whom; the flags below "
+        "override it. Without --profile: XTUI_PROFILE, else the config's default_profile, else local (the "
+        "built-in exchange).",
+    )
+    d.add_argument("--profile", metavar="NAME", help="profile to start with (local, testnet, mainnet, sim or yours)")
+    g = d.add_mutually_exclusive_group()
+    g.add_argument("--url", help="base URL of an exchange (the WebSocket is URL/ws/)")
+    g.add_argument("--testnet", action="store_true", help="the public test network")
+    g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
+    d.add_argument("--address", metavar="ADDR", help="watch this account (trade for it as an agent with --key-env)")
+    d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
+    d.add_argument("--password-env", metavar="VAR", help="environment variable holding the profile's keystore password")
+    d.add_argument("--read-only", action="store_true", help="no order entry, cancels, closes or panic; no key loaded")
+    d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
+    d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.")
+    _add_dashboard(parser)
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("info", help="call an /info method and print its JSON")
+    p.add_argument("method")
+    p.add_argument("params", nargs="*", metavar="key=value")
+    _add_target(p)
+
+    p = sub.add_parser("explorer", help="call an /explorer method and print its JSON")
+    p.add_argument("method")
+    p.add_argument("params", nargs="*", metavar="key=value")
+    _add_target(p)
+
+    p = sub.add_parser("exchange", help="sign and send an /exchange action")
+    p.add_argument("action", help="action name, e.g. placeOrder, cancelByOid, depositToVault")
+    p.add_argument("params", nargs="*", metavar="key=value")
+    p.add_argument("--key-env", required=True, metavar="VAR", help="environment variable holding the private key")
+    _add_target(p)
+
+    p = sub.add_parser("sim", help="run the local exchange (HTTP + WebSocket on loopback)")
+    from tui.sim.options import add_sim_arguments
+
+    add_sim_arguments(p)
+
+    p = sub.add_parser("screenshot", help="write SVG screenshots of every screen (built-in exchange, fixed seed)")
+    p.add_argument("--out", default="screenshots", help="directory to write to (default: screenshots)")
+    p.add_argument("--seed", type=int, default=7, help="seed of the synthetic market (default: 7)")
+    p.add_argument("--theme", default="xtui", help="theme to draw in (default: xtui)")
+
+    p = sub.add_parser("bench", help="measure and print the performance figures")
+    p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    add_admin_arguments(parser, sub)
+    return parser
+
+
+def _target(args: argparse.Namespace) -> tuple[str, str, bool]:
+    from tui.api.endpoints import MAINNET, TESTNET
+
+    if args.url:
+        return args.url, args.url, False
+    if args.testnet:
+        return TESTNET.api, TESTNET.explorer, True
+    if args.mainnet:
+        return MAINNET.api, MAINNET.explorer, False
+    raise UsageError("no exchange given: pass --url URL (for example what `xtui sim` prints), --testnet or --mainnet")
+
+
+async def _call(args: argparse.Namespace) -> Any:
+    from tui.api.http import HttpClient
+
+    base, explorer, testnet = _target(args)
+    params = parse_pairs(args.params)
+    signer = None
+    if args.command == "exchange":
+        signer = _signer_from_env(args.key_env)
+    async with HttpClient(base, explorer_url=explorer, signer=signer, testnet=testnet, dialect=args.dialect) as c:
+        if args.command == "info":
+            return await c.info(args.method, **params)
+        if args.command == "explorer":
+            return await c.explorer(args.method, **params)
+        from tui.api import wire
+
+        spec = wire.resolve_action(args.action)
+        if spec is None:
+            raise UsageError(f"unknown action {args.action!r}; known: {', '.join(sorted(wire.ACTIONS))}")
+        try:
+            return await c.exchange(spec.name, params)
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+
+
+def _signer_from_env(var: str) -> Any:
+    from tui.api.signing import Signer, SigningError
+
+    secret = os.environ.get(var)
+    if not secret:
+        raise UsageError(f"environment variable {var} is not set (it should hold the private key)")
+    try:
+        return Signer(secret)
+    except SigningError as exc:
+        raise UsageError(f"{var}: {exc}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for flag in REFUSED_KEY_FLAGS:
+        if any(a == flag or a.startswith(flag + "=") for a in argv):
+            sys.stderr.write(
+                f"xtui: {flag} is refused: a key on the command line ends up in shell history and `ps`. "
+                "Use --key-env VAR, naming an environment variable that holds the key.\n"
+            )
+            return 1
+    if refusal := refuse_key_argv(argv):
+        sys.stderr.write(refusal)
+        return 1
+    args = build_parser().parse_args(argv)
+    if args.command is None and any(KEY_SHAPE.search(a) for a in argv):  # no dashboard flag takes 64 hex digits
+        sys.stderr.write("xtui: a private key on the command line is refused: use --key-env VAR or a keystore\n")
+        return 1
+    try:
+        from tui.config.launch import start_logging
+
+        start_logging(getattr(args, "log_level", None), args.command)
+        if args.command in ADMIN_COMMANDS:
+            return run_admin(args)
+        if args.command in ("info", "explorer", "exchange"):
+            print_json(asyncio.run(_call(args)))
+            return 0
+        if args.command == "sim":
+            from tui.sim.options import run_from_args
+
+            return run_from_args(args)
+        if args.command == "bench":
+            from tui.bench.figures import run_bench
+
+            return run_bench(quick=args.quick)
+        if args.command == "screenshot":
+            from tui.ui.screenshots import take_screenshots
+
+            for path in take_screenshots(args.out, seed=args.seed, theme=args.theme):
+                sys.stdout.write(f"{path}\n")
+            return 0
+        from tui.ui.run import run_dashboard
+
+        return run_dashboard(
+            args.profile,
+            url=args.url,
+            testnet=args.testnet,
+            mainnet=args.mainnet,
+            address=args.address,
+            key_env=args.key_env,
+            read_only=args.read_only,
+            theme=args.theme,
+            symbol=args.symbol,
+            password_env=args.password_env,
+        )
+    except (UsageError, StartupError) as exc:
+        sys.stderr.write(f"xtui: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        from tui.api.errors import ClientError
+
+        if isinstance(exc, ClientError):
+            sys.stderr.write(f"xtui: {exc}\n")
+            return 1
+        raise
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,244 @@
+"""From a profile and the command line's quick overrides to what the dashboard starts with.
+
+All of it happens before Textual takes the screen, so every mistake is one line on stderr: a bad
+profile names its config line, a keystore password is asked for on the terminal. Nothing here imports
+Textual; the names only the dashboard knows (themes, binding ids) are passed in to ``check_names``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from tui.api.endpoints import MAINNET, TESTNET, Endpoints
+from tui.config.errors import ConfigError, StartupError
+from tui.config.profiles import BUILTIN_PROFILES, KeySource, ProfileConfig, Settings, load_config
+from tui.config.unlock import Prompt, ask_hidden, signer_for
+from tui.logs import parse_level, redact, setup_logging
+
+if TYPE_CHECKING:
+    from tui.api.signing import Signer
+
+__all__ = [
+    "DashboardOptions",
+    "Flags",
+    "Identity",
+    "Launch",
+    "apply_flags",
+    "check_names",
+    "identity",
+    "profile_name",
+    "start_logging",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardOptions:
+    """What the dashboard is started with besides the exchange: passed in, never read from globals."""
+
+    theme: str = "xtui"
+    symbol: str = "BTC-PERP"
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"buy": "B"}
+    confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending a larger order
+    confirm_through_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
+    read_only: bool = False  # no order entry, cancels, closes or panic
+
+
+def profile_name(url: str) -> str:
+    """The header name of an exchange URL: MAINNET/TESTNET for the known hosts, else the host."""
+    base = url.rstrip("/")
+    if base == MAINNET.api:
+        return "MAINNET"
+    if base == TESTNET.api:
+        return "TESTNET"
+    return urlsplit(base).hostname or base
+
+
+@dataclass(frozen=True, slots=True)
+class Flags:
+    """The command line's quick overrides of the selected profile."""
+
+    url: str | None = None
+    testnet: bool = False
+    mainnet: bool = False
+    address: str | None = None  # watch this account (trade for it as an agent with key_env)
+    key_env: str | None = None
+    read_only: bool = False
+    theme: str | None = None
+    symbol: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """The profile after the flags, and how the header names it."""
+
+    settings: Settings
+    flags: Flags
+    profile: ProfileConfig
+    label: str  # what the header shows: LOCAL, TESTNET, MAINNET, the profile's name or the URL's host
+    warnings: tuple[str, ...]
+
+    @property
+    def mainnet(self) -> bool:
+        return self.profile.is_mainnet
+
+    @property
+    def read_only(self) -> bool:
+        return self.profile.read_only
+
+    @property
+    def options(self) -> DashboardOptions:
+        p = self.profile
+        return DashboardOptions(
+            theme=p.theme,
+            symbol=p.symbol,
+            keymap=dict(p.keymap),
+            confirm_notional=p.confirm_notional,
+            confirm_through_pct=p.confirm_through_book_pct,
+            read_only=p.read_only,
+        )
+
+
+def _check_address(address: str) -> str:
+    from tui.api.signing import checksum_address
+
+    try:
+        return checksum_address(address)
+    except (ValueError, TypeError):
+        shown = redact(address)[:50]
+        raise StartupError(f"--address {shown!r} is not an account address (0x and 40 hex digits)") from None
+
+
+def _target(profile: ProfileConfig, flags: Flags) -> tuple[ProfileConfig, str | None]:
+    """The profile pointed where --url/--testnet/--mainnet say, and the header name that goes with it."""
+    if flags.url:
+        ends = Endpoints.for_base(flags.url)
+        if ends.api == MAINNET.api:
+            raise StartupError("--url: the production exchange is reached only with --mainnet or --profile mainnet")
+        testnet = ends.api == TESTNET.api
+    elif flags.testnet or flags.mainnet:
+        ends, testnet = (TESTNET, True) if flags.testnet else (MAINNET, False)
+    else:
+        return profile, None
+    moved = replace(profile, url=ends.api, explorer_url=ends.explorer, ws_url=ends.ws, testnet=testnet)
+    return moved, profile_name(ends.api)
+
+
+def apply_flags(settings: Settings, flags: Flags) -> Launch:
+    """The selected profile with the flags laid over it.
+
+    ``--address`` alone watches that account; with ``--key-env`` the key trades for it as an agent.
+    ``--key-env`` alone replaces the profile's key (for the profile's account when it has one).
+    """
+    profile, host = _target(settings.profile, flags)
+    warnings = list(settings.warnings) if host is None else []  # they are about where the profile points
+    if flags.mainnet:
+        warnings.append("warning: --mainnet: the production exchange: real money")
+    if flags.address:
+        account = _check_address(flags.address)
+        key = KeySource("env", flags.key_env, agent=True) if flags.key_env else None
+        profile = replace(profile, account=account, key=key)
+    elif flags.key_env:
+        agent = profile.key is not None and profile.key.agent
+        profile = replace(profile, key=KeySource("env", flags.key_env, agent=agent))
+    profile = replace(
+        profile,
+        read_only=profile.read_only or flags.read_only,
+        theme=flags.theme or profile.theme,
+        symbol=flags.symbol or profile.symbol,
+    )
+    name = profile.name
+    label = host or (name.upper() if name in BUILTIN_PROFILES else name)
+    if profile.is_mainnet and label != "MAINNET":
+        label = f"{label} MAINNET"
+    return Launch(settings, flags, profile, label, tuple(warnings))
+
+
+def check_names(launch: Launch, themes: Iterable[str], binding_ids: Iterable[str]) -> None:
+    """Refuse a theme or keymap binding id the dashboard does not know; the error names where it was set."""
+    known_themes = sorted(set(themes))
+    theme = launch.profile.theme
+    if theme not in known_themes:
+        message = f"unknown theme {theme!r} (known: {', '.join(known_themes)})"
+        if launch.flags.theme:
+            raise StartupError(f"--theme: {message}")
+        raise launch.settings.error("theme", message)
+    known_ids = set(binding_ids)
+    for binding in launch.profile.keymap:
+        if binding not in known_ids:
+            raise launch.settings.error(
+                f"keymap.{binding}", f"unknown binding id {binding!r} (the help screen, ?, lists every id)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """As whom the dashboard trades: ``signer`` None is watch-only (or read-only)."""
+
+    signer: Signer | None
+    account: str | None
+    demo_key: bool = False  # a fresh key made for this run on the built-in exchange
+
+
+def identity(launch: Launch, password_env: str | None = None, prompt: Prompt = ask_hidden) -> Identity:
+    """Unlock the profile's key (a keystore asks ``prompt`` for its password, three tries).
+
+    Read-only never holds a key: the account comes from the profile, or from the key source's address
+    (a keystore's file says it without its password). On the built-in exchange, a profile with neither
+    key nor account gets a fresh demo key, which the local exchange funds.
+    """
+    profile = launch.profile
+    if launch.read_only:
+        return Identity(None, profile.account or _address_of(profile.key))
+    signer = signer_for(profile, password_env, prompt)
+    account = profile.account or (signer.address if signer else None)
+    if account is not None:
+        return Identity(signer, account)
+    if profile.builtin_exchange:
+        from tui.api.signing import Signer
+
+        demo = Signer.generate()
+        return Identity(demo, demo.address, demo_key=True)
+    if launch.flags.url or launch.flags.testnet or launch.flags.mainnet:
+        raise StartupError(f"{launch.label}: give --address ADDR to watch an account or --key-env VAR to trade")
+    raise StartupError(
+        f"profile {profile.name} has no key and no account: set keystore (or key_env) or account in it "
+        f"({launch.settings.config.path}), or pass --key-env VAR or --address ADDR"
+    )
+
+
+def _address_of(source: KeySource | None) -> str | None:
+    """The address of a key source without unlocking it for use: a keystore's file says it."""
+    from tui import keys
+
+    if source is None:
+        return None
+    try:
+        if source.kind == "keystore":
+            return keys.read_address(source.name)
+        return keys.key_from_env(source.name).address  # the key is read for its address, then dropped
+    except keys.KeystoreError as exc:
+        raise StartupError(str(exc)) from None
+
+
+def start_logging(level: str | None, command: str | None) -> str:
+    """Log to the file at ``level`` (the --log-level flag), else XTUI_LOG_LEVEL, else the config's log_level,
+    else info; returns the level chosen."""
+    if not level and os.environ.get("XTUI_LOG_LEVEL", "").strip():
+        try:
+            level = parse_level(os.environ["XTUI_LOG_LEVEL"])
+        except ValueError as exc:
+            raise StartupError(f"XTUI_LOG_LEVEL: {exc}") from None
+    if not level:
+        try:
+            level = load_config().log_level
+        except ConfigError:
+            level = "info"  # the commands that use the config report it; the others still run
+    setup_logging(level)
+    logging.getLogger("tui.cli").info("xtui %s (log level %s)", command or "help", level)
+    return level

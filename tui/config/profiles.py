@@ -1,0 +1,364 @@
+"""Profiles in ``config.toml``, strictly validated, with ``XTUI_*`` environment overrides.
+
+Every mistake is an error naming where it is: the file's line (found by scanning the source, since
+tomllib keeps no positions) or the environment variable. Secrets never live here: anything shaped like
+a private key is refused, and a profile names where its key is (a keystore or an environment variable).
+Nothing here imports Textual; the dashboard reads a ``Settings`` and validates the names only it knows
+(binding ids, theme names) through ``Settings.error`` so those errors name their line too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from tui.api.endpoints import MAINNET, TESTNET, Endpoints
+from tui.config.errors import ConfigError
+from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
+from tui.config.values import BOOL_FIELDS, ENV_BOOL, PROFILE_FIELDS, check_binding, kind_of, log_level, shown, string
+from tui.logs import KEY_SHAPE, parse_level
+from tui.paths import config_path
+
+__all__ = [
+    "BUILTIN_PROFILES",
+    "DEFAULT_TEXT",
+    "ENV_OVERRIDES",
+    "Config",
+    "ConfigError",
+    "KeySource",
+    "ProfileConfig",
+    "Settings",
+    "config_path",
+    "load_config",
+    "parse_config",
+    "resolve",
+]
+
+LOCAL = "local"
+SECRET_MESSAGE = "a private key must not be stored in the config; use a keystore (xtui keys import) or key_env"
+# field -> (kind of key source, trades as an agent for ``account``)
+KEY_FIELDS: dict[str, tuple[Literal["keystore", "env"], bool]] = {
+    "keystore": ("keystore", False),
+    "key_env": ("env", False),
+    "agent_keystore": ("keystore", True),
+    "agent_key_env": ("env", True),
+}
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
+PROFILE_KEYS = (*PROFILE_FIELDS, "keymap")
+TOP_KEYS = ("default_profile", "log_level", "profiles")
+# Environment overrides of the selected profile, named after the fields they set.
+ENV_OVERRIDES: dict[str, str] = {f"XTUI_{name.upper()}": name for name in PROFILE_FIELDS}
+ENV_TOP = ("XTUI_PROFILE", "XTUI_LOG_LEVEL")
+
+
+@dataclass(frozen=True, slots=True)
+class KeySource:
+    """Where a profile's key comes from: a keystore name or an environment variable, never the key."""
+
+    kind: Literal["keystore", "env"]
+    name: str
+    agent: bool = False  # the key is an agent trading for the profile's account
+
+    @property
+    def field(self) -> str:
+        return ("agent_" if self.agent else "") + ("keystore" if self.kind == "keystore" else "key_env")
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileConfig:
+    """One profile. ``url`` None is the built-in exchange; ``key`` None is watch-only."""
+
+    name: str
+    url: str | None = None
+    explorer_url: str | None = None
+    ws_url: str | None = None
+    testnet: bool = False  # signatures use the "Testnet" source
+    dialect: Literal["seed", "sdk"] = "seed"
+    account: str | None = None
+    key: KeySource | None = None
+    read_only: bool = False
+    confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending an order larger than this
+    confirm_through_book_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
+    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
+    theme: str = "xtui"
+    symbol: str = "BTC-PERP"
+
+    @property
+    def builtin_exchange(self) -> bool:
+        return self.url is None
+
+    @property
+    def is_mainnet(self) -> bool:
+        return self.url == MAINNET.api
+
+    @property
+    def watch_only(self) -> bool:
+        return self.key is None
+
+    def endpoints(self, local_url: str | None = None) -> Endpoints:
+        """Where to connect; ``local_url`` is the built-in exchange's address, needed when ``url`` is None."""
+        if self.url is None:
+            if local_url is None:
+                raise ValueError(f"profile {self.name} uses the built-in exchange: pass its URL")
+            return Endpoints.for_base(local_url)
+        return Endpoints(self.url, self.explorer_url or self.url, self.ws_url or Endpoints.for_base(self.url).ws)
+
+
+def _remote(name: str, ends: Endpoints, testnet: bool) -> ProfileConfig:
+    return ProfileConfig(name, url=ends.api, explorer_url=ends.explorer, ws_url=ends.ws, testnet=testnet)
+
+
+BUILTIN_PROFILES: dict[str, ProfileConfig] = {
+    LOCAL: ProfileConfig(LOCAL),
+    "testnet": _remote("testnet", TESTNET, True),
+    "mainnet": _remote("mainnet", MAINNET, False),
+    # `xtui sim --port 8765` in another terminal: the local exchange outliving the dashboard.
+    "sim": _remote("sim", Endpoints.for_base("http://127.0.0.1:8765"), False),
+}
+
+
+def _endpoints_of(url: str) -> tuple[Endpoints, bool | None]:
+    """The endpoints of a base URL, and whether it is the test network (None: not a known host)."""
+    for ends, testnet in ((MAINNET, False), (TESTNET, True)):
+        if url == ends.api:
+            return ends, testnet
+    return Endpoints.for_base(url), None
+
+
+def _apply(profile: ProfileConfig, values: Mapping[str, Any]) -> ProfileConfig:
+    """``profile`` with validated ``values`` laid over it: url brings its explorer and WebSocket along."""
+    changes: dict[str, Any] = {}
+    if "url" in values:
+        ends, testnet = _endpoints_of(values["url"])
+        changes.update(url=ends.api, explorer_url=ends.explorer, ws_url=ends.ws)
+        if testnet is not None:
+            changes["testnet"] = testnet
+    for name, value in values.items():
+        if name in KEY_FIELDS:
+            kind, agent = KEY_FIELDS[name]
+            changes["key"] = KeySource(kind, value, agent)
+        elif name != "url":
+            changes[name] = value
+    return replace(profile, **changes)
+
+
+def _problem(profile: ProfileConfig) -> tuple[str, str] | None:
+    """A rule across fields that ``profile`` breaks, as (field to blame, message)."""
+    if profile.key is not None and profile.key.agent and profile.account is None:
+        return profile.key.field, "an agent key trades for an account: set account to the account's address"
+    if profile.url is None:
+        for name in ("explorer_url", "ws_url"):
+            if getattr(profile, name) is not None:
+                return name, f"{name} needs url too (without url the profile uses the built-in exchange)"
+    return None
+
+
+# ---- the file ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The file as read (or the built-in defaults when there is none), before environment overrides."""
+
+    path: Path
+    exists: bool
+    default_profile: str
+    log_level: str
+    profiles: dict[str, ProfileConfig]
+    lines: KeyLines
+
+    def where(self, *keys: str) -> str:
+        """``FILE line N`` of a key given as its path of names, for messages about it."""
+        line = self.lines.line(keys)
+        if line is None:
+            return f"{self.path}" if self.exists else f"built-in {'.'.join(keys[:2])}"
+        return f"{self.path} line {line}"
+
+    def error(self, keys: tuple[str, ...], message: str) -> ConfigError:
+        return ConfigError(f"{self.where(*keys)}: {message}")
+
+
+def parse_config(text: str, path: Path) -> Config:
+    """Validate the text of a config file; ConfigError naming the line of the first mistake."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if KEY_SHAPE.search(line):
+            raise ConfigError(f"{path} line {number}: {SECRET_MESSAGE}")
+    try:
+        data = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as exc:
+        number, message = syntax_error_line(exc, text)
+        raise ConfigError(f"{path} line {number}: not valid TOML: {message}") from None
+    config = Config(path, True, LOCAL, "info", dict(BUILTIN_PROFILES), KeyLines(text))
+    for key in data:
+        if key not in TOP_KEYS:
+            raise config.error((key,), f"unknown key {key!r} (expected {', '.join(TOP_KEYS)})")
+    tables = data.get("profiles", {})
+    if not isinstance(tables, dict):
+        raise config.error(("profiles",), f"profiles must be a table of profiles, not {kind_of(tables)}")
+    for name, table in tables.items():
+        if not _PROFILE_NAME.fullmatch(name):
+            raise config.error(("profiles", name), f"{shown(name)} is not a profile name (letters, digits, _ and -)")
+        if not isinstance(table, dict):
+            raise config.error(("profiles", name), f"profile {name} must be a table, not {kind_of(table)}")
+        config.profiles[name] = _file_profile(config, name, table)
+    top = {"log_level": config.log_level, "default_profile": config.default_profile}
+    for key, parse in (("log_level", log_level), ("default_profile", string)):
+        if key in data:
+            try:
+                top[key] = parse(data[key])
+            except ValueError as exc:
+                raise config.error((key,), f"{key}: {exc}") from None
+    config = replace(config, log_level=top["log_level"], default_profile=top["default_profile"])
+    if config.default_profile not in config.profiles:
+        raise config.error(
+            ("default_profile",),
+            f"default_profile {shown(config.default_profile)} is not a profile ({', '.join(config.profiles)})",
+        )
+    return config
+
+
+def _file_profile(config: Config, name: str, table: dict[str, Any]) -> ProfileConfig:
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        at = ("profiles", name, key)
+        if key not in PROFILE_KEYS:
+            raise config.error(at, f"unknown key {key!r} in profile {name} (expected one of {', '.join(PROFILE_KEYS)})")
+        if key == "keymap":
+            values[key] = _file_keymap(config, at, value)
+            continue
+        try:
+            values[key] = PROFILE_FIELDS[key](value)
+        except ValueError as exc:
+            raise config.error(at, f"{key}: {exc}") from None
+    sources = [key for key in KEY_FIELDS if key in values]
+    if len(sources) > 1:
+        raise config.error(("profiles", name, sources[1]), f"{sources[0]} and {sources[1]}: choose one key source")
+    profile = _apply(BUILTIN_PROFILES.get(name, ProfileConfig(name)), values)
+    problem = _problem(profile)
+    if problem:
+        raise config.error(("profiles", name, problem[0]), problem[1])
+    return profile
+
+
+def _file_keymap(config: Config, at: tuple[str, ...], table: Any) -> dict[str, str]:
+    if not isinstance(table, dict):
+        raise config.error(at, f'keymap must be a table of binding id = "key", not {kind_of(table)}')
+    keymap: dict[str, str] = {}
+    for binding, keys in table.items():
+        try:
+            keymap[binding] = check_binding(binding, keys)
+        except ValueError as exc:
+            raise config.error((*at, binding), str(exc)) from None
+    return keymap
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """The config file at ``path`` (default: ``config_path()``), or the built-in profiles if it is absent."""
+    path = config_path(env) if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config(path, False, LOCAL, "info", dict(BUILTIN_PROFILES), KeyLines(""))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_config(text, path)
+
+
+# ---- the effective settings --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The selected profile after environment overrides: what the dashboard starts with."""
+
+    config: Config
+    profile: ProfileConfig
+    selected_by: str  # "--profile", "XTUI_PROFILE", "default_profile" or "built-in default"
+    log_level: str
+    overrides: dict[str, str]  # profile field -> the XTUI_* variable that set it
+    warnings: tuple[str, ...]  # to print, one line each, when the dashboard starts
+
+    def where(self, name: str) -> str:
+        """Where a profile field (``theme``, ``keymap.buy``...) was set: its variable or file line."""
+        if name in self.overrides:
+            return self.overrides[name]
+        return self.config.where("profiles", self.profile.name, *name.split("."))
+
+    def error(self, name: str, message: str) -> ConfigError:
+        """An error about a field, located: for checks only the dashboard can make (unknown theme...)."""
+        return ConfigError(f"{self.where(name)}: {message}")
+
+
+def _env_values(env: Mapping[str, str]) -> dict[str, tuple[str, Any]]:
+    """field -> (variable, validated value) for every XTUI_* override set (an empty value is unset)."""
+    out: dict[str, tuple[str, Any]] = {}
+    for var, name in ENV_OVERRIDES.items():
+        text = env.get(var, "").strip()
+        if not text:
+            continue
+        if KEY_SHAPE.search(text):
+            raise ConfigError(f"{var}: {SECRET_MESSAGE}")
+        value: Any = text
+        if name in BOOL_FIELDS:
+            value = ENV_BOOL.get(text.lower())
+            if value is None:
+                raise ConfigError(f"{var}: expected true or false (1/0, yes/no, on/off), not {shown(text)}")
+        try:
+            out[name] = (var, PROFILE_FIELDS[name](value))
+        except ValueError as exc:
+            raise ConfigError(f"{var}: {exc}") from None
+    sources = [out[key][0] for key in KEY_FIELDS if key in out]
+    if len(sources) > 1:
+        raise ConfigError(f"{sources[0]} and {sources[1]}: choose one key source")
+    return out
+
+
+def resolve(profile: str | None = None, *, env: Mapping[str, str] | None = None, path: Path | None = None) -> Settings:
+    """The effective settings: ``profile`` (--profile) or XTUI_PROFILE or default_profile, then overrides.
+
+    The local profile is the default; the production exchange is used only through a profile that is
+    named (flag, XTUI_PROFILE or default_profile), and then ``warnings`` says so.
+    """
+    env = os.environ if env is None else env
+    config = load_config(path, env)
+    for var in ENV_TOP:
+        if KEY_SHAPE.search(env.get(var, "")):
+            raise ConfigError(f"{var}: {SECRET_MESSAGE}")
+    if profile:
+        name, selected_by = profile, "--profile"
+    elif env.get("XTUI_PROFILE", "").strip():
+        name, selected_by = env["XTUI_PROFILE"].strip(), "XTUI_PROFILE"
+    else:
+        named = config.lines.line(("default_profile",)) is not None
+        name, selected_by = config.default_profile, "default_profile" if named else "built-in default"
+    if name not in config.profiles:
+        raise ConfigError(f"{selected_by}: no profile named {shown(name)} (known: {', '.join(config.profiles)})")
+    log_level = config.log_level
+    if env.get("XTUI_LOG_LEVEL", "").strip():
+        try:
+            log_level = parse_level(env["XTUI_LOG_LEVEL"])
+        except ValueError as exc:
+            raise ConfigError(f"XTUI_LOG_LEVEL: {exc}") from None
+    values = _env_values(env)
+    chosen = _apply(config.profiles[name], {key: value for key, (_, value) in values.items()})
+    overrides = {key: var for key, (var, _) in values.items()}
+    if "url" in overrides:
+        overrides.update({k: overrides["url"] for k in ("explorer_url", "ws_url") if k not in overrides})
+    settings = Settings(config, chosen, selected_by, log_level, overrides, ())
+    problem = _problem(chosen)
+    if problem:
+        raise settings.error(problem[0], problem[1])
+    if not chosen.is_mainnet:
+        return settings
+    if selected_by == "built-in default":  # only XTUI_URL can have pointed the unnamed default there
+        raise settings.error("url", "the production exchange is used only when a profile is named: --profile mainnet")
+    warning = f"warning: profile {chosen.name} (chosen by {selected_by}) is the production exchange: real money"
+    return replace(settings, warnings=(warning,))

@@ -1,0 +1,156 @@
+"""Parsers of config values, shared by the file and the ``XTUI_*`` variables.
+
+Each returns the clean value or raises ValueError with a message that says what is wrong but not where;
+the caller adds the file line or the variable. A bad value is quoted back with key-shaped runs redacted,
+so an error message can never carry a key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import urlsplit
+
+from tui.api.signing import checksum_address, is_checksum_address
+from tui.keys import ENV_NAME_RE, NAME_RE
+from tui.logs import parse_level, redact
+
+__all__ = ["ENV_BOOL", "PROFILE_FIELDS", "check_binding", "kind_of", "log_level", "shown", "string"]
+
+_BINDING_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
+_KEYS = re.compile(r"[^\s,]+(?:\s*,\s*[^\s,]+)*")
+_THEME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,31}")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+# How an environment variable spells a boolean.
+ENV_BOOL = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def kind_of(value: Any) -> str:
+    """What a TOML value is, in words, for "expected X, not Y"."""
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | Decimal):
+        return "a number"
+    kinds: dict[type, str] = {dict: "a table", list: "an array", str: "a string"}
+    return kinds.get(type(value), "a date or time")
+
+
+def shown(text: str) -> str:
+    """A bad value quoted for an error message: key-shaped runs redacted, long text cut."""
+    text = redact(text)
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string in quotes, not {kind_of(value)}")
+    return value.strip()
+
+
+def _pattern(regex: re.Pattern[str], what: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = string(value)
+        if not regex.fullmatch(text):
+            raise ValueError(f"{shown(text)} is not {what}")
+        return text
+
+    return parse
+
+
+def _url(*schemes: str) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = string(value)
+        parts = urlsplit(text)
+        if parts.scheme not in schemes or not parts.hostname or any(c.isspace() for c in text):
+            raise ValueError(f"{shown(text)} is not a {' or '.join(schemes)} URL with a host")
+        if parts.username is not None or parts.password is not None:
+            raise ValueError("a URL must not carry a user name or password (it would be a secret in the config)")
+        if parts.query or parts.fragment:
+            raise ValueError(f"{shown(text)}: a base URL has no ?query or #fragment")
+        try:
+            parts.port  # noqa: B018 - raises on a port out of range
+        except ValueError:
+            raise ValueError(f"{shown(text)} has a bad port") from None
+        return text if parts.scheme.startswith("ws") else text.rstrip("/")
+
+    return parse
+
+
+def _bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, not {kind_of(value)}")
+    return value
+
+
+def _decimal(high: Decimal | None) -> Callable[[Any], Decimal]:
+    """A non-negative Decimal from an integer, a TOML float (read exactly) or a string."""
+
+    def parse(value: Any) -> Decimal:
+        if isinstance(value, bool) or not isinstance(value, int | Decimal | str):
+            raise ValueError(f"expected a number, not {kind_of(value)}")
+        try:
+            number = Decimal(value.strip() if isinstance(value, str) else value)
+        except InvalidOperation:
+            raise ValueError(f"{shown(str(value))} is not a number") from None
+        if not number.is_finite() or number < 0 or (high is not None and number > high):
+            bound = f"between 0 and {high}" if high is not None else "0 or more"
+            raise ValueError(f"expected a number {bound}, not {shown(str(value))}")
+        return number
+
+    return parse
+
+
+def _address(value: Any) -> str:
+    text = string(value)
+    if not _ADDRESS.fullmatch(text):
+        raise ValueError(f"{shown(text)} is not an account address (0x and 40 hex digits)")
+    if not is_checksum_address(text):
+        # No corrected form is offered: a checksum failure usually means a typo, and its "fix" is another account.
+        raise ValueError(f"{text} fails its EIP-55 checksum (mixed case that does not match): check it for a typo")
+    return checksum_address(text)
+
+
+def _dialect(value: Any) -> str:
+    text = string(value)
+    if text not in ("seed", "sdk"):
+        raise ValueError(f'expected "seed" or "sdk", not {shown(text)}')
+    return text
+
+
+def log_level(value: Any) -> str:
+    return parse_level(string(value))
+
+
+def check_binding(binding: str, keys: Any) -> str:
+    """One keymap entry, ``binding id = "key[,key...]"``; returns the keys stripped."""
+    if not _BINDING_ID.fullmatch(binding):
+        raise ValueError(f"{shown(binding)} is not a binding id")
+    if not isinstance(keys, str) or not _KEYS.fullmatch(keys.strip()) or len(keys) > 64:
+        bad = shown(keys) if isinstance(keys, str) else kind_of(keys)
+        raise ValueError(
+            f'keymap.{binding}: expected key names separated by commas, like "b" or "ctrl+b,f2", not {bad}'
+        )
+    return keys.strip()
+
+
+PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "url": _url("http", "https"),
+    "explorer_url": _url("http", "https"),
+    "ws_url": _url("ws", "wss"),
+    "testnet": _bool,
+    "dialect": _dialect,
+    "account": _address,
+    "keystore": _pattern(NAME_RE, "a keystore name (see `xtui keys list`)"),
+    "key_env": _pattern(ENV_NAME_RE, "an environment variable name"),
+    "agent_keystore": _pattern(NAME_RE, "a keystore name (see `xtui keys list`)"),
+    "agent_key_env": _pattern(ENV_NAME_RE, "an environment variable name"),
+    "read_only": _bool,
+    "confirm_notional": _decimal(None),
+    "confirm_through_book_pct": _decimal(Decimal(100)),
+    "theme": _pattern(_THEME, "a theme name"),
+    "symbol": _pattern(_SYMBOL, "an instrument symbol"),
+}
+BOOL_FIELDS = frozenset(name for name, parse in PROFILE_FIELDS.items() if parse is _bool)

@@ -1,0 +1,215 @@
+"""XtuiApp: the shell. It owns the feed worker, the themes, the keymap and the palette; screens do the rest.
+
+``make_app`` is the one way to build it, for the command line, the screenshots and the tests alike.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import BindingType
+from textual.theme import BUILTIN_THEMES
+from textual.worker import Worker
+
+from tui.api.client import Client
+from tui.api.errors import ClientError
+from tui.api.signing import Signer
+from tui.config.launch import DashboardOptions
+from tui.feed.worker import Feed
+from tui.order_entry import ConfirmPolicy
+from tui.ui.bindings import APP_BINDINGS, key_catalogue
+from tui.ui.commands import XtuiCommands
+from tui.ui.messages import FeedChanged
+from tui.ui.screens.catalogue import open_screen
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.data_screen import ScreenContext
+from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.main import MainScreen
+from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
+from tui.ui.worker_errors import report_worker_error
+
+__all__ = ["XtuiApp", "known_themes", "make_app"]
+
+
+def known_themes() -> list[str]:
+    """Every theme name a profile or ``--theme`` may use: xtui's own and Textual's built-in ones."""
+    return [t.name for t in xtui_themes()] + list(BUILTIN_THEMES)
+
+
+class XtuiApp(App[None]):
+    TITLE = "xtui"
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
+
+    def __init__(
+        self,
+        *,
+        client: Client,
+        ws_url: str,
+        account: str | None,
+        signer: Signer | None,
+        profile: str,
+        mainnet: bool,
+        demo_key: bool,
+        options: DashboardOptions,
+        clock: Callable[[], float],
+        wall_clock: Callable[[], float],
+        fund: bool,
+        close_client: bool,
+        feed_options: Mapping[str, Any],
+    ) -> None:
+        super().__init__()
+        self.client = client
+        self._close_client = close_client
+        self.options = options
+        self.keymap = dict(options.keymap)
+        self.feed = Feed(
+            client,
+            ws_url,
+            account=account,
+            symbol=options.symbol,
+            on_change=self._feed_changed,
+            clock=clock,
+            wall_clock=wall_clock,
+            **feed_options,
+        )
+        self._fund = fund
+        themes = xtui_themes()
+        self._themes = [t.name for t in themes]
+        for theme in themes:
+            self.register_theme(theme)
+        self.theme = options.theme if options.theme in self.available_themes else DEFAULT_THEME
+        self.context = ScreenContext(
+            client=client,
+            feed=self.feed,
+            account=account,
+            signer=signer,
+            read_only=options.read_only,
+            poll_s=self.feed.poll_s,
+            now_ms=lambda: int(wall_clock() * 1000),
+            profile=profile,
+        )
+        self.main = MainScreen(
+            feed=self.feed,
+            client=client,
+            profile=profile,
+            mainnet=mainnet,
+            signer=signer.address if signer else None,
+            demo_key=demo_key,
+            read_only=options.read_only,
+            policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct),
+            clock=clock,
+            wall_clock=wall_clock,
+        )
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(SEMANTIC_DEFAULTS)
+
+    def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        self.push_screen(self.main)
+        self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
+        if self._fund:
+            self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
+
+    async def on_unmount(self) -> None:
+        await self.feed.stop()
+        if self._close_client:
+            await self.client.aclose()
+
+    async def _fund_demo_account(self) -> None:
+        """The local exchange funds an account on its first signed action: send a harmless one."""
+        try:
+            await self.client.cancel_all()
+        except ClientError as exc:
+            self.notify(f"Could not open the demo account: {exc}", severity="error", markup=False)
+            return
+        await self.feed.refresh_account()
+
+    # ---- routing ------------------------------------------------------------------------------------
+
+    def _feed_changed(self, topics: frozenset[str]) -> None:
+        self.post_message(FeedChanged(topics))
+
+    def on_feed_changed(self, message: FeedChanged) -> None:
+        self.main.feed_changed(message)  # the data screens poll for themselves
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        report_worker_error(self, event)
+
+    # ---- actions ------------------------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(key_catalogue(self, self.BINDINGS, self.keymap)))
+
+    def action_open_screen(self, name: str) -> None:
+        open_screen(self, name, self.context)
+
+    def action_next_theme(self) -> None:
+        names = self._themes
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        self.notify(f"Theme {self.theme}", timeout=2)
+
+    def action_quit_app(self) -> None:
+        if self.main.desk.in_flight:
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
+
+            lines = [f"{self.main.desk.in_flight} submission(s) in flight: their outcome will not be shown."]
+            self.push_screen(ConfirmScreen("Quit while an order is being sent?", lines), answered)
+            return
+        self.run_worker(self._stop_and_exit(), exit_on_error=False)
+
+    async def _stop_and_exit(self) -> None:
+        await self.feed.stop()
+        self.exit()
+
+
+def make_app(
+    client: Client,
+    ws_url: str,
+    signer: Signer | None,
+    *,
+    account: str | None = None,
+    profile: str = "LOCAL",
+    mainnet: bool | None = None,
+    demo_key: bool = False,
+    options: DashboardOptions | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    wall_clock: Callable[[], float] = time.time,
+    fund: bool = False,
+    close_client: bool = False,
+    feed_options: Mapping[str, Any] | None = None,
+) -> XtuiApp:
+    """The dashboard on ``client``/``ws_url``. No ``signer``: watch-only. ``account`` defaults to the signer's.
+
+    ``profile`` is the name the header shows; ``mainnet`` (default: the name is MAINNET) draws it in red.
+
+    ``clock`` (monotonic seconds) dates the panes' data; ``wall_clock`` (epoch seconds) is compared with the
+    exchange's time. ``fund`` sends one harmless signed action first (the local exchange's faucet).
+    ``close_client``: the app closes ``client`` when it ends. ``feed_options`` go to ``Feed`` (``poll_s``...).
+    """
+    return XtuiApp(
+        client=client,
+        ws_url=ws_url,
+        account=account or (signer.address if signer else None),
+        signer=signer,
+        profile=profile,
+        mainnet=profile == "MAINNET" if mainnet is None else mainnet,
+        demo_key=demo_key,
+        options=options or DashboardOptions(),
+        clock=clock,
+        wall_clock=wall_clock,
+        fund=fund,
+        close_client=close_client,
+        feed_options=dict(feed_options or {}),
+    )

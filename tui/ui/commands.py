@@ -1,0 +1,53 @@
+"""The command palette's provider: every command calls the same ``action_*`` method its key does, so the palette
+and the keys never disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
+
+from tui.ui.bindings import key_catalogue
+from tui.ui.screens.catalogue import SCREENS
+from tui.ui.screens.data_screen import DataScreen
+from tui.ui.screens.main import MainScreen
+
+__all__ = ["XtuiCommands"]
+
+
+class XtuiCommands(Provider):
+    """The dashboard's actions and the app's, by the same names the footer and help show."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        app = self.app
+        main = next((s for s in app.screen_stack if isinstance(s, MainScreen)), None)
+        # the data screen on top (under the palette), whose own actions are listed too
+        data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
+        data_scopes = {"data screens", *(n for n, cls in SCREENS.items() if type(data) is cls)} if data else set()
+        keymap: Mapping[str, str] = getattr(app, "keymap", {})
+        out: list[tuple[str, str, Callable[[], Any]]] = []
+        for item in key_catalogue(app, app.BINDINGS, keymap):
+            if not item.action:
+                continue
+            targets: dict[str, Any] = {"global": app, "dashboard": main, **dict.fromkeys(data_scopes, data)}
+            target = targets.get(item.scope)
+            if target is None:
+                continue
+            title = item.tooltip or item.description
+            help_text = escape(f"key {item.keys} · {item.description} · id {item.id}")
+            out.append((title, help_text, partial(app.run_action, item.action, target)))
+        return out
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(escape(title), callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

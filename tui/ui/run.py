@@ -1,0 +1,105 @@
+"""How the dashboard starts: the profile with the flags laid over it (``tui.config.launch``), its key unlocked,
+the built-in exchange started when the profile has no URL, then the app.
+
+Everything that can fail does so before Textual takes the screen, as a ``StartupError``: one line on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from tui.api.client import Client
+from tui.config.errors import StartupError
+from tui.config.launch import Flags, Identity, Launch, apply_flags, check_names, identity
+from tui.config.profiles import resolve
+from tui.sim.embedded import EmbeddedExchange, EmbeddedExchangeError
+from tui.ui.app import XtuiApp, known_themes, make_app
+from tui.ui.bindings import binding_ids
+from tui.ui.themes import ThemeError
+
+__all__ = ["dashboard_app", "prepare", "run_dashboard"]
+
+
+def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
+    """The profile (``resolve``) with the flags laid over it, its theme and keymap checked by name."""
+    launch = apply_flags(resolve(profile), flags or Flags())
+    try:
+        themes = known_themes()
+    except ThemeError as exc:
+        raise StartupError(f"theme file {exc}") from None
+    check_names(launch, themes, binding_ids())
+    return launch
+
+
+def dashboard_app(
+    launch: Launch,
+    ident: Identity,
+    *,
+    local_url: str | None = None,
+    client: Client | None = None,
+    **extra: Any,
+) -> XtuiApp:
+    """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
+    profile = launch.profile
+    ends = profile.endpoints(local_url)
+    own = client is None
+    if client is None:
+        client = Client(
+            ends.api, explorer_url=ends.explorer, signer=ident.signer, testnet=profile.testnet, dialect=profile.dialect
+        )
+    return make_app(
+        client,
+        ends.ws,
+        ident.signer,
+        account=ident.account,
+        profile=launch.label,
+        mainnet=launch.mainnet,
+        demo_key=ident.demo_key,
+        options=launch.options,
+        fund=profile.builtin_exchange and ident.signer is not None,
+        close_client=own,
+        **extra,
+    )
+
+
+def run_dashboard(
+    profile: str | None = None,
+    *,
+    url: str | None = None,
+    testnet: bool = False,
+    mainnet: bool = False,
+    address: str | None = None,
+    key_env: str | None = None,
+    read_only: bool = False,
+    theme: str | None = None,
+    symbol: str | None = None,
+    password_env: str | None = None,
+) -> int:
+    """Start the dashboard on ``profile`` (``--profile``; else XTUI_PROFILE, default_profile, local).
+
+    Before Textual takes the screen: the profile's warnings are printed, and its key is unlocked (a
+    keystore asks for its password here). The built-in exchange starts only for a profile without url.
+    """
+    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol)
+    launch = prepare(profile, flags)
+    for warning in launch.warnings:
+        sys.stderr.write(warning + "\n")
+    sys.stderr.flush()
+    ident = identity(launch, password_env)
+    embedded = EmbeddedExchange() if launch.profile.builtin_exchange else None
+    try:
+        try:
+            local_url = embedded.start() if embedded is not None else None
+        except EmbeddedExchangeError as exc:
+            raise StartupError(str(exc)) from None
+
+        async def main() -> None:
+            await dashboard_app(launch, ident, local_url=local_url).run_async()
+
+        asyncio.run(main())
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0

@@ -1,0 +1,42 @@
+"""The account value and total PnL over time (account_history), drawn with plotext."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual.color import Color
+from textual_plotext import PlotextPlot
+
+from tui.api.models import AccountHistoryPoint
+from tui.ui.widgets.chart import Y_AXIS, tick_positions
+from tui.ui.widgets.palette import Palette
+from tui.ui.widgets.record_format import fmt_iso
+
+__all__ = ["draw_history"]
+
+
+def draw_history(plot: PlotextPlot, points: Sequence[AccountHistoryPoint], app: Any) -> None:
+    """Draw ``points`` (oldest first): account value and total PnL, against time labels."""
+    plt = plot.plt
+    plt.clear_data()
+    plt.clear_figure()
+    if not points:
+        plt.title("No account history yet: the exchange records a point a minute while the account is active")
+        plot.refresh()
+        return
+    colours = Palette.of(app)
+    xs = [float(i) for i in range(len(points))]
+    # numeric x positions: plotext would parse strings as dates in its own format
+    plt.plot(xs, [float(p.account_value) for p in points], label="account value", color=_rgb(colours.accent))
+    # PnL on its own axis (right): beside the account value it would be a flat line at zero
+    plt.plot(xs, [float(p.total_pnl) for p in points], label="total PnL (right)", color=_rgb(colours.up), yside="right")
+    width = plot.size.width - Y_AXIS if plot.size.width else 80
+    ticks = tick_positions(len(points), max(10, width), spacing=20)
+    plt.xticks([float(i) for i in ticks], [fmt_iso(points[i].created_at)[5:16] for i in ticks])
+    plt.title(f"Account value and total PnL · {len(points)} points")
+    plot.refresh()
+
+
+def _rgb(colour: str) -> Any:
+    return Color.parse(colour).rgb

@@ -1,0 +1,255 @@
+"""The history screen: fills, order history, funding and transfers, a page at a time, filterable by instrument.
+
+[ and ] turn the pages of the active tab; f filters by instrument (all tabs but transfers, which name no
+instrument). Unfiltered, each page is one request for that page; filtered, the records are read page by
+page (up to ``SCAN_LIMIT``) and filtered here, because the interface has no instrument parameter. Enter
+or o on a row with a transaction hash (fills, transfers) opens it in the explorer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Label, TabbedContent, TabPane
+
+from tui.api import models as m
+from tui.ui.widgets.display import short_address
+from tui.ui.widgets.record_format import fmt_amount, fmt_iso, fmt_side
+from tui.ui.widgets.record_table import RecordTable
+
+from .data_screen import DataScreen
+from .explorer import ExplorerScreen
+from .prompt import PromptScreen
+
+__all__ = ["KINDS", "HistoryScreen"]
+
+T = TypeVar("T")
+KINDS = ("fills", "orders", "funding", "transfers")
+SCAN_LIMIT = 5_000  # records read to filter by instrument
+FETCH = 100  # records per request while scanning
+
+COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "fills": [
+        ("time", "Time"), ("instrument", "Instrument"), ("side", "Side"), ("direction", "Direction"),
+        ("price", "Price"), ("size", "Size"), ("notional", "Notional"), ("fee", "Fee"), ("pnl", "Closed PnL"),
+        ("role", "Role"), ("tx", "Tx"),
+    ],
+    "orders": [
+        ("time", "Time"), ("instrument", "Instrument"), ("oid", "Order id"), ("side", "Side"), ("type", "Type"),
+        ("price", "Price"), ("size", "Size"), ("unfilled", "Unfilled"), ("state", "State"), ("flags", "Flags"),
+        ("cloid", "Cloid"),
+    ],
+    "funding": [
+        ("time", "Time"), ("instrument", "Instrument"), ("size", "Size"), ("mark", "Mark price"),
+        ("rate", "Rate"), ("payment", "Payment"),
+    ],
+    "transfers": [
+        ("time", "Time"), ("type", "Type"), ("from", "From"), ("to", "To"), ("collateral", "Collateral"),
+        ("amount", "Amount"), ("tx", "Tx"),
+    ],
+}  # fmt: skip
+
+
+def paged(items: Sequence[T], page: int, size: int) -> tuple[list[T], int]:
+    """Page ``page`` (from 1) of ``items`` and the number of pages (at least 1)."""
+    pages = max(1, -(-len(items) // size))
+    start = (min(page, pages) - 1) * size
+    return list(items[start : start + size]), pages
+
+
+class HistoryScreen(DataScreen):
+    SCREEN_TITLE = "History"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "tab('fills')", "Fills", id="history.fills", show=False, tooltip="Your fills"),
+        Binding("2", "tab('orders')", "Orders", id="history.orders", show=False, tooltip="Your order history"),
+        Binding("3", "tab('funding')", "Funding", id="history.funding", show=False, tooltip="Your funding payments"),
+        Binding("4", "tab('transfers')", "Transfers", id="history.transfers", show=False, tooltip="Your transfers"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", id="history.prev_page", tooltip="Previous page"),
+        Binding("right_square_bracket", "page(1)", "Next page", id="history.next_page", tooltip="Next page"),
+        Binding("f", "filter", "Instrument", id="history.filter", tooltip="Show one instrument only (empty: all)"),
+        Binding("o", "open_tx", "Open tx", id="history.open_tx", tooltip="Open the row's transaction in the explorer"),
+    ]
+
+    DEFAULT_CSS = """
+    HistoryScreen TabbedContent, HistoryScreen TabPane {
+        height: 1fr;
+    }
+    HistoryScreen #page-line {
+        height: 1;
+        padding: 0 1;
+        color: $foreground-muted;
+    }
+    """
+
+    def __init__(self, ctx: Any, *, page_size: int = 50) -> None:
+        super().__init__(ctx)
+        self.page_size = page_size
+        self.pages = dict.fromkeys(KINDS, 1)
+        self.page_counts = dict.fromkeys(KINDS, 1)
+        self.instrument: str | None = None
+        self._names: dict[int, str] = {}  # instrument id -> name
+        self._symbols: dict[int, str] = {}  # collateral id -> symbol
+        self._tx: dict[str, dict[str, str]] = {k: {} for k in KINDS}  # row key -> tx hash, of the rows shown
+        self._tab = "fills"  # the tab loaded (the first load is on mount, not on the first tab's activation)
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="page-line")
+        with TabbedContent(initial="fills", id="history-tabs"):
+            for i, kind in enumerate(KINDS, 1):
+                with TabPane(f"{i} {kind.capitalize()}", id=kind):
+                    yield RecordTable(COLUMNS[kind], id=f"{kind}-table")
+
+    @property
+    def kind(self) -> str:
+        return self.query_one(TabbedContent).active or "fills"
+
+    # ---- keys -----------------------------------------------------------------------------------
+
+    def action_tab(self, kind: str) -> None:
+        if kind in KINDS:
+            self.query_one(TabbedContent).active = kind
+
+    @on(TabbedContent.TabActivated)
+    def _tab_changed(self, event: TabbedContent.TabActivated) -> None:
+        event.stop()
+        if event.pane.id != self._tab:
+            self._tab = event.pane.id or "fills"
+            self.reload()
+
+    def action_page(self, step: int) -> None:
+        kind = self.kind
+        page = self.pages[kind] + step
+        if not 1 <= page <= self.page_counts[kind]:
+            self.notify("No more pages that way.", timeout=2)
+            return
+        self.pages[kind] = page
+        self.reload()
+
+    def action_filter(self) -> None:
+        def entered(text: str | None) -> None:
+            name = text.upper() if text else None
+            known = set(self._names.values())
+            if name and known and name not in known:
+                self.notify(f"No instrument {name}: one of {', '.join(sorted(known))}", severity="warning")
+                return
+            self.instrument = name
+            self.pages = dict.fromkeys(KINDS, 1)
+            self.reload()
+
+        hint = "Enter to filter · empty shows every instrument · Escape to cancel"
+        self.app.push_screen(PromptScreen("Show the history of instrument:", placeholder="BTC-PERP", hint=hint),
+                             entered)  # fmt: skip
+
+    def action_open_tx(self) -> None:
+        kind = self.kind
+        key = self.query_one(f"#{kind}-table", RecordTable).selected_key()
+        tx = self._tx[kind].get(key or "")
+        if not tx:
+            self.notify("This row has no transaction hash (fills and transfers have one).", timeout=3)
+            return
+        self.app.push_screen(ExplorerScreen(self.ctx, tx_hash=tx))
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_tx()
+
+    # ---- loading --------------------------------------------------------------------------------
+
+    async def fetch(self) -> None:
+        account = self.account
+        if account is None:
+            self.query_one("#page-line", Label).update("No account: start with a key or --account")
+            return
+        c = self.ctx.client
+        if not self._names:
+            instruments, collateral = await asyncio.gather(c.instruments(), c.supported_collateral())
+            self._names = {p.id: p.name for p in instruments.perps} | {s.id: s.name for s in instruments.spot}
+            self._symbols = {x.id: x.symbol for x in collateral}
+        kind = self.kind
+        rows, total, pages = await self._load(kind, account)
+        self.page_counts[kind] = pages
+        self.pages[kind] = min(self.pages[kind], pages)
+        self.query_one(f"#{kind}-table", RecordTable).show(rows)
+        where = f" · instrument {self.instrument}" if self.instrument else ""
+        if self.instrument and kind == "transfers":
+            where = " · transfers name no instrument: all shown"
+        self.query_one("#page-line", Label).update(
+            f"{kind.capitalize()} · page {self.pages[kind]} of {pages} · {total} records{where} · [ ] pages · f filter"
+        )
+
+    async def _load(self, kind: str, account: str) -> tuple[list[tuple[str, list[str]]], str, int]:
+        c, page, size = self.ctx.client, self.pages[kind], self.page_size
+        if kind == "transfers":
+            items = await c.transfer_history(account, page=page, limit=size)
+            more = len(items) == size
+            return self._rows(kind, items), f"{(page - 1) * size + len(items)}{'+' if more else ''}", page + more
+        method, record, keep = {
+            "fills": ("fills", m.Fill, lambda x: x.instrument),
+            "orders": ("order_history", m.Order, lambda x: x.instrument),
+            "funding": ("funding_history", m.FundingRecord, lambda x: self._names.get(x.instrument_id)),
+        }[kind]
+        if self.instrument is None:
+            env = await getattr(c, method)(account, page=page, limit=size)
+            return self._rows(kind, env.data), str(env.total_count), max(1, env.total_pages)
+        wanted = await self._scan(method, record, account, keep)
+        chunk, pages = paged(wanted, page, size)
+        return self._rows(kind, chunk), str(len(wanted)), pages
+
+    async def _scan(self, method: str, record: type[T], account: str, name_of: Callable[[T], str | None]) -> list[T]:
+        out: list[T] = []
+        seen = 0
+        async for item in self.ctx.client.iter_pages(record, method, limit=FETCH, user=account):
+            seen += 1
+            if name_of(item) == self.instrument:
+                out.append(item)
+            if seen >= SCAN_LIMIT:
+                break
+        return out
+
+    # ---- rows -----------------------------------------------------------------------------------
+
+    def _rows(self, kind: str, items: Sequence[Any]) -> list[tuple[str, list[str]]]:
+        make: dict[str, Callable[[int, Any], tuple[str, list[str]]]] = {
+            "fills": self._fill, "orders": self._order, "funding": self._funding, "transfers": self._transfer,
+        }  # fmt: skip
+        rows = [make[kind](i, x) for i, x in enumerate(items)]
+        if kind in ("fills", "transfers"):
+            self._tx[kind] = {key: x.tx_hash for (key, _), x in zip(rows, items, strict=True)}
+        return rows
+
+    def _fill(self, _: int, f: m.Fill) -> tuple[str, list[str]]:
+        return f"{f.trade_id}:{f.order_id}:{f.side}", [
+            fmt_iso(f.block_timestamp), f.instrument, fmt_side(f.side), f.direction, fmt_amount(f.price),
+            fmt_amount(f.size), fmt_amount(f.notional_value, 2), fmt_amount(f.fee), fmt_amount(f.closed_pnl),
+            "taker" if f.crossed else "maker", short_address(f.tx_hash),
+        ]  # fmt: skip
+
+    def _order(self, _: int, o: m.Order) -> tuple[str, list[str]]:
+        flags = " ".join(n for n, on_ in (("reduce-only", o.reduce_only), ("post-only", o.post_only)) if on_)
+        kind = "market" if o.is_market else f"limit {o.tif}"
+        if o.trigger_px:
+            kind += f" trigger {fmt_amount(o.trigger_px)}" + (f" {o.tpsl}" if o.tpsl else "")
+        return str(o.order_id), [
+            fmt_iso(o.timestamp), o.instrument, str(o.order_id), fmt_side(o.side), kind, fmt_amount(o.limit_price),
+            fmt_amount(o.size), fmt_amount(o.unfilled), o.state, flags or "-", o.cloid or "-",
+        ]  # fmt: skip
+
+    def _funding(self, i: int, f: m.FundingRecord) -> tuple[str, list[str]]:
+        name = self._names.get(f.instrument_id, str(f.instrument_id))
+        return f"{f.timestamp}:{f.instrument_id}:{i}", [
+            fmt_iso(f.timestamp), name, fmt_amount(f.size), fmt_amount(f.mark_price), fmt_amount(f.funding_rate),
+            fmt_amount(f.funding_payment),
+        ]  # fmt: skip
+
+    def _transfer(self, i: int, t: m.TransferRecord) -> tuple[str, list[str]]:
+        return f"{t.tx_hash}:{i}", [
+            fmt_iso(t.timestamp), t.type, short_address(t.from_), short_address(t.to),
+            self._symbols.get(t.collateral_id, str(t.collateral_id)), fmt_amount(t.amount), short_address(t.tx_hash),
+        ]  # fmt: skip

@@ -1,0 +1,332 @@
+"""What the trading keys do: open the form, send orders and cancels in workers, report the outcome.
+
+A key handler never awaits the network: it starts a worker and returns. Each outcome is a notification
+(the order id and transaction hash, or the exchange's error), and the account is polled right after.
+In read-only mode (or watch-only, with no key) every trading key says why it does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from textual.screen import Screen
+
+from tui.api.client import Client
+from tui.api.errors import ActionRejected, ClientError
+from tui.api.models import ExchangeResponse, Order, Position
+from tui.feed.state import FeedState
+from tui.order_entry import ConfirmPolicy, OrderContext, OrderPlan, close_position_plan
+from tui.ui.widgets.display import short_address
+
+from .confirm import ConfirmScreen
+from .order_form import OrderFormScreen
+from .prompt import PromptScreen
+
+__all__ = ["OrderDesk", "order_context"]
+
+log = logging.getLogger(__name__)
+READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
+
+
+def order_context(state: FeedState, symbol: str) -> OrderContext | None:
+    """What order entry needs to know about ``symbol`` now; None until its instrument is known."""
+    market = state.market
+    info = market.instruments.get(symbol)
+    if info is None:
+        return None
+    ticker = market.tickers.get(symbol)
+    book = market.book if market.book.symbol == symbol and market.book.loaded else None
+    best_bid = book.best_bid if book else ticker.best_bid_price if ticker else None
+    best_ask = book.best_ask if book else ticker.best_ask_price if ticker else None
+    summary = state.account.summary
+    available = Decimal(0)
+    base_available: Decimal | None = None
+    if summary is not None:
+        if info.kind == "perp":
+            available = summary.available_balance
+        else:
+            base, _, quote = symbol.partition("/")
+            q = summary.spot_collateral.get(quote or "USDC")
+            b = summary.spot_collateral.get(base)
+            available = q.withdrawable_balance if q else Decimal(0)
+            base_available = b.withdrawable_balance if b else Decimal(0)
+    position = sum((p.size for p in state.account.positions if p.instrument == symbol), Decimal(0))
+    return OrderContext(
+        instrument_id=info.id,
+        symbol=symbol,
+        kind=info.kind,
+        tick=info.tick_size,
+        lot=info.lot_size,
+        min_notional=info.min_notional,
+        max_leverage=Decimal(info.max_leverage),
+        best_bid=best_bid or None,
+        best_ask=best_ask or None,
+        mark=ticker.mark_price if ticker else None,
+        available=available,
+        base_available=base_available,
+        position=position,
+    )
+
+
+def _oid(resp: ExchangeResponse[Any]) -> str:
+    """The order id of a placeOrder answer, however the exchange nests it."""
+    data = resp.data
+    statuses = data.get("statuses", [data.get("status")]) if isinstance(data, dict) else data
+    for status in statuses if isinstance(statuses, list) else [statuses]:
+        if isinstance(status, dict):
+            for key in ("oid", "order_id"):
+                if key in status:
+                    return str(status[key])
+            for inner in status.values():
+                if isinstance(inner, dict) and "oid" in inner:
+                    return str(inner["oid"])
+            if "error" in status:
+                raise ActionRejected(str(status["error"]), {"tx_hash": resp.tx_hash})
+    return "?"
+
+
+class OrderDesk:
+    """The trading actions of ``screen`` against ``client``; ``refresh`` polls the account afterwards."""
+
+    def __init__(
+        self,
+        screen: Screen[Any],
+        client: Client,
+        state: FeedState,
+        *,
+        refresh: Callable[[], Awaitable[None]],
+        policy: ConfirmPolicy,
+        watch_only: bool,
+        read_only: bool = False,
+    ) -> None:
+        self.screen = screen
+        self.client = client
+        self.state = state
+        self.refresh = refresh
+        self.policy = policy
+        self.watch_only = watch_only
+        self.read_only = read_only
+        self.in_flight = 0
+        self.picked: Decimal | None = None
+
+    def _refuse(self, what: str) -> bool:
+        """Say why ``what`` cannot be done (read-only, watch-only); False when it can."""
+        if self.read_only:
+            self.screen.notify(f"{READ_ONLY}: {what} not sent.", title="Read-only", severity="warning")
+        elif self.watch_only:
+            self.screen.notify(
+                f"Watch-only: no key to sign with (start with --key-env VAR or a profile's keystore): {what} not sent.",
+                severity="warning",
+            )
+        return self.read_only or self.watch_only
+
+    # ---- the form -------------------------------------------------------------------------------
+
+    def open_form(self, side: str) -> None:
+        if self._refuse(f"{side} order"):
+            return
+        symbol = self.state.market.selected
+        ctx = order_context(self.state, symbol)
+        if ctx is None:
+            self.screen.notify("No instrument data yet.", severity="warning")
+            return
+        price = self.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
+        form = OrderFormScreen(
+            side=side, price=price, context=lambda: order_context(self.state, symbol), policy=self.policy
+        )
+
+        def sent(plan: OrderPlan | None) -> None:
+            if plan is not None:
+                self.picked = None
+                self.place(plan)
+
+        self.screen.app.push_screen(form, sent)
+
+    # ---- sending --------------------------------------------------------------------------------
+
+    def _run(self, what: str, call: Callable[[], Awaitable[str]]) -> None:
+        """Run ``call`` in a worker; notify its message, or the error."""
+
+        async def job() -> None:
+            self.in_flight += 1
+            try:
+                message = await call()
+            except ActionRejected as exc:
+                self.screen.notify(
+                    f"{what}: rejected: {exc.message}", title="Exchange", severity="error", timeout=8, markup=False
+                )
+            except ClientError as exc:
+                self.screen.notify(f"{what}: {exc}", title="Network", severity="error", timeout=8, markup=False)
+            else:
+                self.screen.notify(message, title=what, markup=False)
+            finally:
+                self.in_flight -= 1
+            await self.refresh()
+
+        self.screen.run_worker(job(), name=what, group="submit", exit_on_error=False)
+
+    def place(self, plan: OrderPlan) -> None:
+        async def call() -> str:
+            resp = await self.client.place_order([plan.to_wire()])
+            return f"{plan.describe()}\noid {_oid(resp)} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Order", call)
+
+    def cancel_order(self, order: Order | None) -> None:
+        if self._refuse("cancel"):
+            return
+        if order is None:
+            self.screen.notify("No open order selected.", severity="warning")
+            return
+
+        async def call() -> str:
+            resp = await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+            return f"cancelled {order.order_id} ({order.instrument}) · tx {short_address(resp.tx_hash)}"
+
+        self._run("Cancel", call)
+
+    def cancel_instrument(self) -> None:
+        if self._refuse("cancel"):
+            return
+        symbol = self.state.market.selected
+        info = self.state.market.instruments.get(symbol)
+        if info is None:
+            return
+        mine = [o for o in self.state.account.open_orders if o.instrument == symbol]
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_by_instrument(info.id)
+                return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel all", call)
+
+        lines = [f"{len(mine)} open order(s) on {symbol} will be cancelled."]
+        self.screen.app.push_screen(ConfirmScreen(f"Cancel all {symbol} orders?", lines), answered)
+
+    def cancel_by_cloid(self) -> None:
+        if self._refuse("cancel"):
+            return
+
+        def entered(cloid: str | None) -> None:
+            if not cloid:
+                return
+            order = next((o for o in self.state.account.open_orders if o.cloid == cloid), None)
+            symbol = order.instrument if order else self.state.market.selected
+            info = self.state.market.instruments.get(symbol)
+            if info is None:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_by_cloid([(cloid, info.id)])
+                return f"cancelled cloid {cloid} ({symbol}) · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel", call)
+
+        prompt = PromptScreen("Cancel the order with client order id:", placeholder="cloid")
+        self.screen.app.push_screen(prompt, entered)
+
+    def close_position(self, position: Position | None) -> None:
+        if self._refuse("close"):
+            return
+        if position is None:
+            self.screen.notify("No position selected.", severity="warning")
+            return
+        ctx = order_context(self.state, position.instrument)
+        if ctx is None:
+            return
+        plan = close_position_plan(ctx)
+        if plan is None:
+            self.screen.notify(f"No {position.instrument} position to close.", severity="warning")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.place(plan)
+
+        lines = [plan.describe(), "A reduce-only market order: it fills against the book, with slippage."]
+        self.screen.app.push_screen(ConfirmScreen(f"Close the {position.instrument} position?", lines), answered)
+
+    # ---- panic ----------------------------------------------------------------------------------
+
+    def panic(self) -> None:
+        """Ask (default No), then cancel every order and close every position, reporting each result."""
+        if self._refuse("panic"):
+            return
+        orders = len(self.state.account.open_orders)
+        positions = [p for p in self.state.account.positions if p.size]
+        lines = [f"{orders} open order(s) will be cancelled, on every instrument."]
+        lines.append(f"{len(positions)} position(s) will be closed with reduce-only market orders:")
+        lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
+        lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+
+        title = "PANIC: cancel every order and close every position?"
+        self.screen.app.push_screen(ConfirmScreen(title, lines, yes="PANIC (y)"), answered)
+
+    def _report(self, message: str, *, error: bool = False) -> None:
+        log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
+        self.screen.notify(
+            message, title="PANIC", severity="error" if error else "warning", timeout=15 if error else 8, markup=False
+        )
+
+    async def _panic(self, shown_orders: int) -> None:
+        self.in_flight += 1
+        try:
+            failures = 0
+            try:
+                resp = await self.client.cancel_all()
+                self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")
+            except ClientError as exc:
+                failures += 1
+                self._report(f"cancel all failed: {_why(exc)}", error=True)
+            positions = await self._open_positions()
+            closed = 0
+            for position in positions:
+                closed += await self._close_now(position)
+            failures += len(positions) - closed
+            summary = f"{closed} of {len(positions)} position(s) closed"
+            summary = f"done with {failures} failure(s) (see above): {summary}" if failures else f"done: {summary}"
+            self._report(summary, error=bool(failures))
+        finally:
+            self.in_flight -= 1
+        await self.refresh()
+
+    async def _open_positions(self) -> list[Position]:
+        """The account's positions now (asked of the exchange), or as last seen when it cannot answer."""
+        account = self.state.account.address
+        if account is not None:
+            try:
+                return [p for p in await self.client.positions(account) if p.size]
+            except ClientError as exc:
+                self._report(f"could not read the positions ({_why(exc)}): closing those last seen", error=True)
+        return [p for p in self.state.account.positions if p.size]
+
+    async def _close_now(self, position: Position) -> bool:
+        ctx = order_context(self.state, position.instrument)
+        plan = close_position_plan(replace(ctx, position=position.size)) if ctx is not None else None
+        if plan is None:
+            self._report(f"{position.instrument}: no instrument data to close it with", error=True)
+            return False
+        try:
+            resp = await self.client.place_order([plan.to_wire()])
+            oid = _oid(resp)
+        except ClientError as exc:
+            self._report(f"{plan.describe()}: {_why(exc)}", error=True)
+            return False
+        self._report(f"{plan.describe()}\noid {oid} · tx {short_address(resp.tx_hash)}")
+        return True
+
+
+def _why(exc: ClientError) -> str:
+    return f"rejected: {exc.message}" if isinstance(exc, ActionRejected) else str(exc)

@@ -1,0 +1,308 @@
+"""The order form: side, type, price, trigger, size (base, quote or % of available), TIF, post-only, reduce-only.
+
+Enter in any field submits. Everything is validated here before anything is sent (``tui.order_entry``);
+each problem shows under its field. A large order, or a limit price far through the book, is confirmed
+first. The form dismisses with the ``OrderPlan`` to send, or None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from tui.order_entry import (
+    ConfirmPolicy,
+    OrderContext,
+    OrderInput,
+    OrderPlan,
+    confirmation_reasons,
+    fmt_decimal,
+    validate,
+)
+from tui.ui.widgets.display import fmt_money
+
+from .confirm import ConfirmScreen
+
+__all__ = ["OrderFormScreen"]
+
+KIND_OPTIONS = [
+    ("limit", "limit"),
+    ("market", "market"),
+    ("stop", "stop"),
+    ("take-profit", "take_profit"),
+    ("stop-loss", "stop_loss"),
+]
+TIF_OPTIONS = [("GTC", "GTC"), ("IOC", "IOC"), ("FOK", "FOK")]
+ERROR_FIELDS = ("kind", "price", "trigger", "size", "tif", "post_only", "reduce_only", "cloid")
+
+
+class OrderFormScreen(ModalScreen[OrderPlan | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side"),
+    ]
+
+    DEFAULT_CSS = """
+    OrderFormScreen {
+        align: center middle;
+    }
+    OrderFormScreen > Vertical {
+        width: 72;
+        max-width: 100%;
+        height: auto;
+        max-height: 100%;
+        border: thick $bid;
+        background: $surface;
+        padding: 0 1;
+    }
+    OrderFormScreen > Vertical.-sell {
+        border: thick $ask;
+    }
+    OrderFormScreen #form-title {
+        text-style: bold;
+        color: $bid;
+        width: 1fr;
+    }
+    OrderFormScreen .-sell #form-title {
+        color: $ask;
+    }
+    OrderFormScreen .row {
+        height: 1;
+        margin-top: 1;
+    }
+    OrderFormScreen .field {
+        width: 9;
+        color: $foreground-muted;
+    }
+    OrderFormScreen .gap {
+        width: 2;
+    }
+    OrderFormScreen Input {
+        width: 1fr;
+    }
+    OrderFormScreen Select {
+        width: 16;
+    }
+    OrderFormScreen Checkbox {
+        margin-left: 2;
+    }
+    OrderFormScreen .error {
+        color: $error;
+        height: auto;
+        padding-left: 9;
+    }
+    OrderFormScreen .error.-empty {
+        display: none;
+    }
+    OrderFormScreen #summary {
+        margin-top: 1;
+        color: $foreground-muted;
+    }
+    OrderFormScreen #buttons {
+        align-horizontal: right;
+        margin-bottom: 1;
+    }
+    OrderFormScreen Button {
+        margin-left: 2;
+    }
+    """
+
+    def __init__(
+        self,
+        *,
+        side: str,
+        price: Decimal | None,
+        context: Callable[[], OrderContext | None],
+        policy: ConfirmPolicy,
+    ) -> None:
+        super().__init__()
+        self._side = side
+        self._price = price
+        self._order_context = context
+        self._policy = policy
+        self._tried = False  # errors show after the first submit, then follow the typing
+        self.shown_errors: dict[str, str] = {}  # by field, as shown under the fields (all empty at first)
+
+    # ---- layout ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        ctx = self._order_context()
+        base = ctx.base_asset if ctx else "base"
+        with Vertical(classes=f"-{self._side}"):
+            with Horizontal(classes="row"):
+                yield Label("", id="form-title", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("Side", classes="field")
+                sides = [("buy", "buy"), ("sell", "sell")]
+                yield Select(sides, value=self._side, allow_blank=False, id="side", compact=True)
+                yield Label("", classes="gap")
+                yield Label("Type", classes="field")
+                yield Select(KIND_OPTIONS, value="limit", allow_blank=False, id="kind", compact=True)
+            yield Static("", id="err-kind", classes="error -empty", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("Price", classes="field")
+                yield Input(fmt_plain(self._price), id="price", compact=True, placeholder="limit price")
+                yield Label("", classes="gap")
+                yield Label("Trigger", classes="field")
+                yield Input("", id="trigger", compact=True, placeholder="stop / TP / SL only", disabled=True)
+            yield Static("", id="err-price", classes="error -empty", markup=False)
+            yield Static("", id="err-trigger", classes="error -empty", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("Size", classes="field")
+                yield Input("", id="size", compact=True, placeholder=f"in {base}")
+                yield Label("", classes="gap")
+                yield Label("in", classes="field")
+                units = [(base, "base"), ("USDC", "quote"), ("% avail", "percent")]
+                yield Select(units, value="base", allow_blank=False, id="unit", compact=True)
+            yield Static("", id="err-size", classes="error -empty", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("TIF", classes="field")
+                yield Select(TIF_OPTIONS, value="GTC", allow_blank=False, id="tif", compact=True)
+                yield Checkbox("post-only", id="post_only", compact=True)
+                yield Checkbox("reduce-only", id="reduce_only", compact=True)
+            yield Static("", id="err-tif", classes="error -empty", markup=False)
+            yield Static("", id="err-post_only", classes="error -empty", markup=False)
+            yield Static("", id="err-reduce_only", classes="error -empty", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("Cloid", classes="field")
+                yield Input("", id="cloid", compact=True, placeholder="client order id (optional)")
+            yield Static("", id="err-cloid", classes="error -empty", markup=False)
+            yield Static("", id="summary", markup=False)
+            with Horizontal(id="buttons", classes="row"):
+                yield Button("Cancel (esc)", id="cancel", compact=True)
+                yield Button("Submit (enter)", id="submit", variant="primary", compact=True)
+
+    def on_mount(self) -> None:
+        self._update_title()
+        self.query_one("#size", Input).focus()
+        self._refresh()
+
+    # ---- reading the form -----------------------------------------------------------------------
+
+    def form_input(self) -> OrderInput:
+        """What the form holds now."""
+        return OrderInput(
+            side=self._select("side"),  # type: ignore[arg-type]
+            kind=self._select("kind"),  # type: ignore[arg-type]
+            price=self.query_one("#price", Input).value,
+            trigger=self.query_one("#trigger", Input).value,
+            size=self.query_one("#size", Input).value,
+            size_unit=self._select("unit"),  # type: ignore[arg-type]
+            tif=self._select("tif"),  # type: ignore[arg-type]
+            post_only=self.query_one("#post_only", Checkbox).value,
+            reduce_only=self.query_one("#reduce_only", Checkbox).value,
+            cloid=self.query_one("#cloid", Input).value,
+        )
+
+    def _select(self, id_: str) -> str:
+        return str(self.query_one(f"#{id_}", Select).value)
+
+    # ---- reacting -------------------------------------------------------------------------------
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "side":
+            self._side = str(event.value)
+            box = self.query_one(Vertical)
+            box.set_class(self._side == "sell", "-sell")
+            box.set_class(self._side == "buy", "-buy")
+            self._update_title()
+        if event.select.id == "kind":
+            kind = str(event.value)
+            self.query_one("#trigger", Input).disabled = kind in ("limit", "market")
+            price = self.query_one("#price", Input)
+            price.disabled = kind == "market"
+            price.placeholder = "limit price" if kind == "limit" else "empty: market when triggered"
+        self._refresh()
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self) -> None:
+        self._refresh()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "submit":
+            self.submit()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_toggle_side(self) -> None:
+        select = self.query_one("#side", Select)
+        select.value = "sell" if select.value == "buy" else "buy"
+
+    def _update_title(self) -> None:
+        ctx = self._order_context()
+        symbol = ctx.symbol if ctx else "?"
+        self.query_one("#form-title", Label).update(f"{self._side.upper()} {symbol}")
+
+    def _refresh(self) -> None:
+        """The value the order would have, and (after a first submit) the problems, as the user types."""
+        ctx = self._order_context()
+        if ctx is None:
+            self._show({"kind": "no instrument data yet"})
+            return
+        result = validate(self.form_input(), ctx)
+        if self._tried:
+            self._show(result.errors)
+        summary = self.query_one("#summary", Static)
+        avail = f"avail {fmt_money(ctx.available)} USDC"
+        lev = f" · max {fmt_decimal(ctx.max_leverage)}x" if ctx.kind == "perp" else ""
+        if result.plan is not None:
+            summary.update(f"≈ {fmt_money(result.plan.notional)} USDC · {avail}{lev}")
+        else:
+            summary.update(f"{avail}{lev}")
+
+    def _show(self, errors: dict[str, str]) -> None:
+        before, self.shown_errors = self.shown_errors, dict(errors)
+        for name in ERROR_FIELDS:
+            text = errors.get(name, "")
+            if text == before.get(name, ""):
+                continue  # unchanged (they start empty): an update would cost a layout pass
+            box = self.query_one(f"#err-{name}", Static)
+            box.update(text)
+            box.set_class(not text, "-empty")
+
+    # ---- submitting -----------------------------------------------------------------------------
+
+    def submit(self) -> None:
+        self._tried = True
+        ctx = self._order_context()
+        if ctx is None:
+            self._show({"kind": "no instrument data yet"})
+            return
+        result = validate(self.form_input(), ctx)
+        self._show(result.errors)
+        plan = result.plan
+        if plan is None:
+            return
+        reasons = confirmation_reasons(plan, ctx, self._policy)
+        if not reasons:
+            self.dismiss(plan)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(plan)
+
+        self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", reasons), answered)
+
+
+def fmt_plain(value: Decimal | None) -> str:
+    return "" if value is None else format(value.normalize(), "f")

@@ -1,0 +1,115 @@
+"""``xtui screenshot``: SVG pictures of every screen on the built-in exchange, with a fixed seed and a frozen clock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.config.launch import DashboardOptions
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange, SimConfig
+from tui.ui.app import XtuiApp, make_app
+from tui.ui.screens.catalogue import SCREENS, open_screen
+from tui.ui.screens.data_screen import DataScreen
+
+__all__ = ["take_screenshots"]
+
+SCREENSHOT_KEY = "0x" + "5e" * 32  # a fixed demo key, so the screenshots show the same account every time
+SCREENSHOT_SEED = 7
+SCREENSHOT_MINUTES = 40  # of synthetic market before the screenshots: enough candles for the chart
+SCREENSHOT_SIZES = ((120, 40), (80, 24))
+
+
+def take_screenshots(out_dir: str, *, seed: int = SCREENSHOT_SEED, theme: str = "xtui") -> list[str]:
+    """SVG screenshots of every screen on the built-in exchange, with a fixed seed and a frozen clock.
+
+    The market runs ``SCREENSHOT_MINUTES`` of exchange time first; the demo account then rests a bid and
+    buys a little, so the positions and open orders panes have something to show.
+    """
+    return asyncio.run(_capture(Path(out_dir), seed=seed, theme=theme))
+
+
+async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
+    out.mkdir(parents=True, exist_ok=True)
+    clock = FrozenClock()
+    sim = LocalExchange(SimConfig(seed=seed, market=True), clock)
+    await sim.start()
+    written: list[str] = []
+    try:
+        for _ in range(SCREENSHOT_MINUTES):
+            sim.step(60_000)
+        signer = Signer(SCREENSHOT_KEY)
+        async with Client(sim.url, signer=signer, clock_ms=clock.now_ms) as client:
+            await client.cancel_all()  # the faucet
+            book = await client.orderbook("BTC-PERP", depth=5)
+            bid, ask = book.bids[4].price, book.asks[0].price
+            await client.place_order([order_item(1, "b", bid, "0.05", cloid="demo-bid")])
+            await client.place_order([order_item(1, "b", ask, "0.02", tif="IOC")])
+            for size in SCREENSHOT_SIZES:
+                app = make_app(
+                    client,
+                    sim.ws_url,
+                    signer,
+                    profile="LOCAL",
+                    demo_key=True,
+                    options=DashboardOptions(theme=theme),
+                    clock=lambda: 0.0,  # every pane's data "0s" old: no wall-clock text in the pictures
+                    wall_clock=lambda: clock.now_ms() / 1000,
+                    feed_options={"poll_s": 3600.0},
+                )
+                app.feed.state.status.clock_drift_ms = 0  # the HTTP Date header is wall time, not the frozen clock
+                app.animation_level = "none"  # no tab underline caught sliding
+                written += await _shoot(app, size, out, every_screen=size == SCREENSHOT_SIZES[0])
+    finally:
+        await sim.stop()
+    return written
+
+
+async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen: bool) -> list[str]:
+    written = []
+    suffix = "" if every_screen else f"-{size[0]}x{size[1]}"
+    market = app.feed.state.market
+    async with app.run_test(size=size) as pilot:
+        await app.feed.wait_ready()
+        await _settle(pilot, lambda: bool(market.candles and market.trades))
+        written.append(app.save_screenshot(f"main{suffix}.svg", str(out)))
+        if every_screen:
+            await pilot.press("b")
+            await _settle(pilot, lambda: app.screen is not app.main)
+            for box in app.screen.query("Input"):
+                box.cursor_blink = False  # type: ignore[attr-defined]  # the same picture every run
+            await pilot.pause()
+            written.append(app.save_screenshot("order-form.svg", str(out)))
+            await pilot.press("escape", "question_mark")
+            await _settle(pilot, lambda: app.screen is not app.main)
+            written.append(app.save_screenshot("help.svg", str(out)))
+            await pilot.press("escape")
+            written += await _shoot_data_screens(app, pilot, out)
+    return written
+
+
+async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path) -> list[str]:
+    """Each data screen (account, wallet, history...) as its key opens it, after its first load."""
+    written = []
+    for name, kind in SCREENS.items():
+        open_screen(app, name, app.context)
+        await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen.loads >= 1)  # type: ignore[misc]
+        written.append(app.save_screenshot(f"{name}.svg", str(out)))
+        await pilot.press("escape")
+        await _settle(pilot, lambda: not isinstance(app.screen, DataScreen))
+    return written
+
+
+async def _settle(pilot: Any, ready: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    """Let the app run until ``ready()`` and the panes have drawn what it brought."""
+    for _ in range(int(timeout_s / 0.05)):
+        if ready():
+            break
+        await pilot.pause(0.05)
+    for _ in range(4):  # past the coalescing delay and the panes' refresh tick
+        await pilot.pause(0.1)

@@ -1,0 +1,138 @@
+"""Markets: every perp and spot instrument with its ticker; `/` filters, Enter selects."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Input
+
+from tui.ui.messages import InstrumentChosen
+
+from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price, fmt_rate
+from .pane import TablePane
+
+__all__ = ["MarketsPane"]
+
+# (key, label, width); a narrow pane drops what matters least (PRIORITY).
+COLUMNS = (
+    ("market", "Market", 10),
+    ("last", "Last", 11),
+    ("mark", "Mark", 11),
+    ("change", "24h", 8),
+    ("volume", "Volume", 9),
+    ("funding", "Funding", 9),
+    ("oi", "OI", 9),
+)
+
+
+class MarketsPane(TablePane):
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
+    TABLE_ID = "markets-table"
+    COLUMNS = COLUMNS
+    PRIORITY = ("market", "last", "change", "funding", "mark", "volume", "oi")
+    LEFT = frozenset({"market"})
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
+    ]
+
+    DEFAULT_CSS = """
+    MarketsPane > Input {
+        display: none;
+    }
+    MarketsPane.-filtering > Input {
+        display: block;
+    }
+    """
+
+    def __init__(self, state: Any, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.border_title = "Markets"
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
+        yield self.make_table()
+
+    # ---- filtering ------------------------------------------------------------------------------
+
+    def start_filter(self) -> None:
+        self.add_class("-filtering")
+        self.query_one(Input).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one(Input)
+        box.value = ""
+        self.remove_class("-filtering")
+        self.table.focus()
+
+    @on(Input.Changed, "#market-filter")
+    def _filter_changed(self, _event: Input.Changed) -> None:
+        self.dirty = True
+        self.flush()
+
+    @on(Input.Submitted, "#market-filter")
+    def _filter_done(self, _event: Input.Submitted) -> None:
+        self.table.focus()
+
+    @property
+    def filter_text(self) -> str:
+        return self.query_one(Input).value.strip().lower()
+
+    # ---- selection ------------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#markets-table")
+    def _chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(InstrumentChosen(str(event.row_key.value)))
+
+    # ---- rendering ------------------------------------------------------------------------------
+
+    def refresh_state(self) -> None:
+        market = self.state.market
+        words = self.filter_text.split()
+        rows = []
+        for name, info in market.instruments.items():
+            if words and not all(w in f"{name} {info.kind}".lower() for w in words):
+                continue
+            rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
+        if self.sync(rows):
+            order = {name: i for i, name in enumerate(market.instruments)}
+            self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
+        self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
+
+    def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
+        c = self.colours
+        t = self.state.market.tickers.get(name)
+        label = Text(name, style=f"bold {c.accent}" if selected else "")
+        if t is None:
+            cells: dict[str, str | Text] = {"market": label}
+        else:
+            up = t.change_24h >= 0
+            change = Text(f"{UP if up else DOWN}{fmt_pct(abs(t.change_24h), signed=False)}", style=c.move(up))
+            cells = {
+                "market": label,
+                "last": fmt_price(t.last_price, tick),
+                "mark": fmt_price(t.mark_price, tick),
+                "change": change,
+                "volume": fmt_compact(t.volume_24h),
+                "funding": fmt_rate(t.funding_rate) if "-PERP" in name or t.type == "perp" else "-",
+                "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
+            }
+        keys = [k for k, _, _ in COLUMNS]
+        return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]
+
+
+def _plain(cell: object) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def _right(cell: str | Text) -> Text:
+    text = cell if isinstance(cell, Text) else Text(cell)
+    text.justify = "right"
+    return text

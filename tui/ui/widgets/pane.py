@@ -1,0 +1,237 @@
+"""What every live pane shares: the feed state it reads, the topics it follows, and a dirty flag.
+
+The screen tells a pane which topics changed; the pane re-reads the state on the screen's next refresh
+tick (at most ~10 a second), never once per WebSocket frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content, Span
+from textual.events import Resize
+from textual.widgets import DataTable, Static
+
+from tui.feed.state import FeedState
+
+from .palette import Palette
+from .table_rows import Cell, TableRows
+
+__all__ = ["FeedLine", "FeedPane", "TablePane"]
+
+
+class FollowsFeed:
+    """The refresh contract of live widgets: the screen marks the topics that changed, and on its next
+    tick ``flush`` re-reads the state (``refresh_state``) of the widgets that follow one of them."""
+
+    TOPICS: ClassVar[frozenset[str]] = frozenset()
+    dirty: bool
+    is_mounted: bool
+    display: bool
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        if topics & self.TOPICS:
+            self.dirty = True
+
+    def flush(self) -> None:
+        """Re-read the state if it changed since the last time (and the widget is shown)."""
+        if self.dirty and self.is_mounted and self.display:
+            self.dirty = False
+            self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Read ``self.state`` into the widget; every subclass overrides it."""
+
+
+class FeedPane(FollowsFeed, Vertical):
+    """A bordered pane showing part of ``state``; subclasses implement ``refresh_state``."""
+
+    DEFAULT_CSS = """
+    FeedPane {
+        border: round $foreground 30%;
+        border-title-color: $foreground;
+        border-subtitle-color: $foreground-muted;
+        height: 1fr;
+        padding: 0;
+    }
+    FeedPane:focus-within {
+        border: round $primary;
+    }
+    FeedPane > DataTable {
+        height: 1fr;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self, state: FeedState, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.state = state
+        self.dirty = True
+        self.palette: Palette | None = None
+        self._titles: tuple[str | None, str | None] = (None, None)
+
+    def on_mount(self) -> None:
+        self.palette = Palette.of(self.app)
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _theme_changed(self, _theme: object) -> None:
+        self.palette = Palette.of(self.app)
+        self.restyle()
+        self.dirty = True
+
+    def restyle(self) -> None:
+        """The theme changed: forget cached styled text so the next refresh rebuilds it."""
+
+    def show_titles(self, title: str | None = None, subtitle: str | None = None) -> None:
+        """Set the border's title and subtitle (None: leave it) only if it changed.
+
+        Setting either repaints the whole pane, every widget inside it included: on each book change
+        that was most of a frame's cost.
+        """
+        if title is not None and title != self._titles[0]:
+            self._titles = (title, self._titles[1])
+            self.border_title = title
+        if subtitle is not None and subtitle != self._titles[1]:
+            self._titles = (self._titles[0], subtitle)
+            self.border_subtitle = subtitle
+
+    @property
+    def colours(self) -> Palette:
+        if self.palette is None:
+            self.palette = Palette.of(self.app)
+        return self.palette
+
+
+class TablePane(FeedPane):
+    """A pane whose records are rows of one DataTable, kept by key and updated in place (``TableRows``).
+
+    Subclasses give ``COLUMNS`` and a row's cells for all of them; when the pane is too narrow for every
+    column, it shows those it has room for, taken in ``PRIORITY`` order (laid out in ``COLUMNS`` order).
+    """
+
+    DEFAULT_CSS = """
+    TablePane > DataTable {
+        overflow-x: hidden;  /* the columns are fitted to the width: a scrollbar could only flash while laying out */
+    }
+    """
+
+    TABLE_ID: ClassVar[str] = ""
+    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, width)
+    PRIORITY: ClassVar[Sequence[str]] = ()  # column keys, most wanted first; empty: all columns, always
+    LEFT: ClassVar[frozenset[str]] = frozenset()  # columns aligned left; the others are figures, aligned right
+
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.rows: TableRows | None = None  # once the columns are set
+        self.columns: tuple[str, ...] = ()  # the keys of the columns shown
+        self._pick: list[int] | None = None  # where they are in COLUMNS (None: all of them)
+
+    def compose(self) -> ComposeResult:
+        yield self.make_table()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_columns(self.COLUMNS)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit)  # once the table has its new size too
+
+    def _fit(self, row_count: int | None = None) -> None:
+        """Show the columns there is room for: the pane's width, less a column for the vertical
+        scrollbar when the rows overflow (a cut-off figure would be a wrong figure)."""
+        if not self.PRIORITY or self.rows is None or not self.is_mounted or self.size.width <= 0:
+            return  # not laid out yet
+        table = self.table
+        rows = table.row_count if row_count is None else row_count
+        width = self.size.width - (1 if rows > table.size.height - 1 else 0)  # the header takes a line
+        wanted = self.fitting(width)
+        if tuple(key for key, _, _ in wanted) != self.columns:
+            self.set_columns(wanted)
+
+    def fitting(self, width: int) -> list[tuple[str, str, int]]:
+        """The columns shown in ``width`` characters: by priority while they fit, in their order (the
+        first by priority even if it does not fit: a table needs a column)."""
+        if not self.PRIORITY or sum(w for _, _, w in self.COLUMNS) <= width:
+            return list(self.COLUMNS)
+        widths = {key: w for key, _, w in self.COLUMNS}
+        kept: set[str] = set()
+        for key in self.PRIORITY:
+            if widths[key] <= width:
+                kept.add(key)
+                width -= widths[key]
+        return [c for c in self.COLUMNS if c[0] in kept or (not kept and c[0] == self.PRIORITY[0])]
+
+    def make_table(self) -> DataTable[Any]:
+        return DataTable(cursor_type="row", cell_padding=0, id=self.TABLE_ID)
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one(f"#{self.TABLE_ID}", DataTable)
+
+    def set_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
+        """Lay the table out with ``columns`` (of ``COLUMNS``), empty; the next refresh fills it."""
+        table = self.table
+        table.clear(columns=True)
+        for key, label, width in columns:
+            table.add_column(Text(label, justify="left" if key in self.LEFT else "right"), width=width, key=key)
+        self.columns = tuple(key for key, _, _ in columns)
+        every = [key for key, _, _ in self.COLUMNS]
+        self._pick = None if list(self.columns) == every else [every.index(key) for key in self.columns]
+        self.rows = TableRows(table, self.columns)
+        self.dirty = True
+
+    def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> bool:
+        """Show ``rows`` (key, a cell per column of ``COLUMNS``); True when rows were added."""
+        if self.rows is None:
+            return False
+        if len(rows) != len(self.rows.cells):
+            self._fit(len(rows))  # the vertical scrollbar may come or go
+        pick = self._pick
+        if pick is not None:
+            rows = [(key, [cells[i] for i in pick]) for key, cells in rows]
+        return self.rows.sync(rows)
+
+    def restyle(self) -> None:
+        if self.rows is not None:
+            self.rows.forget()
+
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor."""
+        return self.rows.cursor_key() if self.rows is not None else None
+
+    def show_account_titles(self, name: str, count: int, keys: str) -> None:
+        """``name (count)``; below, the row ``keys`` when there are rows, or why there are none yet."""
+        account = self.state.account
+        if account.address is None:
+            subtitle = "no account"
+        elif not account.loaded:
+            subtitle = "loading…"
+        else:
+            subtitle = keys if count else ""
+        self.show_titles(f"{name} ({count})" if count else name, subtitle)
+
+
+class FeedLine(FollowsFeed, Static):
+    """A one-line live widget (header, account bar, status bar) with the same refresh contract."""
+
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.state = state
+        self.dirty = True
+        self._shown: tuple[str, list[Span]] | None = None
+
+    def show(self, content: Content) -> None:
+        """Show ``content`` if it differs from what is shown, without a layout pass.
+
+        A one-line widget never changes size, and a layout pass re-lays out and redraws the whole screen:
+        on every book change that cost ~40 ms of CPU.
+        """
+        key = (content.plain, list(content.spans))
+        if key != self._shown:
+            self._shown = key
+            self.update(content, layout=False)
