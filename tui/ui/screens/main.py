@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from decimal import Decimal
 from typing import ClassVar
 
 from textual import on
@@ -309,11 +308,3 @@ class MainScreen(Screen[None]):
         table = self.query_one(table_id)  # the book's rows are not a DataTable
         if table.display and table.parent is not None and table.parent.display:
             table.focus()
-
-    # ---- for tests and the screenshot command -----------------------------------------------------
-
-    def pick_price(self, slot: str) -> Decimal | None:
-        """Pick the book price in ``slot`` (``a0`` best ask, ``b0`` best bid) as a click would."""
-        price = self.query_one(OrderBookPane).pick_slot(slot)
-        self.desk.picked = price
-        return price

@@ -90,10 +90,6 @@ class OrderBookPane(FeedPane):
         self.flush()
         return self.grouping
 
-    def clear_pick(self) -> None:
-        self.picked = None
-        self._update_titles()
-
     @on(BookLines.RowPicked, "#book-table")
     def _row_picked(self, event: BookLines.RowPicked) -> None:
         event.stop()
@@ -105,11 +101,6 @@ class OrderBookPane(FeedPane):
             self.picked = price
             self._update_titles()
             self.post_message(PricePicked(price))
-
-    def pick_slot(self, key: str) -> Decimal | None:
-        """Pick the price in slot ``key`` (``a0`` best ask, ``b0`` best bid...); what was picked."""
-        self._pick(key)
-        return self._prices.get(key)
 
     # ---- rendering ------------------------------------------------------------------------------
 
