@@ -18,6 +18,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+import msgspec
+
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
@@ -52,6 +54,19 @@ KEY_FIELDS: dict[str, tuple[Literal["keystore", "env"], bool]] = {
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 PROFILE_KEYS = (*PROFILE_FIELDS, "keymap")
 TOP_KEYS = ("default_profile", "log_level", "profiles")
+
+
+# The file's structure, as msgspec Structs that refuse unknown keys; values are checked by the field parsers
+# of ``values`` so that an error says what is wrong in words and ``Config.error`` adds the line.
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    default_profile: Any = msgspec.UNSET
+    log_level: Any = msgspec.UNSET
+    profiles: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+ProfileFile = msgspec.defstruct(
+    "ProfileFile", [(key, Any, msgspec.UNSET) for key in PROFILE_KEYS], forbid_unknown_fields=True, kw_only=True
+)
 # Environment overrides of the selected profile, named after the fields they set.
 ENV_OVERRIDES: dict[str, str] = {f"XTUI_{name.upper()}": name for name in PROFILE_FIELDS}
 ENV_TOP = ("XTUI_PROFILE", "XTUI_LOG_LEVEL")
@@ -195,23 +210,24 @@ def parse_config(text: str, path: Path) -> Config:
         number, message = syntax_error_line(exc, text)
         raise ConfigError(f"{path} line {number}: not valid TOML: {message}") from None
     config = Config(path, True, LOCAL, "info", dict(BUILTIN_PROFILES), KeyLines(text))
-    for key in data:
-        if key not in TOP_KEYS:
-            raise config.error((key,), f"unknown key {key!r} (expected {', '.join(TOP_KEYS)})")
-    tables = data.get("profiles", {})
-    if not isinstance(tables, dict):
-        raise config.error(("profiles",), f"profiles must be a table of profiles, not {kind_of(tables)}")
-    for name, table in tables.items():
+    try:
+        file = msgspec.convert(data, ConfigFile)
+    except msgspec.ValidationError as exc:
+        unknown = _unknown_field(exc)
+        if unknown is not None:
+            raise config.error((unknown,), f"unknown key {unknown!r} (expected {', '.join(TOP_KEYS)})") from None
+        tables = data.get("profiles")
+        raise config.error(("profiles",), f"profiles must be a table of profiles, not {kind_of(tables)}") from None
+    for name, table in file.profiles.items():
         if not _PROFILE_NAME.fullmatch(name):
             raise config.error(("profiles", name), f"{shown(name)} is not a profile name (letters, digits, _ and -)")
-        if not isinstance(table, dict):
-            raise config.error(("profiles", name), f"profile {name} must be a table, not {kind_of(table)}")
         config.profiles[name] = _file_profile(config, name, table)
     top = {"log_level": config.log_level, "default_profile": config.default_profile}
     for key, parse in (("log_level", log_level), ("default_profile", string)):
-        if key in data:
+        value = getattr(file, key)
+        if value is not msgspec.UNSET:
             try:
-                top[key] = parse(data[key])
+                top[key] = parse(value)
             except ValueError as exc:
                 raise config.error((key,), f"{key}: {exc}") from None
     config = replace(config, log_level=top["log_level"], default_profile=top["default_profile"])
@@ -223,12 +239,29 @@ def parse_config(text: str, path: Path) -> Config:
     return config
 
 
-def _file_profile(config: Config, name: str, table: dict[str, Any]) -> ProfileConfig:
+def _unknown_field(exc: msgspec.ValidationError) -> str | None:
+    """The key a Struct with ``forbid_unknown_fields`` refused, if that is what ``exc`` says."""
+    found = re.match(r"Object contains unknown field `(.*)`", str(exc))
+    return found.group(1) if found else None
+
+
+def _file_profile(config: Config, name: str, table: Any) -> ProfileConfig:
+    try:
+        fields = msgspec.convert(table, ProfileFile)
+    except msgspec.ValidationError as exc:
+        unknown = _unknown_field(exc)
+        if unknown is None:
+            raise config.error(("profiles", name), f"profile {name} must be a table, not {kind_of(table)}") from None
+        raise config.error(
+            ("profiles", name, unknown),
+            f"unknown key {unknown!r} in profile {name} (expected one of {', '.join(PROFILE_KEYS)})",
+        ) from None
     values: dict[str, Any] = {}
-    for key, value in table.items():
+    given = ((key, getattr(fields, key)) for key in PROFILE_KEYS)
+    for key, value in sorted(
+        ((k, v) for k, v in given if v is not msgspec.UNSET), key=lambda kv: list(table).index(kv[0])
+    ):
         at = ("profiles", name, key)
-        if key not in PROFILE_KEYS:
-            raise config.error(at, f"unknown key {key!r} in profile {name} (expected one of {', '.join(PROFILE_KEYS)})")
         if key == "keymap":
             values[key] = _file_keymap(config, at, value)
             continue
