@@ -10,26 +10,28 @@ receives updates from then on, not a fresh snapshot (a reconnect does bring a fr
 
 Client-sent messages are limited to the interface's 2,000 a rolling minute (callers wait, nothing is
 dropped) and the server subscriptions to 1,000 (beyond that :class:`SubscriptionLimitError`).
+
+The client is here: its lifecycle, the reconnect loop, subscription sharing. The topics and handles are in
+``ws_topics``, one socket's request/reply matching and notification routing in ``ws_conn``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import random
 import time
-from collections.abc import Callable, Coroutine, Mapping
-from decimal import Decimal
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, Literal
 
 import msgspec
-from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from .errors import RequestTimeout
+from .ws_conn import Connection
 from .ws_protocol import (
     CHANNEL_ALIASES,
     MAX_MESSAGES_PER_MINUTE,
@@ -46,12 +48,11 @@ from .ws_protocol import (
     SubscriptionLimitError,
     WsError,
     WsStatus,
-    _clip,
-    _Hook,
-    _result_of,
     backoff_delay,
+    clip,
     normalize_channel,
 )
+from .ws_topics import Subscription, Topic, parse_subscribed
 
 __all__ = [
     "CHANNEL_ALIASES",
@@ -72,83 +73,7 @@ __all__ = [
     "normalize_channel",
 ]
 
-# Numbers with a fraction arrive as Decimal: positions, fills and balances stay exact; panes draw floats.
-_decode_exact = msgspec.json.Decoder(float_hook=Decimal).decode
 log = logging.getLogger(__name__)
-
-
-class _Topic:
-    """One server subscription (channel + params) and the local handles on it."""
-
-    __slots__ = ("dead", "established", "handles", "key", "name", "params", "server_channel", "settled")
-
-    def __init__(self, name: str, params: dict[str, Any], key: tuple[str, bytes]) -> None:
-        self.name = name
-        self.params = params
-        self.key = key
-        self.server_channel: str | None = None
-        self.handles: list[Subscription] = []
-        self.established = False  # acknowledged once; resubscribed after a reconnect
-        self.dead = False  # unsubscribed or failed; never routed again
-        self.settled = asyncio.Event()  # the first subscribe finished, either way
-
-
-class Subscription:
-    """A local subscription handle: a callback on one channel with its params."""
-
-    __slots__ = ("_callback", "_client", "_topic")
-
-    def __init__(self, client: WsClient, topic: _Topic, callback: Callback) -> None:
-        self._client = client
-        self._topic = topic
-        self._callback = callback
-
-    @property
-    def name(self) -> str:
-        """The channel name sent (aliases normalised)."""
-        return self._topic.name
-
-    @property
-    def params(self) -> Mapping[str, Any]:
-        """The channel params sent next to ``channel``."""
-        return self._topic.params
-
-    @property
-    def channel(self) -> str | None:
-        """The server channel echoed on the current connection; None while disconnected."""
-        return self._topic.server_channel
-
-    @property
-    def active(self) -> bool:
-        """False once unsubscribed or the client closed."""
-        return not self._topic.dead and self in self._topic.handles
-
-    async def unsubscribe(self) -> None:
-        """Stop receiving; same as ``client.unsubscribe(self)``."""
-        await self._client.unsubscribe(self)
-
-
-class _Conn:
-    """Per-socket state: request ids, pending replies, routes from server channel to topics."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self._ids = itertools.count(1)
-        self.pending: dict[str, tuple[asyncio.Future[Any] | None, _Hook]] = {}
-        self.routes: dict[str, list[_Topic]] = {}
-        self.lost: ConnectionLost | None = None
-        self.idle = False
-
-    def next_id(self) -> str:
-        return str(next(self._ids))
-
-    def fail(self, exc: ConnectionLost) -> None:
-        if self.lost is None:
-            self.lost = exc
-        for fut, _ in self.pending.values():
-            if fut is not None and not fut.done():
-                fut.set_exception(type(exc)(str(exc)))
-        self.pending.clear()
 
 
 class WsClient:
@@ -194,8 +119,8 @@ class WsClient:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
-        self._conn: _Conn | None = None
-        self._topics: dict[tuple[str, bytes], _Topic] = {}
+        self._conn: Connection | None = None
+        self._topics: dict[tuple[str, bytes], Topic] = {}
         self._ever_live = False
         self._reconnects = 0
         self._last_message_at: float | None = None
@@ -287,7 +212,7 @@ class WsClient:
                 continue  # the first subscribe failed: try on our own
             if len(self._topics) >= self._max_subscriptions:
                 raise SubscriptionLimitError(f"subscribe {name}: already {len(self._topics)} subscriptions, the limit")
-            topic = _Topic(name, args, key)
+            topic = Topic(name, args, key)
             self._topics[key] = topic
             sub = Subscription(self, topic, callback)
             topic.handles.append(sub)
@@ -314,7 +239,7 @@ class WsClient:
         """Send an HTTP body over the socket (section 5.2); returns ``result.data`` or ``result``."""
         self._check_open()
         conn = await self._live_conn()
-        result = await self._request(conn, "post", {"type": kind, "payload": payload})
+        result = await conn.request("post", {"type": kind, "payload": payload})
         if isinstance(result, dict) and result.get("data") is not None:
             return result["data"]
         return result
@@ -339,7 +264,7 @@ class WsClient:
         if self._task is None:
             raise WsError("WebSocket client not started: call start() first")
 
-    async def _live_conn(self) -> _Conn:
+    async def _live_conn(self) -> Connection:
         while True:
             self._check_open()
             conn = self._conn
@@ -347,7 +272,7 @@ class WsClient:
                 return conn
             await self._changed.wait()
 
-    def _detach(self, sub: Subscription) -> tuple[_Conn, str, _Topic] | None:
+    def _detach(self, sub: Subscription) -> tuple[Connection, str, Topic] | None:
         """Take ``sub`` off its topic; if it was the last handle of a live topic, drop the topic and
         return what to unsubscribe on the server."""
         topic = sub._topic
@@ -365,21 +290,13 @@ class WsClient:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    def _drop_topic(self, topic: _Topic) -> None:
+    def _drop_topic(self, topic: Topic) -> None:
         topic.dead = True
         if self._topics.get(topic.key) is topic:
             del self._topics[topic.key]
         if self._conn is not None and topic.server_channel is not None:
-            self._unroute(self._conn, topic.server_channel, topic)
+            self._conn.unroute(topic.server_channel, topic)
         topic.server_channel = None
-
-    @staticmethod
-    def _unroute(conn: _Conn, channel: str, topic: _Topic) -> None:
-        topics = conn.routes.get(channel)
-        if topics is not None and topic in topics:
-            topics.remove(topic)
-            if not topics:
-                del conn.routes[channel]
 
     # ----- internals: the connection loop
 
@@ -401,7 +318,10 @@ class WsClient:
                 log.warning("WebSocket connect to %s failed: %s", self.url, exc)
             else:
                 try:
-                    if await self._serve(_Conn(ws)):
+                    conn = Connection(
+                        ws, limiter=self._limiter, request_timeout=self._request_timeout, on_invalid=self._invalid
+                    )
+                    if await self._serve(conn):
                         attempt = 0
                 except Exception:
                     log.exception("WebSocket connection to %s failed", self.url)
@@ -410,7 +330,7 @@ class WsClient:
             await self._sleep(backoff_delay(attempt, minimum=minimum, maximum=maximum, jitter=jitter, rng=self._rng))
             attempt += 1
 
-    async def _serve(self, conn: _Conn) -> bool:
+    async def _serve(self, conn: Connection) -> bool:
         """Run one connection until it ends; True if it went live."""
         self._conn = conn
         reader = asyncio.create_task(self._read_loop(conn))
@@ -451,7 +371,7 @@ class WsClient:
             return ClientClosed("WebSocket client is closed")
         return ConnectionLost("WebSocket disconnected")
 
-    async def _read_loop(self, conn: _Conn) -> None:
+    async def _read_loop(self, conn: Connection) -> None:
         try:
             while True:
                 try:
@@ -463,16 +383,16 @@ class WsClient:
                     return
                 self._last_message_at = time.time()
                 try:
-                    self._on_frame(conn, raw)
+                    conn.on_frame(raw)
                 except Exception:
                     self._invalid_frames += 1
-                    log.exception("WebSocket frame not handled: %s", _clip(raw))
+                    log.exception("WebSocket frame not handled: %s", clip(raw))
         except ConnectionClosed as exc:
             log.info("WebSocket %s closed: %s", self.url, exc)
         finally:
             conn.fail(self._lost_error())
 
-    async def _ping_loop(self, conn: _Conn) -> None:
+    async def _ping_loop(self, conn: Connection) -> None:
         while conn.lost is None:
             await asyncio.sleep(self._ping_interval)
             rid = conn.next_id()
@@ -484,11 +404,11 @@ class WsClient:
 
             conn.pending[rid] = (None, pong)
             try:
-                await self._send(conn, {"jsonrpc": "2.0", "method": "ping", "id": rid})
+                await conn.send({"jsonrpc": "2.0", "method": "ping", "id": rid})
             except ConnectionLost:
                 return
 
-    async def _resubscribe(self, conn: _Conn) -> None:
+    async def _resubscribe(self, conn: Connection) -> None:
         topics = [t for t in self._topics.values() if t.established]
         results = await asyncio.gather(*(self._subscribe_topic(conn, t) for t in topics), return_exceptions=True)
         for topic, result in zip(topics, results, strict=True):
@@ -499,13 +419,13 @@ class WsClient:
             elif result is not None:  # unsubscribed while its resubscribe was in flight
                 await self._unsubscribe_channel(conn, result, topic)
 
-    async def _subscribe_topic(self, conn: _Conn, topic: _Topic) -> str | None:
+    async def _subscribe_topic(self, conn: Connection, topic: Topic) -> str | None:
         """Subscribe ``topic`` on ``conn``; returns the echoed channel only if the topic died meanwhile
         (the caller then unsubscribes it)."""
 
         def on_reply(msg: dict[str, Any]) -> str | None:
             # Runs in the reader, so the route exists before the next frame (often a snapshot) is read.
-            channel = self._parse_subscribed(topic, msg)
+            channel = parse_subscribed(topic, msg)
             if topic.dead:
                 return channel
             topic.server_channel = channel
@@ -514,111 +434,21 @@ class WsClient:
                 routed.append(topic)
             return None
 
-        orphan: str | None = await self._request(conn, "subscribe", {"channel": topic.name, **topic.params}, on_reply)
+        orphan: str | None = await conn.request("subscribe", {"channel": topic.name, **topic.params}, on_reply)
         return orphan
 
-    @staticmethod
-    def _parse_subscribed(topic: _Topic, msg: dict[str, Any]) -> str:
-        err = msg.get("error")
-        if err is not None:
-            if isinstance(err, dict):
-                code = err.get("code")
-                reason = str(err.get("message", err))
-                raise SubscriptionError(topic.name, topic.params, reason, code if isinstance(code, int) else None)
-            raise SubscriptionError(topic.name, topic.params, str(err))
-        result = msg.get("result")
-        if not isinstance(result, dict):
-            raise SubscriptionError(topic.name, topic.params, f"malformed reply {_clip(result)}")
-        status = result.get("status")
-        if status in ("failed", "error") or (status is None and result.get("error")):
-            raise SubscriptionError(topic.name, topic.params, str(result.get("error") or status))
-        channels = result.get("channels")
-        if status not in (None, "subscribed") or not (
-            isinstance(channels, list) and channels and isinstance(channels[0], str)
-        ):
-            raise SubscriptionError(topic.name, topic.params, f"malformed reply {_clip(result)}")
-        return channels[0]
-
-    async def _unsubscribe_channel(self, conn: _Conn, channel: str, topic: _Topic) -> None:
-        self._unroute(conn, channel, topic)
+    async def _unsubscribe_channel(self, conn: Connection, channel: str, topic: Topic) -> None:
+        conn.unroute(channel, topic)
         if conn.routes.get(channel) or conn.lost is not None:
             return  # still used by another topic, or the server forgot it with the socket
         try:
-            await self._request(conn, "unsubscribe", [channel])
+            await conn.request("unsubscribe", [channel])
         except WsError as exc:
             log.info("unsubscribe %s: %s", channel, exc)
 
-    # ----- internals: frames
-
-    async def _request(self, conn: _Conn, method: str, params: Any, hook: _Hook = _result_of) -> Any:
-        rid = conn.next_id()
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        conn.pending[rid] = (fut, hook)
-        try:
-            await self._send(conn, {"jsonrpc": "2.0", "method": method, "params": params, "id": rid})
-            try:
-                async with asyncio.timeout(self._request_timeout):
-                    return await fut
-            except TimeoutError:
-                raise RequestTimeout(f"no reply to {method} (id {rid}) in {self._request_timeout} s") from None
-        finally:
-            conn.pending.pop(rid, None)
-            if fut.done() and not fut.cancelled():
-                fut.exception()  # failed by a dropped socket while we waited to send: already reported
-
-    async def _send(self, conn: _Conn, msg: dict[str, Any]) -> None:
-        await self._limiter.acquire()
-        if conn.lost is not None:
-            raise type(conn.lost)(str(conn.lost))
-        try:
-            await conn.ws.send(msgspec.json.encode(msg), text=True)
-        except ConnectionClosed as exc:
-            raise ConnectionLost(f"WebSocket disconnected: {exc}") from exc
-
-    def _on_frame(self, conn: _Conn, raw: str | bytes) -> None:
-        try:
-            msg = _decode_exact(raw)
-        except msgspec.DecodeError:
-            return self._invalid(raw, "not JSON")
-        if not isinstance(msg, dict):
-            return self._invalid(raw, "not an object")
-        method = msg.get("method")
-        if method is None and "id" in msg:
-            return self._on_reply(conn, msg)
-        if method in ("subscription", "event"):
-            params = msg.get("params")
-            if not isinstance(params, dict) or not isinstance(params.get("channel"), str) or "data" not in params:
-                return self._invalid(raw, "bad notification")
-            for topic in list(conn.routes.get(params["channel"], ())):
-                for sub in list(topic.handles):
-                    try:
-                        sub._callback(params["data"])
-                    except Exception:
-                        log.exception("subscription callback for %s failed", params["channel"])
-            return None
-        return self._invalid(raw, "unknown message")
-
-    def _on_reply(self, conn: _Conn, msg: dict[str, Any]) -> None:
-        rid = msg["id"]
-        if isinstance(rid, int) and not isinstance(rid, bool):
-            rid = str(rid)
-        entry = conn.pending.pop(rid, None) if isinstance(rid, str) else None
-        if entry is None:
-            log.debug("reply to no pending request: %s", _clip(msg))
-            return
-        fut, hook = entry
-        if "result" not in msg and "error" not in msg:
-            self._invalid(msg, "reply without result or error")
-        try:
-            value = hook(msg)
-        except Exception as exc:
-            if fut is not None and not fut.done():
-                fut.set_exception(exc)
-            return
-        if fut is not None and not fut.done():
-            fut.set_result(value)
+    # ----- internals: frames the connection cannot use
 
     def _invalid(self, raw: object, why: str) -> None:
         self._invalid_frames += 1
         level = logging.WARNING if self._invalid_frames <= 20 else logging.DEBUG
-        log.log(level, "invalid WebSocket frame (%s): %s", why, _clip(raw))
+        log.log(level, "invalid WebSocket frame (%s): %s", why, clip(raw))

@@ -1,6 +1,6 @@
 """The WebSocket protocol's vocabulary: limits, states, errors, channel aliases, backoff, the message limiter.
 
-Split from ``ws`` so that the client module holds only the connection logic.
+Split from ``ws`` so that the client modules (``ws``, ``ws_topics``, ``ws_conn``) hold only the connection logic.
 """
 
 from __future__ import annotations
@@ -15,6 +15,29 @@ from typing import Any
 
 from .errors import ClientError, TransportError
 from .limits import Window
+
+__all__ = [
+    "CHANNEL_ALIASES",
+    "MAX_MESSAGES_PER_MINUTE",
+    "MAX_SUBSCRIPTIONS",
+    "Callback",
+    "ClientClosed",
+    "Clock",
+    "ConnState",
+    "ConnectionLost",
+    "Hook",
+    "MessageRateLimiter",
+    "RpcError",
+    "Sleep",
+    "SubscriptionError",
+    "SubscriptionLimitError",
+    "WsError",
+    "WsStatus",
+    "backoff_delay",
+    "clip",
+    "normalize_channel",
+    "result_of",
+]
 
 MAX_SUBSCRIPTIONS = 1_000
 MAX_MESSAGES_PER_MINUTE = 2_000
@@ -32,7 +55,7 @@ CHANNEL_ALIASES: Mapping[str, str] = {
 Callback = Callable[[Any], object]
 Sleep = Callable[[float], Awaitable[None]]
 Clock = Callable[[], float]
-_Hook = Callable[[dict[str, Any]], Any]
+Hook = Callable[[dict[str, Any]], Any]  # reads a reply: its value, or raises
 
 
 class ConnState(enum.StrEnum):
@@ -138,7 +161,7 @@ class MessageRateLimiter:
         return self._window.used(self._clock())
 
 
-def _result_of(msg: dict[str, Any]) -> Any:
+def result_of(msg: dict[str, Any]) -> Any:
     """The ``result`` of a reply, or raise the JSON-RPC error it carries."""
     err = msg.get("error")
     if err is not None:
@@ -147,10 +170,11 @@ def _result_of(msg: dict[str, Any]) -> Any:
             raise RpcError(code if isinstance(code, int) else -1, str(err.get("message", "")), err.get("data"))
         raise RpcError(-1, str(err))
     if "result" not in msg:
-        raise WsError(f"malformed reply: {_clip(msg)}")
+        raise WsError(f"malformed reply: {clip(msg)}")
     return msg["result"]
 
 
-def _clip(value: object, n: int = 200) -> str:
+def clip(value: object, n: int = 200) -> str:
+    """``repr(value)``, cut to ``n`` characters for a log line or an error message."""
     text = repr(value)
     return text if len(text) <= n else text[:n] + "…"
