@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -47,14 +48,22 @@ async def sim(clock: FrozenClock, sim_config: SimConfig) -> AsyncIterator[LocalE
         await exchange.stop()
 
 
-def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock) -> Client:
-    """A client whose time is the exchange's frozen time, and whose waits move that time on."""
+def signs_for(sim: LocalExchange) -> bool:
+    """The ``testnet`` flag a client needs to sign for the network ``sim`` plays."""
+    return sim.config.network == "testnet"
+
+
+def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock, **options: Any) -> Client:
+    """A client whose time is the exchange's frozen time, whose waits move that time on, and which signs for
+    the network the exchange plays."""
 
     async def sleep(seconds: float) -> None:
         sim.step(int(seconds * 1000) + 1)
 
     governor = Governor(clock=lambda: clock.now_ms() / 1000, sleep=sleep)
-    return Client(sim.url, signer=Signer(key) if key else None, governor=governor, clock_ms=clock.now_ms)
+    signer = Signer(key) if key else None
+    options = {"testnet": signs_for(sim), **options}
+    return Client(sim.url, signer=signer, governor=governor, clock_ms=clock.now_ms, **options)
 
 
 @pytest.fixture

@@ -153,7 +153,10 @@ async def test_a_trading_session_leaves_no_trace_of_the_key(
         sim.step(int(seconds * 1000) + 1)
 
     governor = Governor(clock=lambda: clock.now_ms() / 1000, sleep=sleep)
-    async with Client(sim.url, signer=ident.signer, governor=governor, clock_ms=clock.now_ms) as client:
+    testnet = launch.profile.testnet  # a profile with a url and no network signs for testnet, as the sim plays
+    async with Client(
+        sim.url, signer=ident.signer, governor=governor, clock_ms=clock.now_ms, testnet=testnet
+    ) as client:
         await client.cancel_all()  # the faucet
         await client.place_order([order_item(1, "b", "90000", "0.01", cloid="scan-rest")])
         app = dashboard_app(

@@ -20,6 +20,11 @@ from tui.sim.server import LocalExchange
 ALICE = Signer(ALICE_KEY)
 
 
+def collect(into: list[Any]) -> Any:
+    """A callback keeping every record: a first picture may be a list of them (or an empty batch)."""
+    return lambda data: into.extend(data) if isinstance(data, list) else into.append(data)
+
+
 async def _until(ws: Any, pred: Any, limit: int = 50) -> dict[str, Any]:
     for _ in range(limit):
         msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
@@ -48,7 +53,9 @@ async def test_subscribe_snapshot_updates_and_unsubscribe(sim: LocalExchange, al
         seq = snap["params"]["data"]["books"]["sequence_number"]
 
         await alice.place_order([wire.order_item(1, "b", "90000", "0.5")])
-        upd = await _until(ws, lambda m: m.get("method") == "subscription")
+        upd = await _until(
+            ws, lambda m: m.get("method") == "subscription" and m["params"]["data"]["update_type"] == "update"
+        )
         books = upd["params"]["data"]["books"]
         assert upd["params"]["data"]["update_type"] == "update"
         assert books["sequence_number"] == seq + 1
@@ -97,7 +104,7 @@ async def test_account_channels_and_aliases_with_our_client(
     async with WsClient(sim.ws_url) as ws:
         await ws.wait_live()
         subs = [
-            await ws.subscribe(ch, got[ch if ch != "positions" else "position"].append, user=ALICE.address)
+            await ws.subscribe(ch, collect(got[ch if ch != "positions" else "position"]), user=ALICE.address)
             for ch in ("orders", "positions", "fills", "account_summary")
         ]
         assert [s.channel for s in subs][1] == f"position@{ALICE.address}"
@@ -119,8 +126,8 @@ async def test_blocks_stream_as_time_passes(sim: LocalExchange, alice: Client) -
     txs: list[Any] = []
     async with WsClient(sim.ws_url) as ws:
         await ws.wait_live()
-        await ws.subscribe("blocks", blocks.append)
-        await ws.subscribe("transactions", txs.append)
+        await ws.subscribe("blocks", collect(blocks))
+        await ws.subscribe("transactions", collect(txs))
         ack = await alice.cancel_all()
         sim.step(sim.config.block_ms)
         for _ in range(200):
@@ -145,7 +152,8 @@ async def test_chart_channel_streams_the_open_candle(sim: LocalExchange, alice: 
             await bob.place_order([wire.order_item(1, "s", "100000", "0.01")])
         await alice.place_order([wire.order_item(1, "b", "100000", "0.01")])
         for _ in range(200):
-            if candles:
+            if candles and candles[-1]["close"] == 100000:
                 break
             await asyncio.sleep(0.01)
+    assert candles[0]["time"] % 60_000 == 0  # the first picture: the open candle
     assert candles[-1]["close"] == 100000 and candles[-1]["time"] % 60_000 == 0

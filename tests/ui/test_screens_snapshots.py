@@ -52,8 +52,8 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
 
 async def _history(ex: EmbeddedExchange, frozen: FrozenClock) -> None:
     async with (
-        Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms) as alice,
-        Client(ex.url, signer=BOB, clock_ms=frozen.now_ms) as bob,
+        Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, testnet=True) as alice,
+        Client(ex.url, signer=BOB, clock_ms=frozen.now_ms, testnet=True) as bob,
     ):
         await alice.cancel_all()  # the faucet
         await bob.cancel_all()

@@ -44,7 +44,7 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
         ex.call(lambda sim: [sim.step(60_000) for _ in range(MINUTES)])
 
         async def trade() -> None:
-            async with Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms) as c:
+            async with Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, testnet=True) as c:
                 await c.cancel_all()  # the faucet
                 book = await c.orderbook("BTC-PERP", depth=5)
                 await c.place_order([order_item(1, "b", book.bids[4].price, "0.05", cloid="snap-bid")])
@@ -65,7 +65,7 @@ class PinnedGovernor(Governor):
 
 
 def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock) -> XtuiApp:
-    client = Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, governor=PinnedGovernor())
+    client = Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, governor=PinnedGovernor(), testnet=True)
     app = make_app(
         client,
         ex.url.replace("http://", "ws://") + "/ws/",

@@ -4,9 +4,10 @@
 ...     book = await c.orderbook("BTC-PERP")
 ...     ack = await c.place_order([order_item(1, "b", "65000", "0.01")])
 
-Requests follow the ``seed`` dialect by default (the interface's spelling; ``dialect="sdk"`` sends what
-the real SDKs send). Results are ``tui.api.models`` records; a response that does not match its record
-raises ``DecodeError``, a refused action ``ActionRejected``.
+Requests follow the ``sdk`` dialect by default (what the exchange's own SDKs send: numeric action types,
+cancelByCloid signed as 1312); ``dialect="seed"`` sends the interface's spelling. Results are
+``tui.api.models`` records; a response that does not match its record raises ``DecodeError``, a refused
+action ``ActionRejected``, an action applied to another account than ``acting_for`` ``AccountMismatch``.
 """
 
 from __future__ import annotations

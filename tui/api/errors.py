@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AccountMismatch",
     "ActionRejected",
     "ApiError",
     "Banned",
@@ -34,6 +35,28 @@ class ActionRejected(ApiError):
 
     def __init__(self, message: str, envelope: dict[str, Any]) -> None:
         super().__init__(0, message)
+        self.envelope = envelope
+        self.tx_hash: str = str(envelope.get("tx_hash") or "")
+
+
+class AccountMismatch(ClientError):
+    """The exchange applied a signed action to another account than the one the client acts for.
+
+    It read the signature as another signer: most likely the network source (Testnet vs Mainnet) or the
+    dialect (the action type and code signed) differs from what the exchange expects. ``applied_to`` is
+    the envelope's ``address``, ``acting_for`` the account the client meant.
+    """
+
+    def __init__(self, action: str, applied_to: str, acting_for: str, signing: str, envelope: dict[str, Any]) -> None:
+        super().__init__(
+            f"{action} was applied to account {applied_to}, not to {acting_for} (the account xtui acts for): "
+            f"the exchange read the signature as another signer ({signing}). Likely causes: the network signed "
+            "for (--network, or the profile's network) or the dialect (--dialect, or the profile's dialect); "
+            "check both with `xtui doctor`"
+        )
+        self.action = action
+        self.applied_to = applied_to
+        self.acting_for = acting_for
         self.envelope = envelope
         self.tx_hash: str = str(envelope.get("tx_hash") or "")
 

@@ -6,6 +6,7 @@ Raw calls (``info``, ``explorer``, ``exchange``) return parsed JSON; the typed m
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -18,6 +19,7 @@ import msgspec
 
 from . import wire
 from .errors import (
+    AccountMismatch,
     ActionRejected,
     ApiError,
     Banned,
@@ -27,11 +29,13 @@ from .errors import (
     TransportError,
 )
 from .limits import Governor
+from .network import HEADER, mismatch_warning, network_of, parse_network
 from .signing import Signer
 
 __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 
 DEFAULT_EXPIRY_MS = 60_000
+log = logging.getLogger(__name__)
 _json_decode = msgspec.json.Decoder(float_hook=Decimal).decode  # numbers stay exact
 
 
@@ -46,6 +50,7 @@ _probe = msgspec.json.Decoder(_ErrorProbe).decode
 _json_encode = msgspec.json.Encoder().encode
 _BAN_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)", re.IGNORECASE)
 _ANY_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
+_RATE_HEADER = re.compile(r"ratelimit|used-weight", re.IGNORECASE)
 
 
 class NonceManager:
@@ -85,7 +90,13 @@ class HttpClient:
     """One connection pool to an exchange. Use as ``async with HttpClient(url) as c: ...``.
 
     ``signer`` signs actions (None for a watch-only client). ``testnet`` selects the signing source
-    ("Testnet" vs "Mainnet"). ``dialect`` is ``"seed"`` (the interface's names) or ``"sdk"``.
+    ("Testnet" vs "Mainnet"). ``dialect`` is ``"sdk"`` (what the exchange's SDKs send) or ``"seed"`` (the
+    interface's names). ``account`` is the account actions are meant for (an agent's owner); by default
+    the signer's own address. Every /exchange envelope's ``address`` is checked against it.
+
+    ``server_network`` is what the exchange says it plays (``X-Hotstuff-Network``), None until it says;
+    ``on_network_mismatch`` is called with a warning whenever that starts to differ from what this
+    client signs for.
     """
 
     def __init__(
@@ -95,7 +106,8 @@ class HttpClient:
         explorer_url: str | None = None,
         signer: Signer | None = None,
         testnet: bool = False,
-        dialect: wire.Dialect = "seed",
+        dialect: wire.Dialect = "sdk",
+        account: str | None = None,
         expiry_ms: int = DEFAULT_EXPIRY_MS,
         timeout: float = 5.0,
         governor: Governor | None = None,
@@ -109,11 +121,15 @@ class HttpClient:
         self.signer = signer
         self.testnet = testnet
         self.dialect: wire.Dialect = dialect
+        self.account = account
         self.expiry_ms = expiry_ms
         self.governor = governor or Governor()
         self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
         self.nonces = NonceManager(self._clock_ms)
         self.last_server_date: str | None = None
+        self.server_network: str | None = None
+        self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
+        self.on_network_mismatch: Callable[[str], None] | None = None
         self._http = httpx.AsyncClient(
             timeout=timeout,
             transport=transport,
@@ -130,6 +146,39 @@ class HttpClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    # ---- whom and where ----------------------------------------------------------------------------
+
+    @property
+    def network(self) -> str:
+        """The network this client signs for: "testnet" or "mainnet"."""
+        return network_of(self.testnet)
+
+    @property
+    def acting_for(self) -> str | None:
+        """The account actions are meant for: ``account``, else the signer's address (None: watch-only)."""
+        return self.account or (self.signer.address if self.signer else None)
+
+    @property
+    def network_mismatch(self) -> str | None:
+        """The warning when the exchange said it plays another network than this client signs for.
+
+        None when the exchange has not said, when it agrees, or when this client signs nothing.
+        """
+        if self.signer is None:
+            return None
+        return mismatch_warning(self.server_network, self.testnet)
+
+    def _observe_network(self, headers: httpx.Headers) -> None:
+        said = parse_network(headers.get(HEADER))
+        if said is None or said == self.server_network:
+            return
+        self.server_network = said
+        warning = self.network_mismatch
+        if warning is not None:
+            log.warning("%s (%s)", warning, self.base_url)
+            if self.on_network_mismatch is not None:
+                self.on_network_mismatch(warning)
+
     # ---- transport -------------------------------------------------------------------------------
 
     async def send(self, endpoint: str, body: Any) -> bytes:
@@ -145,7 +194,11 @@ class HttpClient:
         except httpx.HTTPError as exc:
             raise TransportError(f"{endpoint}: {type(exc).__name__}: {exc}") from exc
         self.governor.observe(endpoint, resp.headers)
+        limits = {k.lower(): v for k, v in resp.headers.items() if _RATE_HEADER.search(k)}
+        if limits:
+            self.rate_limits = limits
         self.last_server_date = resp.headers.get("date")
+        self._observe_network(resp.headers)
         self._check(endpoint, resp)
         return resp.content
 
@@ -208,18 +261,42 @@ class HttpClient:
         return wire.build_body(name, data, signature, self.dialect)
 
     async def exchange(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> dict[str, Any]:
-        """Sign and send action ``name``; return the envelope, or raise ``ActionRejected``."""
-        return await self.submit(self.sign(name, fields, signer=signer))
+        """Sign and send action ``name``; return the envelope, or raise ``ActionRejected``/``AccountMismatch``.
 
-    async def submit(self, body: dict[str, Any]) -> dict[str, Any]:
-        """Send a signed /exchange body; return the envelope, or raise ``ActionRejected``."""
+        Signed by another ``signer`` than the client's, the action is meant for that signer's own account.
+        """
+        other = signer.address if signer is not None and signer is not self.signer else None
+        return await self.submit(self.sign(name, fields, signer=signer), account=other)
+
+    async def submit(self, body: dict[str, Any], *, account: str | None = None) -> dict[str, Any]:
+        """Send a signed /exchange body; return the envelope.
+
+        Raises ``ActionRejected`` when the exchange refused it, and ``AccountMismatch`` when it applied it
+        to another account than ``account`` (default: ``acting_for``).
+        """
         envelope = await self.post("exchange", body)
         if not isinstance(envelope, dict):
             raise ApiError(200, "exchange: the answer is not an envelope object")
         error = envelope.get("error")
         if error or envelope.get("success") is False:
             raise ActionRejected(str(error or "the exchange reported success=false"), envelope)
+        self._check_account(body, envelope, account or self.acting_for)
         return envelope
+
+    def _check_account(self, body: dict[str, Any], envelope: dict[str, Any], expected: str | None) -> None:
+        """Raise ``AccountMismatch`` when the envelope names another account than ``expected`` (compared
+        case-insensitively). An empty address says no account was found: nothing to compare."""
+        applied = str(envelope.get("address") or "")
+        if not applied or expected is None or applied.lower() == expected.lower():
+            return
+        action = body.get("action")
+        name = str(action.get("type", "action")) if isinstance(action, dict) else "action"
+        spec = wire.resolve_action(name)
+        said = f"; the exchange says it plays {self.server_network}" if self.server_network else ""
+        signing = f"xtui signed for {self.network} in the {self.dialect} dialect{said}"
+        error = AccountMismatch(spec.name if spec else name, applied, expected, signing, envelope)
+        log.error("%s", error)
+        raise error
 
     async def pages(self, method: str, *, limit: int = 100, **params: Any) -> AsyncIterator[Any]:
         """Every record of a paginated /info method, page after page."""

@@ -5,9 +5,10 @@ and ``nonce`` last, because the signature covers the msgpack bytes of exactly th
 
 Dialects decide what goes into ``action.type`` and which code is signed:
 
-- ``seed`` (default): the interface's spelling. Action names for the interface's own actions,
-  ``"1401"`` for the vault deposit, cancelByCloid signed as 1303. Actions the interface does not
-  list are sent as their numeric code, the only spelling the real SDKs show for them.
+- ``seed`` (the default of the functions here; ``HttpClient`` defaults to ``sdk``): the interface's
+  spelling. Action names for the interface's own actions, ``"1401"`` for the vault deposit,
+  cancelByCloid signed as 1303. Actions the interface does not list are sent as their numeric code,
+  the only spelling the real SDKs show for them.
 - ``sdk``: every action as its numeric code in a string, cancelByCloid as 1312.
 """
 

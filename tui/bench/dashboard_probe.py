@@ -130,12 +130,10 @@ def _launched(
             os.environ.pop(env, None)
     embedded = None
     if launch.profile.builtin_exchange:
-        config = None
-        if not market:
-            from tui.sim.server import SimConfig
+        from tui.sim.server import SimConfig
 
-            config = SimConfig(market=False)
-        embedded = EmbeddedExchange(config)
+        # as run_dashboard does: the built-in exchange plays the network the profile signs for
+        embedded = EmbeddedExchange(SimConfig(market=market, network=launch.profile.network))
     try:
         local_url = embedded.start() if embedded is not None else None
         if marks is not None:
@@ -385,7 +383,7 @@ def _cpu(url: str, seconds: float) -> dict[str, Any]:
     result: dict[str, Any] = {}
 
     async def main(app: XtuiApp) -> None:
-        async with Client(url, signer=app.client.signer) as c:
+        async with Client(url, signer=app.client.signer, testnet=app.client.testnet) as c:
             await c.cancel_all()  # an account the exchange knows (its first signed action funds it)
         market = app.feed.state.market
         async with app.run_test(headless=True, size=SIZE):
@@ -436,7 +434,8 @@ def _load(url: str, hz: float) -> None:
 
     async def main() -> None:
         governor = Governor(info_per_minute=big, info_per_hour=big, exchange_per_minute=big)
-        async with Client(url, signer=Signer.generate(), governor=governor) as c:
+        # the exchange is a default `xtui sim`: it plays testnet
+        async with Client(url, signer=Signer.generate(), governor=governor, testnet=True) as c:
             await c.cancel_all()  # the faucet
             [ticker] = await c.ticker("BTC-PERP")
             price = int(ticker.mark_price * 9 / 10)  # rests well inside the exchange's price band

@@ -135,7 +135,7 @@ async def bench_server(n: int) -> None:
     try:
         governor = Governor(info_per_minute=big, info_per_hour=big, exchange_per_minute=big)
         signer = Signer.generate()
-        async with Client(url, signer=signer, governor=governor) as c:
+        async with Client(url, signer=signer, governor=governor, testnet=True) as c:  # `xtui sim` plays testnet
             await c.ticker("BTC-PERP")
             rate = await _rate(n, lambda: c.ticker("BTC-PERP"))
             _report("/info round trips, xtui client (8 in flight)", rate, "calls/s")
@@ -167,7 +167,7 @@ async def bench_ws_fanout(n: int, subscribers: int = 50) -> None:
     proc, url = await _sim_process()
     received = [0]
     try:
-        async with HttpClient(url, signer=Signer.generate()) as c:
+        async with HttpClient(url, signer=Signer.generate(), testnet=True) as c:
             await c.exchange("cancelAll", {})
             item = [wire.order_item(1, "b", "90000", "0.001")]
             bodies = [msgspec.json.encode(c.sign("placeOrder", {"orders": item})) for _ in range(n)]

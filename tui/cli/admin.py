@@ -110,7 +110,7 @@ def _toml(value: Any) -> str:
 def render(settings: Settings) -> str:
     """The effective configuration as TOML (it loads back), the selected profile's overrides commented."""
     from tui.config.profiles import KEY_FIELDS
-    from tui.config.values import PROFILE_FIELDS
+    from tui.config.values import FIELD_ALIASES, PROFILE_FIELDS
 
     config = settings.config
     found = "" if config.exists else " (not found: the built-in profiles)"
@@ -124,6 +124,8 @@ def render(settings: Settings) -> str:
         if profile.builtin_exchange:
             out.append("# no url: the built-in local exchange")
         for key in PROFILE_FIELDS:
+            if key in FIELD_ALIASES:
+                continue
             if key in KEY_FIELDS:
                 value = profile.key.name if profile.key is not None and profile.key.field == key else None
             else:

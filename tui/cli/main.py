@@ -55,7 +55,12 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     g.add_argument("--url", help="base URL of the exchange (e.g. the address `xtui sim` prints)")
     g.add_argument("--testnet", action="store_true", help="the public test network")
     g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
-    p.add_argument("--dialect", choices=("seed", "sdk"), default="seed", help="wire dialect (default: seed)")
+    p.add_argument(
+        "--network",
+        choices=("testnet", "mainnet"),
+        help="the network to sign for (default: testnet, or the network of --testnet/--mainnet)",
+    )
+    p.add_argument("--dialect", choices=("seed", "sdk"), default="sdk", help="wire dialect (default: sdk)")
 
 
 def _add_dashboard(parser: argparse.ArgumentParser) -> None:
@@ -71,6 +76,11 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--url", help="base URL of an exchange (the WebSocket is URL/ws/)")
     g.add_argument("--testnet", action="store_true", help="the public test network")
     g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
+    d.add_argument(
+        "--network",
+        choices=("testnet", "mainnet"),
+        help="the network to sign for (default: the profile's; testnet with --url; the built-in exchange plays it)",
+    )
     d.add_argument("--address", metavar="ADDR", help="watch this account (trade for it as an agent with --key-env)")
     d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
     d.add_argument("--password-env", metavar="VAR", help="environment variable holding the profile's keystore password")
@@ -100,6 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key-env", required=True, metavar="VAR", help="environment variable holding the private key")
     _add_target(p)
 
+    p = sub.add_parser("doctor", help="check an exchange and a profile before trading (read-only, signs nothing)")
+    from tui.cli.doctor import add_doctor_arguments
+
+    add_doctor_arguments(p)
+
     p = sub.add_parser("sim", help="run the local exchange (HTTP + WebSocket on loopback)")
     from tui.sim.options import add_sim_arguments
 
@@ -117,15 +132,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _target(args: argparse.Namespace) -> tuple[str, str, bool]:
-    from tui.api.endpoints import MAINNET, TESTNET
+    """(base URL, explorer URL, signs for testnet): a bare --url signs for the test network unless the URL is
+    the production host or --network says otherwise."""
+    from tui.api.endpoints import MAINNET, TESTNET, Endpoints
+    from tui.config.launch import signs_for_testnet
 
     if args.url:
-        return args.url, args.url, False
-    if args.testnet:
-        return TESTNET.api, TESTNET.explorer, True
-    if args.mainnet:
-        return MAINNET.api, MAINNET.explorer, False
+        api = Endpoints.for_base(args.url).api
+        return args.url, args.url, signs_for_testnet(api, api != MAINNET.api, args.network)
+    if args.testnet or args.mainnet:
+        ends = TESTNET if args.testnet else MAINNET
+        return ends.api, ends.explorer, signs_for_testnet(ends.api, args.testnet, args.network)
     raise UsageError("no exchange given: pass --url URL (for example what `xtui sim` prints), --testnet or --mainnet")
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"xtui: warning: {message}\n")
+    sys.stderr.flush()
 
 
 async def _call(args: argparse.Namespace) -> Any:
@@ -137,6 +160,7 @@ async def _call(args: argparse.Namespace) -> Any:
     if args.command == "exchange":
         signer = _signer_from_env(args.key_env)
     async with HttpClient(base, explorer_url=explorer, signer=signer, testnet=testnet, dialect=args.dialect) as c:
+        c.on_network_mismatch = _warn
         if args.command == "info":
             return await c.info(args.method, **params)
         if args.command == "explorer":
@@ -189,6 +213,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("info", "explorer", "exchange"):
             print_json(asyncio.run(_call(args)))
             return 0
+        if args.command == "doctor":
+            from tui.cli.doctor import run_doctor
+
+            return run_doctor(args)
         if args.command == "sim":
             from tui.sim.options import run_from_args
 
@@ -216,6 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             theme=args.theme,
             symbol=args.symbol,
             password_env=args.password_env,
+            network=args.network,
         )
     except (UsageError, StartupError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")

@@ -32,7 +32,9 @@ __all__ = [
     "apply_flags",
     "check_names",
     "identity",
+    "key_address",
     "profile_name",
+    "signs_for_testnet",
     "start_logging",
 ]
 
@@ -71,6 +73,7 @@ class Flags:
     read_only: bool = False
     theme: str | None = None
     symbol: str | None = None
+    network: str | None = None  # "testnet" or "mainnet": the network to sign for (--network)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,17 +117,31 @@ def _check_address(address: str) -> str:
         raise StartupError(f"--address {shown!r} is not an account address (0x and 40 hex digits)") from None
 
 
+def signs_for_testnet(api: str | None, testnet: bool, network: str | None) -> bool:
+    """Whether to sign for the test network at ``api``: ``testnet`` unless ``--network`` says otherwise; at a
+    public host ``--network`` must agree with the host's network."""
+    if network is None:
+        return testnet
+    known = {MAINNET.api: "mainnet", TESTNET.api: "testnet"}.get(api or "")
+    if known is not None and network != known:
+        raise StartupError(f"--network {network}: {api} is the public {known} exchange, which signs for {known}")
+    return network == "testnet"
+
+
 def _target(profile: ProfileConfig, flags: Flags) -> tuple[ProfileConfig, str | None]:
-    """The profile pointed where --url/--testnet/--mainnet say, and the header name that goes with it."""
+    """The profile pointed where --url/--testnet/--mainnet say, signing for the network --network says,
+    and the header name that goes with it. A bare --url signs for the test network unless told otherwise."""
     if flags.url:
         ends = Endpoints.for_base(flags.url)
         if ends.api == MAINNET.api:
             raise StartupError("--url: the production exchange is reached only with --mainnet or --profile mainnet")
-        testnet = ends.api == TESTNET.api
+        testnet = signs_for_testnet(ends.api, True, flags.network)
     elif flags.testnet or flags.mainnet:
-        ends, testnet = (TESTNET, True) if flags.testnet else (MAINNET, False)
+        ends = TESTNET if flags.testnet else MAINNET
+        testnet = signs_for_testnet(ends.api, flags.testnet, flags.network)
     else:
-        return profile, None
+        testnet = signs_for_testnet(profile.url, profile.testnet, flags.network)
+        return replace(profile, testnet=testnet), None
     moved = replace(profile, url=ends.api, explorer_url=ends.explorer, ws_url=ends.ws, testnet=testnet)
     return moved, profile_name(ends.api)
 
@@ -194,7 +211,7 @@ def identity(launch: Launch, password_env: str | None = None, prompt: Prompt = a
     """
     profile = launch.profile
     if launch.read_only:
-        return Identity(None, profile.account or _address_of(profile.key))
+        return Identity(None, profile.account or key_address(profile.key))
     signer = signer_for(profile, password_env, prompt)
     account = profile.account or (signer.address if signer else None)
     if account is not None:
@@ -212,7 +229,7 @@ def identity(launch: Launch, password_env: str | None = None, prompt: Prompt = a
     )
 
 
-def _address_of(source: KeySource | None) -> str | None:
+def key_address(source: KeySource | None) -> str | None:
     """The address of a key source without unlocking it for use: a keystore's file says it."""
     from tui import keys
 

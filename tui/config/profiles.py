@@ -21,9 +21,20 @@ from typing import Any, Literal
 import msgspec
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
+from tui.api.network import Network, network_of
 from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
-from tui.config.values import BOOL_FIELDS, ENV_BOOL, PROFILE_FIELDS, check_binding, kind_of, log_level, shown, string
+from tui.config.values import (
+    BOOL_FIELDS,
+    ENV_BOOL,
+    PROFILE_FIELDS,
+    check_binding,
+    kind_of,
+    log_level,
+    network_conflict,
+    shown,
+    string,
+)
 from tui.logs import KEY_SHAPE, parse_level
 from tui.paths import config_path
 
@@ -93,8 +104,8 @@ class ProfileConfig:
     url: str | None = None
     explorer_url: str | None = None
     ws_url: str | None = None
-    testnet: bool = False  # signatures use the "Testnet" source
-    dialect: Literal["seed", "sdk"] = "seed"
+    testnet: bool = True  # signatures use the "Testnet" source: xtui signs for mainnet only when told
+    dialect: Literal["seed", "sdk"] = "sdk"
     account: str | None = None
     key: KeySource | None = None
     read_only: bool = False
@@ -107,6 +118,11 @@ class ProfileConfig:
     @property
     def builtin_exchange(self) -> bool:
         return self.url is None
+
+    @property
+    def network(self) -> Network:
+        """The network signatures are for: "testnet" or "mainnet"."""
+        return network_of(self.testnet)
 
     @property
     def is_mainnet(self) -> bool:
@@ -133,8 +149,8 @@ BUILTIN_PROFILES: dict[str, ProfileConfig] = {
     LOCAL: ProfileConfig(LOCAL),
     "testnet": _remote("testnet", TESTNET, True),
     "mainnet": _remote("mainnet", MAINNET, False),
-    # `xtui sim --port 8765` in another terminal: the local exchange outliving the dashboard.
-    "sim": _remote("sim", Endpoints.for_base("http://127.0.0.1:8765"), False),
+    # `xtui sim --port 8765` in another terminal: the local exchange outliving the dashboard (it plays testnet).
+    "sim": _remote("sim", Endpoints.for_base("http://127.0.0.1:8765"), True),
 }
 
 
@@ -158,6 +174,8 @@ def _apply(profile: ProfileConfig, values: Mapping[str, Any]) -> ProfileConfig:
         if name in KEY_FIELDS:
             kind, agent = KEY_FIELDS[name]
             changes["key"] = KeySource(kind, value, agent)
+        elif name == "network":  # an alias of testnet that reads better
+            changes["testnet"] = value == "testnet"
         elif name != "url":
             changes[name] = value
     return replace(profile, **changes)
@@ -272,6 +290,8 @@ def _file_profile(config: Config, name: str, table: Any) -> ProfileConfig:
     sources = [key for key in KEY_FIELDS if key in values]
     if len(sources) > 1:
         raise config.error(("profiles", name, sources[1]), f"{sources[0]} and {sources[1]}: choose one key source")
+    if conflict := network_conflict(values):
+        raise config.error(("profiles", name, "network"), conflict)
     profile = _apply(BUILTIN_PROFILES.get(name, ProfileConfig(name)), values)
     problem = _problem(profile)
     if problem:
@@ -351,6 +371,8 @@ def _env_values(env: Mapping[str, str]) -> dict[str, tuple[str, Any]]:
     sources = [out[key][0] for key in KEY_FIELDS if key in out]
     if len(sources) > 1:
         raise ConfigError(f"{sources[0]} and {sources[1]}: choose one key source")
+    if conflict := network_conflict({key: value for key, (_, value) in out.items()}):
+        raise ConfigError(f"XTUI_NETWORK and XTUI_TESTNET: {conflict}")
     return out
 
 
@@ -385,6 +407,8 @@ def resolve(profile: str | None = None, *, env: Mapping[str, str] | None = None,
     overrides = {key: var for key, (var, _) in values.items()}
     if "url" in overrides:
         overrides.update({k: overrides["url"] for k in ("explorer_url", "ws_url") if k not in overrides})
+    if "network" in overrides:
+        overrides.setdefault("testnet", overrides["network"])
     settings = Settings(config, chosen, selected_by, log_level, overrides, ())
     problem = _problem(chosen)
     if problem:

@@ -111,8 +111,16 @@ DEFAULT_TEXT = """\
 # or in an environment variable that a profile names with key_env.
 #
 # Environment variables override the selected profile: XTUI_PROFILE picks it, and XTUI_URL,
-# XTUI_ACCOUNT, XTUI_DIALECT, XTUI_KEYSTORE, XTUI_KEY_ENV, XTUI_READ_ONLY, XTUI_THEME, XTUI_SYMBOL,
-# XTUI_CONFIRM_NOTIONAL, ... set its fields. XTUI_LOG_LEVEL sets log_level.
+# XTUI_NETWORK, XTUI_ACCOUNT, XTUI_DIALECT, XTUI_KEYSTORE, XTUI_KEY_ENV, XTUI_READ_ONLY, XTUI_THEME,
+# XTUI_SYMBOL, XTUI_CONFIRM_NOTIONAL, ... set its fields. XTUI_LOG_LEVEL sets log_level.
+#
+# network: the network signatures are for, "testnet" or "mainnet" (the older `testnet = true/false`
+# still works). A signature made for the other network is read as another signer, so the exchange would
+# apply your orders to another account: xtui checks every answer for that. A profile signs for testnet
+# unless it says mainnet or its url is the production exchange. `xtui doctor --profile NAME` checks it.
+#
+# dialect: "sdk" (default) sends what the exchange's own SDKs send (numeric action types, cancelByCloid
+# signed as 1312); "seed" sends the interface document's names (the local exchange accepts both).
 
 # The profile used when neither --profile nor XTUI_PROFILE names one. Only name "mainnet" here if you
 # mean every start to reach the production exchange.
@@ -121,9 +129,11 @@ default_profile = "local"
 # debug, info, warning or error. The log is a file in the user log directory, never the terminal.
 log_level = "info"
 
-# The built-in local exchange: xtui starts it, funds a fresh demo key, and needs no network.
+# The built-in local exchange: xtui starts it, funds a fresh demo key, and needs no network. It plays
+# the network the profile signs for.
 [profiles.local]
-dialect = "seed"                  # wire dialect: "seed" or "sdk"
+network = "testnet"               # sign for "testnet" or "mainnet"
+dialect = "sdk"                   # wire dialect: "sdk" or "seed"
 read_only = false                 # true: watch only, every order form disabled
 confirm_notional = "50000"        # USDC: ask before sending an order larger than this
 confirm_through_book_pct = "2"    # ask before a limit price this many percent through the book
@@ -143,8 +153,8 @@ symbol = "BTC-PERP"               # the instrument shown first
 url = "https://testnet-api.hotstuff.trade"
 explorer_url = "https://testnet-api.hotstuff.trade"
 ws_url = "wss://testnet-api.hotstuff.trade/ws/"
-testnet = true                    # sign for the test network
-dialect = "seed"
+network = "testnet"               # sign for the test network
+dialect = "sdk"
 # account = "0x..."               # the account to watch or trade for (EIP-55 checked)
 # keystore = "main"
 read_only = false
@@ -157,23 +167,26 @@ confirm_through_book_pct = "2"
 url = "https://api.hotstuff.trade"
 explorer_url = "https://rpc.hotstuff.trade"
 ws_url = "wss://api.hotstuff.trade/ws/"
-testnet = false
-dialect = "seed"
+network = "mainnet"
+dialect = "sdk"
 # account = "0x..."
 # keystore = "main"
 read_only = false
 confirm_notional = "50000"
 confirm_through_book_pct = "2"
 
-# The local exchange run on its own in another terminal: `xtui sim --port 8765`.
+# The local exchange run on its own in another terminal: `xtui sim --port 8765` (it plays testnet;
+# for `xtui sim --network mainnet`, set network = "mainnet" here).
 [profiles.sim]
 url = "http://127.0.0.1:8765"     # explorer_url and ws_url follow url unless given
-dialect = "seed"
+network = "testnet"
+dialect = "sdk"
 read_only = false
 
 # A profile of your own: any name, any URL.
 # [profiles.staging]
 # url = "https://staging.example.com"
+# network = "testnet"
 # account = "0x..."
 # key_env = "STAGING_KEY"
 """

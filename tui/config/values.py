@@ -13,11 +13,22 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui.api.network import NETWORKS
 from tui.api.signing import checksum_address, is_checksum_address
 from tui.keys import ENV_NAME_RE, NAME_RE
 from tui.logs import parse_level, redact
 
-__all__ = ["ENV_BOOL", "PROFILE_FIELDS", "check_binding", "kind_of", "log_level", "shown", "string"]
+__all__ = [
+    "ENV_BOOL",
+    "FIELD_ALIASES",
+    "PROFILE_FIELDS",
+    "check_binding",
+    "kind_of",
+    "log_level",
+    "network_conflict",
+    "shown",
+    "string",
+]
 
 _BINDING_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 _KEYS = re.compile(r"[^\s,]+(?:\s*,\s*[^\s,]+)*")
@@ -120,6 +131,21 @@ def _dialect(value: Any) -> str:
     return text
 
 
+def _network(value: Any) -> str:
+    text = string(value).lower()
+    if text not in NETWORKS:
+        raise ValueError(f'expected "testnet" or "mainnet", not {shown(text)}')
+    return text
+
+
+def network_conflict(values: dict[str, Any]) -> str | None:
+    """The message when a profile's ``network`` and ``testnet`` (its alias) say different networks."""
+    if "network" in values and "testnet" in values and (values["network"] == "testnet") != values["testnet"]:
+        said = "true" if values["testnet"] else "false"
+        return f'network = "{values["network"]}" and testnet = {said} disagree: keep one of them'
+    return None
+
+
 def log_level(value: Any) -> str:
     return parse_level(string(value))
 
@@ -141,6 +167,7 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "explorer_url": _url("http", "https"),
     "ws_url": _url("ws", "wss"),
     "testnet": _bool,
+    "network": _network,  # "testnet" or "mainnet": an alias of testnet
     "dialect": _dialect,
     "account": _address,
     "keystore": _pattern(NAME_RE, "a keystore name (see `xtui keys list`)"),
@@ -154,3 +181,4 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "symbol": _pattern(_SYMBOL, "an instrument symbol"),
 }
 BOOL_FIELDS = frozenset(name for name, parse in PROFILE_FIELDS.items() if parse is _bool)
+FIELD_ALIASES = {"network": "testnet"}  # alias -> the field it sets, which `config show` prints instead

@@ -16,13 +16,23 @@ from typing import Any
 from tui.api import wire
 from tui.api.signing import SigningError, action_digest, checksum_address, recover_digest
 
+from .network import Network, sources
+
 
 class BadRequest(Exception):
     """Malformed input: answered with HTTP 400 and ``{"type": "error", "message": ...}``."""
 
 
 class Rejected(Exception):
-    """A well-formed action the exchange refuses: answered with the envelope, ``error`` set."""
+    """A well-formed action the exchange refuses: answered with the envelope, ``error`` set.
+
+    ``tx_type`` and ``address`` say what the action was understood as and whose it was, once known.
+    """
+
+    def __init__(self, message: str, *, tx_type: int = 0, address: str = "") -> None:
+        super().__init__(message)
+        self.tx_type = tx_type
+        self.address = address
 
 
 @dataclass(slots=True)
@@ -228,17 +238,18 @@ def codes_for(parsed: ParsedAction) -> tuple[int, ...]:
     return spec.codes()
 
 
-def recover_candidates(parsed: ParsedAction, *, testnet: bool = False) -> Iterable[tuple[str, int]]:
-    """(signer, code) for each way the request may have been signed, the most likely first.
+def recover_candidates(parsed: ParsedAction, network: Network) -> Iterable[tuple[str, int]]:
+    """(signer, code) for each way the request may have been signed, the exchange's own network first.
 
     Any 65-byte signature recovers *some* address, so the caller picks the first candidate that is a
-    known account or agent, and falls back to the first one (a new account) when none is.
+    known account or agent, and falls back to the first one (a new account, read under the exchange's
+    own network) when none is.
     """
     variants = [parsed.data]
     sorted_data = _sorted_keys(parsed.data)
     if list(sorted_data) != list(parsed.data) or sorted_data != parsed.data:
         variants.append(sorted_data)
-    for net in (testnet, not testnet):
+    for net in sources(network):
         for data in variants:
             for code in codes_for(parsed):
                 try:

@@ -19,6 +19,7 @@ from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
 from .engine.instruments import default_config
 from .market import SyntheticMarket
+from .pictures import first_picture
 
 
 class QueryError(ValueError):
@@ -105,8 +106,8 @@ class Dispatcher:
         config = dataclasses.replace(default_config(seed), faucet_usdc=faucet)
         self.engine = Exchange(config, clock)
         self.market = SyntheticMarket(self.engine, seed) if market else None
-        # Revoked and expired agents leave the engine's registry; remembering them here keeps their
-        # later signatures from being taken for a brand-new (faucet-funded) account.
+        # Revoked and expired agents leave the engine's registry; remembering them keeps their keys known,
+        # so that their signatures are recognised under either network's source (as their own account).
         self.former_agents: dict[str, str] = {}
         self.engine.add_listener(self._on_agent_event)
 
@@ -141,12 +142,8 @@ class Dispatcher:
         return self.engine.market(symbol).id
 
     def snapshot(self, channel: str, key: str) -> Any:
-        """What a new subscriber gets first: the book, or the account's current summary."""
-        if channel == "orderbook":
-            return self.engine.orderbook_snapshot(key)
-        if channel == "account_summary":
-            return self.engine.account_summary(key)
-        return None
+        """What a new subscriber of (channel, key) gets first (see ``pictures``)."""
+        return first_picture(self.engine, channel, key)
 
     def tick(self, now_ms: int) -> None:
         if self.market is not None:
@@ -161,22 +158,19 @@ class Dispatcher:
 
     # ---- accounts and actions ----------------------------------------------------------------------
 
-    def agent_owner(self, signer: str, now_ms: int) -> str | None:
-        """The account ``signer`` trades for as a valid agent. A revoked or expired agent is refused."""
-        from .actions import Rejected
+    def known_key(self, signer: str, now_ms: int) -> tuple[str, bool] | None:
+        """(account, as_agent) for a key the exchange knows, None for a key never seen.
 
+        A valid agent acts for its owner. A known account, and a revoked or expired agent (once more just a
+        key), is its own account.
+        """
         owner = self.engine.owner_of(signer, now_ms)
         if owner is not None:
-            return checksum_address(owner)
-        state = self.former_agents.get(signer.lower())
-        if state is None and (ag := self.engine.agents.get(signer.lower())) is not None:
-            state = "expired" if ag.valid_until <= now_ms else None
-        if state is not None:
-            raise Rejected(f"agent {checksum_address(signer)} is {state}")
+            return checksum_address(owner), True
+        key = signer.lower()
+        if key in self.engine.accounts or key in self.former_agents or key in self.engine.agents:
+            return checksum_address(signer), False
         return None
-
-    def has_account(self, address: str) -> bool:
-        return address.lower() in self.engine.accounts
 
     def ensure_account(self, address: str) -> None:
         self.engine.ensure_account(address)
@@ -289,10 +283,10 @@ ACTIONS: dict[str, Callable[[Exchange, str, dict[str, Any], int], ActionResult]]
     "cancelAll": lambda e, a, d, c: e.cancel_all(a, tx_type=c),
     "cancelByInstrument": lambda e, a, d, c: e.cancel_by_instrument(a, d["instrumentId"], tx_type=c),
     "spotWithdrawRequest": lambda e, a, d, c: e.withdraw_spot(
-        a, d["collateralId"], d["amount"], d["chainId"], tx_type=c
+        a, d["collateralId"], d["amount"], d["chainId"], nonce=d["nonce"], tx_type=c
     ),
     "derivativeWithdrawRequest": lambda e, a, d, c: e.withdraw_derivative(
-        a, d["collateralId"], d["amount"], d["chainId"], tx_type=c
+        a, d["collateralId"], d["amount"], d["chainId"], nonce=d["nonce"], tx_type=c
     ),
     "spotBalanceTransferRequest": lambda e, a, d, c: e.transfer_spot(
         a, d["collateralId"], d["amount"], d["destination"], tx_type=c

@@ -9,6 +9,7 @@ import signal
 import sys
 from decimal import Decimal, InvalidOperation
 
+from .network import DEFAULT_NETWORK, NETWORKS
 from .ratelimit import Limits
 
 
@@ -51,6 +52,12 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
     p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
     p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
+    p.add_argument(
+        "--network",
+        choices=NETWORKS,
+        default=DEFAULT_NETWORK,
+        help="the network played: a new key's signature is read under its source (default testnet)",
+    )
     g = p.add_argument_group("rate limits (per client address)")
     g.add_argument("--exchange-per-minute", type=_positive_int, default=d.exchange_per_minute)
     g.add_argument("--info-per-minute", type=_positive_int, default=d.info_per_minute)
@@ -91,6 +98,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         faucet=args.faucet,
         block_ms=args.block_ms,
         market=not args.quiet_market,
+        network=args.network,
         limits=limits_from_args(args),
     )
 

@@ -4,6 +4,10 @@
 moves through ``advance()``: a background task calls it on the wall clock, or a test calls
 ``step(ms)`` on a ``FrozenClock``, so that blocks, funding, triggers and the market all follow the
 clock and nothing in tests waits for real time.
+
+The exchange plays one network (``SimConfig.network``, test network by default): new keys are read under
+its signing source, and every response says which network it is (see ``network``). Signed actions go
+through ``signed_actions``; the WebSocket is ``ws_hub``.
 """
 
 from __future__ import annotations
@@ -23,18 +27,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 
-from tui.api import wire
-
-from .actions import BadRequest, ParsedAction, Rejected, parse_body, recover_candidates, verify_agent_signature
+from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
+from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
-from .ws_hub import Hub
+from .signed_actions import SignedActions, refused_envelope
+from .ws_hub import Hub, PostError
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
 _decode = msgspec.json.Decoder().decode
-NONCES_KEPT = 100_000  # per signer; older nonces are forgotten oldest first
 
 
 @dataclass
@@ -45,7 +48,7 @@ class SimConfig:
     faucet: Decimal = Decimal(100_000)
     block_ms: int = 500
     market: bool = True  # synthetic makers and takers
-    testnet: bool = False  # the signing source the exchange expects first
+    network: Network = DEFAULT_NETWORK  # the signing source a new key is read under (see ``network``)
     limits: Limits = field(default_factory=Limits)
 
 
@@ -87,18 +90,22 @@ class LocalExchange:
             self.dispatch.snapshot,
             self.clock.now_ms,
             post=self._ws_post,
+            network=self.config.network,
         )
         self.dispatch.set_publisher(self.hub.publish, self.hub.wanted)
-        self._nonces: dict[str, dict[int, None]] = {}
+        self.actions = SignedActions(self.dispatch, self.clock, self.config.network)
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
-        self.app = Starlette(
-            routes=[
-                Route("/exchange", self._exchange, methods=["POST"]),
-                Route("/info", self._info, methods=["POST"]),
-                Route("/explorer", self._explorer, methods=["POST"]),
-                WebSocketRoute("/ws/", self.hub.serve),
-                WebSocketRoute("/ws", self.hub.serve),
-            ]
+        self.app = NetworkHeader(
+            Starlette(
+                routes=[
+                    Route("/exchange", self._exchange, methods=["POST"]),
+                    Route("/info", self._info, methods=["POST"]),
+                    Route("/explorer", self._explorer, methods=["POST"]),
+                    WebSocketRoute("/ws/", self.hub.serve),
+                    WebSocketRoute("/ws", self.hub.serve),
+                ]
+            ),
+            self.config.network,
         )
         self._server: uvicorn.Server | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -188,15 +195,22 @@ class LocalExchange:
         verdict = self.limiter.check_http(self._ip(request), "exchange")
         if not verdict.allowed:
             return _limited(verdict)
-        raw = await request.body()
         try:
-            envelope = self.apply(parse_body(raw))
+            envelope, _ = self._submit(await request.body())
         except BadRequest as exc:
             return _error(str(exc), 400, verdict.headers)
-        except Rejected as exc:
-            envelope = {"tx_hash": "", "tx_type": 0, "error": str(exc), "data": {}, "address": ""}
-        self.dispatch.flush()
         return _json(envelope, 200, verdict.headers)
+
+    def _submit(self, raw: bytes) -> tuple[dict[str, Any], bool]:
+        """(envelope, applied) for an /exchange body; ``BadRequest`` for a malformed one."""
+        parsed: ParsedAction | None = None
+        try:
+            parsed = parse_body(raw)
+            envelope, applied = self.actions.apply(parsed), True
+        except Rejected as exc:
+            envelope, applied = refused_envelope(parsed, exc), False
+        self.dispatch.flush()
+        return envelope, applied
 
     async def _query(self, request: Request, endpoint: str) -> Response:
         verdict = self.limiter.check_http(self._ip(request), endpoint)
@@ -235,66 +249,21 @@ class LocalExchange:
         return self.dispatch.explorer(method, params)
 
     async def _ws_post(self, params: dict[str, Any], ip: str) -> Any:
-        """``post`` over the socket (protocol-notes 5.2): the same handlers, the same limits."""
+        """``post`` over the socket (protocol-notes 5.2): the same handlers and limits as HTTP, the HTTP body
+        in ``result.data``; a refusal raises ``PostError``."""
         kind, payload = params.get("type"), params.get("payload")
         endpoint = {"action": "exchange", "info": "info", "explorer": "explorer"}.get(str(kind))
         if endpoint is None:
-            return {"type": "error", "message": "params.type: must be action, info or explorer"}
+            raise PostError(PostError.BAD_REQUEST, "params.type: must be action, info or explorer")
         verdict = self.limiter.check_http(ip, endpoint)
         if not verdict.allowed:
-            return {"code": verdict.status, "message": verdict.message}
+            raise PostError(verdict.status, verdict.message)
         try:
             if endpoint == "exchange":
-                result = self.apply(parse_body(_encode(payload)))
-                self.dispatch.flush()
-                return result
+                envelope, applied = self._submit(_encode(payload))
+                if not applied:
+                    raise PostError(PostError.REFUSED, envelope["error"], envelope)
+                return {"data": envelope}
             return {"data": self.query(endpoint, payload)}
         except (BadRequest, QueryError) as exc:
-            return {"type": "error", "message": str(exc)}
-        except Rejected as exc:
-            return {"tx_hash": "", "tx_type": 0, "error": str(exc), "data": {}, "address": ""}
-
-    # ---- actions -----------------------------------------------------------------------------------
-
-    def apply(self, parsed: ParsedAction) -> dict[str, Any]:
-        """Check expiry, signature, authority and nonce, then apply the action. Raises ``Rejected``."""
-        now = self.clock.now_ms()
-        spec = parsed.spec
-        expires = parsed.data.get("expiresAfter")
-        if spec.name in wire.EXPIRING and isinstance(expires, int) and expires < now:
-            raise Rejected(f"action expired: expiresAfter {expires} is before the exchange time {now}")
-        signer, code, account = self._authorise(parsed, now)
-        used = self._nonces.setdefault(signer.lower(), {})
-        if parsed.nonce in used:
-            raise Rejected(f"nonce {parsed.nonce} was already used by {signer}")
-        if spec.name == "addAgent" and not verify_agent_signature(
-            parsed.data["agent"], account, parsed.nonce, parsed.data["signature"]
-        ):
-            raise Rejected("addAgent: the agent's signature does not recover the agent address")
-        used[parsed.nonce] = None
-        if len(used) > NONCES_KEPT:
-            del used[next(iter(used))]
-        self.dispatch.ensure_account(account)
-        result = self.dispatch.action(spec.name, account, parsed.data, code)
-        envelope: dict[str, Any] = {"tx_hash": result.tx_hash, "tx_type": result.tx_type}
-        if spec.name in ("cancelByOid", "cancelByCloid"):
-            envelope["success"] = result.success
-        else:
-            envelope["error"] = ""
-        envelope.update(data=result.data, address=account)
-        return envelope
-
-    def _authorise(self, parsed: ParsedAction, now: int) -> tuple[str, int, str]:
-        """(signer, code, account). The first candidate that is a known account or agent wins."""
-        first: tuple[str, int] | None = None
-        for signer, code in recover_candidates(parsed, testnet=self.config.testnet):
-            first = first or (signer, code)
-            owner = self.dispatch.agent_owner(signer, now)
-            if owner is not None:
-                if not parsed.spec.agent_ok:
-                    raise Rejected(f"{parsed.spec.name} must be signed by the account's own key, not an agent")
-                return signer, code, owner
-            if self.dispatch.has_account(signer):
-                return signer, code, signer
-        assert first is not None
-        return first[0], first[1], first[0]
+            raise PostError(PostError.BAD_REQUEST, str(exc)) from None

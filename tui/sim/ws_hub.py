@@ -1,10 +1,23 @@
-"""The WebSocket side of the local exchange: JSON-RPC subscribe, unsubscribe, ping (protocol-notes 5).
+"""The WebSocket side of the local exchange: JSON-RPC subscribe, unsubscribe, ping and post (protocol-notes 5).
 
-A subscription is keyed by (channel, key): the instrument symbol for market channels, the lower-case
-user address for account channels, ``"<instrument_id>:<chart_type>:<resolution>"`` for the chart and
-``""`` for blocks and transactions. The server echoes ``<channel>@<param>`` as the channel name.
-Each event is encoded once and queued to every subscriber; a subscriber that cannot keep up is
-disconnected rather than allowed to grow memory without bound.
+Channels and their keys are in ``ws_channels``. Each event is encoded once and queued to every
+subscriber; a subscriber that cannot keep up is disconnected rather than allowed to grow memory without
+bound.
+
+First pictures. The SDKs (Python and TypeScript) register a subscription only after they have handled the
+subscribe reply, so a picture sent right behind the reply reaches them before they listen and is lost.
+Each subscription's first picture (``pictures``) is therefore sent, freshly built each time:
+
+- right behind the reply, for clients that route a channel as soon as they read its reply (xtui's own);
+- again when the client sends its next frame: an SDK sends it only after ``subscribe`` has returned,
+  that is after registering, so this copy reaches a client that subscribes one channel after another;
+- again ``REPEAT_AFTER_S`` after the reply, for a client that goes quiet after its last subscribe or
+  subscribes to several channels at once.
+
+A picture is the current state or an empty batch, so a client that keeps every copy counts nothing twice.
+
+Requests over the socket (``post``) answer with the HTTP body in ``result.data``; a refused action, a bad
+query or a rate limit is a JSON-RPC ``error`` (codes in ``PostError``), which the SDKs raise.
 """
 
 from __future__ import annotations
@@ -13,7 +26,7 @@ import asyncio
 import json
 import logging
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,71 +34,37 @@ import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .ratelimit import RateLimiter
+from .ws_channels import ALL_SYMBOLS, Key, SubscribeError, subscription_key
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
-
-ALIASES = {
-    "trade": "trades",
-    "positions": "position",
-    "agents": "agent",
-    "accountSummary": "account_summary",
-    "accountOrderUpdates": "orders",
-    "order": "orders",
-    "fundingPayments": "funding_payments",
-}
-MARKET = {"ticker", "mids", "bbo", "orderbook", "trades"}
-ACCOUNT = {"orders", "position", "fills", "funding_payments", "account_summary", "agent"}
-GLOBAL = {"blocks", "transactions", "index"}
-CHANNELS = MARKET | ACCOUNT | GLOBAL | {"chart"}
 QUEUE_FRAMES = 4_096
-
-Key = tuple[str, str]
-
-
-class SubscribeError(ValueError):
-    pass
+REPEAT_AFTER_S = (0.25, 1.0)  # a subscription's picture goes again this long after the reply
 
 
-def subscription_key(
-    params: dict[str, Any], resolve_symbol: Callable[[Any], str | None], instrument_id: Callable[[str], int]
-) -> tuple[Key, str]:
-    """(channel, key) and the echoed server channel name for subscribe ``params``."""
-    raw = params.get("channel")
-    if not isinstance(raw, str):
-        raise SubscribeError("params.channel: missing or not a string")
-    channel = ALIASES.get(raw, raw)
-    if channel not in CHANNELS:
-        raise SubscribeError(f"unknown channel {raw!r}")
-    if channel in MARKET:
-        sym = params.get("symbol", params.get("instrument_id", params.get("instrumentId")))
-        symbol = resolve_symbol(sym)
-        if symbol is None and not (channel in ("ticker", "mids", "bbo") and sym == "all"):
-            raise SubscribeError(f"params.symbol: unknown instrument {sym!r}")
-        key = symbol or "all"
-        return (channel, key), f"{channel}@{key}"
-    if channel in ACCOUNT:
-        user = params.get("user", params.get("address"))
-        if not isinstance(user, str) or not user.startswith("0x") or len(user) != 42:
-            raise SubscribeError("params.user: expected an address")
-        return (channel, user.lower()), f"{channel}@{user}"
-    if channel == "chart":
-        ident = params.get("instrument_id", params.get("symbol"))
-        symbol = resolve_symbol(ident)
-        chart_type = params.get("chart_type", "ltp")
-        resolution = str(params.get("resolution", "1"))
-        if symbol is None:
-            raise SubscribeError(f"params.instrument_id: unknown instrument {ident!r}")
-        if chart_type not in ("mark", "index", "ltp"):
-            raise SubscribeError("params.chart_type: must be mark, index or ltp")
-        if resolution not in ("1", "5", "15", "30", "60", "240", "1D", "1W"):
-            raise SubscribeError("params.resolution: must be 1, 5, 15, 30, 60, 240, 1D or 1W")
-        # the engine keys candles by instrument id; the echoed name keeps the readable symbol
-        return (
-            channel,
-            f"{instrument_id(symbol)}:{chart_type}:{resolution}",
-        ), f"chart@{symbol}:{chart_type}:{resolution}"
-    return (channel, ""), channel
+class PostError(Exception):
+    """A ``post`` the exchange does not carry out, answered as a JSON-RPC error.
+
+    Codes: 400 a malformed request or a query the exchange cannot answer; 422 an action the exchange
+    refuses (``data`` holds the refused envelope); 429 and 418 the rate limits, as over HTTP.
+    """
+
+    BAD_REQUEST = 400
+    REFUSED = 422
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+    def error(self) -> dict[str, Any]:
+        err: dict[str, Any] = {"code": self.code, "message": str(self)}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+Post = Callable[[dict[str, Any], str], Awaitable[Any]]
 
 
 @dataclass(eq=False)
@@ -95,6 +74,8 @@ class Connection:
     queue: asyncio.Queue[bytes | None] = field(default_factory=lambda: asyncio.Queue(QUEUE_FRAMES))
     subs: dict[str, Key] = field(default_factory=dict)  # server channel -> key
     overflowed: bool = False
+    repeats: dict[str, list[asyncio.TimerHandle]] = field(default_factory=dict)  # channel -> timed re-sends
+    at_next_frame: set[str] = field(default_factory=set)  # channels whose picture goes at the next frame
 
 
 class Hub:
@@ -107,7 +88,8 @@ class Hub:
         instrument_id: Callable[[str], int],
         snapshot: Callable[[str, str], Any],
         now_ms: Callable[[], int],
-        post: Callable[[dict[str, Any], str], Any] | None = None,
+        post: Post | None = None,
+        network: str = "testnet",
     ) -> None:
         self.limiter = limiter
         self.resolve_symbol = resolve_symbol
@@ -115,30 +97,26 @@ class Hub:
         self.snapshot = snapshot
         self.now_ms = now_ms
         self.post = post
+        self.network = network
+        self.repeat_after_s = REPEAT_AFTER_S  # tests set their own
         self.subscribers: dict[Key, set[Connection]] = defaultdict(set)
         self.connections: set[Connection] = set()
         self.delivered = 0
 
     def wanted(self, channel: str, key: str) -> bool:
         """Whether anyone listens, so the engine can skip building payloads nobody reads."""
-        return bool(self.subscribers.get((channel, key)))
+        return bool(self.subscribers.get((channel, key))) or (
+            channel in ALL_SYMBOLS and bool(self.subscribers.get((channel, "all")))
+        )
 
     def publish(self, channel: str, key: str, payload: Any) -> None:
-        """Queue one notification to every subscriber of (channel, key)."""
-        subs = self.subscribers.get((channel, key))
-        if not subs:
-            return
-        for conn in list(subs):
-            for server_channel, k in conn.subs.items():
-                if k == (channel, key):
-                    frame = _encode(
-                        {
-                            "jsonrpc": "2.0",
-                            "method": "subscription",
-                            "params": {"channel": server_channel, "data": payload},
-                        }
-                    )
-                    self._send(conn, frame)
+        """Queue one notification to every subscriber of (channel, key), and of (channel, "all")."""
+        keys = [(channel, key), (channel, "all")] if channel in ALL_SYMBOLS and key != "all" else [(channel, key)]
+        for k in keys:
+            for conn in list(self.subscribers.get(k, ())):
+                for server_channel, sub_key in conn.subs.items():
+                    if sub_key == k:
+                        self._send(conn, _notification(server_channel, payload))
 
     def _send(self, conn: Connection, frame: bytes) -> None:
         try:
@@ -157,6 +135,8 @@ class Hub:
             self.subscribers[key].discard(conn)
             if not self.subscribers[key]:
                 del self.subscribers[key]
+        for name in list(conn.repeats):
+            self._end_repeats(conn, name)
 
     async def serve(self, ws: WebSocket) -> None:
         ip = ws.client.host if ws.client else "?"
@@ -172,6 +152,7 @@ class Hub:
         try:
             while True:
                 text = await ws.receive_text()
+                self._pictures_at_next_frame(conn)
                 reply = await self._handle(conn, text)
                 if reply is not None:
                     self._send(conn, _encode(reply))
@@ -210,59 +191,82 @@ class Hub:
         method = msg.get("method")
         params = msg.get("params")
         if method == "ping":
-            return {"jsonrpc": "2.0", "id": rid, "result": {"pong": True, "timestamp": self.now_ms()}}
+            return _result(rid, {"pong": True, "timestamp": self.now_ms(), "network": self.network})
         if method == "subscribe":
             if not isinstance(params, dict):
                 return _error(rid, -32602, "params: expected an object with a channel")
             return self._subscribe(conn, rid, params)
         if method == "unsubscribe":
-            names = (
-                params
-                if isinstance(params, list)
-                else (params or {}).get("channels")
-                if isinstance(params, dict)
-                else None
-            )
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                return _error(rid, -32602, "params: expected an array of channel names")
-            gone = []
-            for name in names:
-                key = conn.subs.pop(name, None)
-                if key is not None:
-                    gone.append(name)
-                    if not any(k == key for k in conn.subs.values()):
-                        self.subscribers[key].discard(conn)
-                        if not self.subscribers[key]:
-                            del self.subscribers[key]
-            self.limiter.ws_unsubscribe(conn.ip, len(gone))
-            return {"jsonrpc": "2.0", "id": rid, "result": {"status": "unsubscribed", "channels": gone}}
+            return self._unsubscribe(conn, rid, params)
         if method == "post" and self.post is not None:
             if not isinstance(params, dict):
                 return _error(rid, -32602, "params: expected {type, payload}")
-            return {"jsonrpc": "2.0", "id": rid, "result": await self.post(params, conn.ip)}
+            try:
+                return _result(rid, await self.post(params, conn.ip))
+            except PostError as exc:
+                return {"jsonrpc": "2.0", "id": rid, "error": exc.error()}
         return _error(rid, -32601, f"unknown method {method!r}")
 
     def _subscribe(self, conn: Connection, rid: Any, params: dict[str, Any]) -> dict[str, Any] | None:
-        """Reply (queued here, so that the snapshot follows it) and send the first payload, if any."""
+        """Reply (queued here, so that the picture follows it), send the first picture, plan its repeats."""
         try:
             key, name = subscription_key(params, self.resolve_symbol, self.instrument_id)
         except SubscribeError as exc:
-            return {"jsonrpc": "2.0", "id": rid, "result": {"status": "error", "error": str(exc), "channels": []}}
+            return _result(rid, {"status": "error", "error": str(exc), "channels": []})
         if name not in conn.subs:
             refusal = self.limiter.ws_subscribe(conn.ip)
             if refusal:
-                return {"jsonrpc": "2.0", "id": rid, "result": {"status": "error", "error": refusal, "channels": []}}
+                return _result(rid, {"status": "error", "error": refusal, "channels": []})
         conn.subs[name] = key
         self.subscribers[key].add(conn)
-        reply = {"jsonrpc": "2.0", "id": rid, "result": {"status": "subscribed", "channels": [name]}}
-        self._send(conn, _encode(reply))
-        first = self.snapshot(*key)
-        if first is not None:
-            self._send(
-                conn,
-                _encode({"jsonrpc": "2.0", "method": "subscription", "params": {"channel": name, "data": first}}),
-            )
+        self._send(conn, _encode(_result(rid, {"status": "subscribed", "channels": [name]})))
+        self._send_picture(conn, name)
+        self._end_repeats(conn, name)
+        loop = asyncio.get_running_loop()
+        conn.repeats[name] = [loop.call_later(d, self._send_picture, conn, name) for d in self.repeat_after_s]
+        conn.at_next_frame.add(name)
         return None
+
+    def _unsubscribe(self, conn: Connection, rid: Any, params: Any) -> dict[str, Any]:
+        names = params if isinstance(params, list) else params.get("channels") if isinstance(params, dict) else None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return _error(rid, -32602, "params: expected an array of channel names")
+        gone = []
+        for name in names:
+            key = conn.subs.pop(name, None)
+            if key is not None:
+                gone.append(name)
+                self._end_repeats(conn, name)
+                if not any(k == key for k in conn.subs.values()):
+                    self.subscribers[key].discard(conn)
+                    if not self.subscribers[key]:
+                        del self.subscribers[key]
+        self.limiter.ws_unsubscribe(conn.ip, len(gone))
+        return _result(rid, {"status": "unsubscribed", "channels": gone})
+
+    def _send_picture(self, conn: Connection, name: str) -> None:
+        """The subscription's picture as it is now (nothing once unsubscribed or dropped)."""
+        key = conn.subs.get(name)
+        if key is not None and not conn.overflowed:
+            self._send(conn, _notification(name, self.snapshot(*key)))
+
+    def _pictures_at_next_frame(self, conn: Connection) -> None:
+        names, conn.at_next_frame = conn.at_next_frame, set()
+        for name in sorted(names):
+            self._send_picture(conn, name)
+
+    def _end_repeats(self, conn: Connection, name: str) -> None:
+        for timer in conn.repeats.pop(name, ()):
+            timer.cancel()
+        conn.at_next_frame.discard(name)
+
+
+def _notification(channel: str, data: Any) -> bytes:
+    return _encode({"jsonrpc": "2.0", "method": "subscription", "params": {"channel": channel, "data": data}})
+
+
+def _result(rid: Any, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "result": result}
 
 
 def _error(rid: Any, code: int, message: str) -> dict[str, Any]:

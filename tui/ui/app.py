@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -32,6 +33,8 @@ from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.worker_errors import report_worker_error
 
 __all__ = ["XtuiApp", "known_themes", "make_app"]
+
+log = logging.getLogger("tui.ui")
 
 
 def known_themes() -> list[str]:
@@ -64,6 +67,7 @@ class XtuiApp(App[None]):
     ) -> None:
         super().__init__()
         self.client = client
+        client.on_network_mismatch = self._network_mismatch
         self._close_client = close_client
         self.options = options
         self.keymap = dict(options.keymap)
@@ -113,6 +117,8 @@ class XtuiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.push_screen(self.main)
+        if self.client.network_mismatch:  # the exchange said so before the app started
+            self._network_mismatch(self.client.network_mismatch)
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         if self._fund:
             self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
@@ -130,6 +136,11 @@ class XtuiApp(App[None]):
             self.notify(f"Could not open the demo account: {exc}", severity="error", markup=False)
             return
         await self.feed.refresh_account()
+
+    def _network_mismatch(self, warning: str) -> None:
+        """The exchange plays another network than xtui signs for: every order would go to another account."""
+        log.error("network mismatch: %s", warning)
+        self.notify(warning, title="WRONG NETWORK", severity="error", timeout=60, markup=False)
 
     # ---- routing ------------------------------------------------------------------------------------
 

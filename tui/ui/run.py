@@ -15,6 +15,7 @@ from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, Launch, apply_flags, check_names, identity
 from tui.config.profiles import resolve
 from tui.sim.embedded import EmbeddedExchange, EmbeddedExchangeError
+from tui.sim.server import SimConfig
 from tui.ui.app import XtuiApp, known_themes, make_app
 from tui.ui.bindings import binding_ids
 from tui.ui.themes import ThemeError
@@ -47,7 +48,12 @@ def dashboard_app(
     own = client is None
     if client is None:
         client = Client(
-            ends.api, explorer_url=ends.explorer, signer=ident.signer, testnet=profile.testnet, dialect=profile.dialect
+            ends.api,
+            explorer_url=ends.explorer,
+            signer=ident.signer,
+            testnet=profile.testnet,
+            dialect=profile.dialect,
+            account=ident.account,
         )
     return make_app(
         client,
@@ -76,19 +82,21 @@ def run_dashboard(
     theme: str | None = None,
     symbol: str | None = None,
     password_env: str | None = None,
+    network: str | None = None,
 ) -> int:
     """Start the dashboard on ``profile`` (``--profile``; else XTUI_PROFILE, default_profile, local).
 
     Before Textual takes the screen: the profile's warnings are printed, and its key is unlocked (a
-    keystore asks for its password here). The built-in exchange starts only for a profile without url.
+    keystore asks for its password here). The built-in exchange starts only for a profile without url, and
+    plays the network the profile signs for.
     """
-    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol)
+    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network)
     launch = prepare(profile, flags)
     for warning in launch.warnings:
         sys.stderr.write(warning + "\n")
     sys.stderr.flush()
     ident = identity(launch, password_env)
-    embedded = EmbeddedExchange() if launch.profile.builtin_exchange else None
+    embedded = EmbeddedExchange(SimConfig(network=launch.profile.network)) if launch.profile.builtin_exchange else None
     try:
         try:
             local_url = embedded.start() if embedded is not None else None

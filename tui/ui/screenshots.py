@@ -44,7 +44,8 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
         for _ in range(SCREENSHOT_MINUTES):
             sim.step(60_000)
         signer = Signer(SCREENSHOT_KEY)
-        async with Client(sim.url, signer=signer, clock_ms=clock.now_ms) as client:
+        testnet = sim.config.network == "testnet"
+        async with Client(sim.url, signer=signer, clock_ms=clock.now_ms, testnet=testnet) as client:
             await client.cancel_all()  # the faucet
             book = await client.orderbook("BTC-PERP", depth=5)
             bid, ask = book.bids[4].price, book.asks[0].price

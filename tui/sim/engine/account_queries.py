@@ -26,7 +26,7 @@ from .errors import Rejected
 from .instruments import USDC_ID
 from .relations import RelationsExchange
 from .values import ONE, ZERO, dstr, num
-from .views import balance_entry, envelope, order_record, paginate, position_leg, position_record
+from .views import balance_entry, envelope, order_event, order_record, paginate, position_leg, position_record
 
 DAY_MS = 86_400_000
 
@@ -152,6 +152,11 @@ class AccountQueries(RelationsExchange):
         )
         chunk, meta = paginate(items, page, limit)
         return envelope([order_record(o, self.markets[o.inst_id].name) for o in chunk], meta)
+
+    def open_order_events(self, user: str) -> list[dict[str, Any]]:
+        """Live orders as ``orders`` WebSocket payloads, oldest first (a new subscriber's first picture)."""
+        acct = self._view(user)
+        return [order_event(o, self.markets[o.inst_id].name) for o in sorted(acct.orders.values(), key=lambda o: o.oid)]
 
     def order_history(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
         """Every kept order, live and finished, newest first."""

@@ -100,6 +100,7 @@ class ExchangeCore:
         self._dirty_markets: set[Market] = set()
         self._dirty_accounts: set[Account] = set()
         self._dirty_positions: set[Position] = set()
+        self._dirty_index: set[Market] = set()  # index prices set since the last flush
         self._next_oid = 1
         self._epoch = 0  # +1 whenever a mark or a collateral price changes (invalidates free-margin caches)
         self._next_trade = 1
@@ -249,6 +250,7 @@ class ExchangeCore:
             self._epoch += 1
         self.candles.update(m.id, "index", now, px)
         self._dirty_markets.add(m)
+        self._dirty_index.add(m)
         self._refresh_mark(m, now)
 
     def _refresh_mark(self, m: Market, now: int) -> None:

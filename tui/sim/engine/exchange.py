@@ -15,8 +15,10 @@ Events: ``add_listener(fn)``; ``fn(channel, key, payload)`` is called
   books {bids, asks, sequence_number, timestamp}}: absolute sizes of the changed levels, size 0 deletes,
   sequence_number +1 per update), ``bbo`` (symbol; [bbo record]), ``mids`` (symbol; {symbol, mid_price}),
   ``ticker`` (symbol; 5.4 ticker, numbers), ``trades`` (symbol; array of 5.4 trades), ``chart`` (key
-  ``f"{instrument_id}:{chart_type}:{resolution}"``; the open candle), ``position`` (user; position
-  record) and ``account_summary`` (user; the full summary).
+  ``f"{instrument_id}:{chart_type}:{resolution}"``; the open candle), ``index`` (""; array of
+  {symbol, index_price, ts} of the instruments whose index moved), ``position`` (user; position record),
+  ``account_summary`` (user; the full summary) and ``balance`` (user; {account, balances [{asset, wallet,
+  total, available, locked}], timestamp}).
 
 A new orderbook subscriber first gets ``orderbook_snapshot(symbol)``; updates follow with the next
 sequence numbers (which advance whether or not anyone listens).
@@ -41,7 +43,7 @@ from typing import Any
 from .candles import RESOLUTIONS
 from .market_queries import MarketQueries
 from .values import dstr
-from .views import position_record
+from .views import balance_update, position_record
 
 
 class Exchange(MarketQueries):
@@ -78,6 +80,7 @@ class Exchange(MarketQueries):
             self._dirty_markets.clear()
             self._dirty_accounts.clear()
             self._dirty_positions.clear()
+            self._dirty_index.clear()
             self.candles.dirty.clear()
             return
         now = self.clock.now_ms()
@@ -108,6 +111,9 @@ class Exchange(MarketQueries):
                     emit("trades", m.name, [t.event() for t in m.pending_trades])
                 m.pending_trades.clear()
         self._dirty_markets.clear()
+        if self._dirty_index and wants("index", ""):
+            emit("index", "", [self.index_record(m) for m in sorted(self._dirty_index, key=lambda m: m.id)])
+        self._dirty_index.clear()
         for inst_id, chart_type in sorted(self.candles.dirty):
             keys = {res: f"{inst_id}:{chart_type}:{res}" for res in RESOLUTIONS}
             wanted = {res for res, key in keys.items() if wants("chart", key)}
@@ -121,8 +127,13 @@ class Exchange(MarketQueries):
                 emit("position", pos.owner.addr, position_record(pos.owner.display, pos))
         self._dirty_positions.clear()
         for acct in sorted(self._dirty_accounts, key=lambda a: a.addr):
-            if wants("account_summary", acct.addr):
-                emit("account_summary", acct.addr, self.account_summary(acct.addr))
+            summary_wanted, balance_wanted = wants("account_summary", acct.addr), wants("balance", acct.addr)
+            if summary_wanted or balance_wanted:
+                summary = self.account_summary(acct.addr)
+                if summary_wanted:
+                    emit("account_summary", acct.addr, summary)
+                if balance_wanted:
+                    emit("balance", acct.addr, balance_update(summary, now))
         self._dirty_accounts.clear()
 
     def __repr__(self) -> str:

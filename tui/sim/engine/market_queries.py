@@ -172,6 +172,11 @@ class MarketQueries(AccountQueries):
             "premium": num((m.mark - m.index) / m.index),
         }
 
+    @staticmethod
+    def index_record(m: Market) -> dict[str, Any]:
+        """An ``index`` WebSocket record: the instrument's index (oracle) price and when it was set."""
+        return {"symbol": m.name, "index_price": m.index, "ts": m.index_ms}
+
     def bbo(self, symbol: str = "all") -> list[dict[str, Any]]:
         out = []
         for m in self._markets(symbol):

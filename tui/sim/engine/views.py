@@ -104,6 +104,17 @@ def balance_entry(balance: Decimal, withdrawable: Decimal) -> dict[str, Any]:
     return {"balance": balance, "withdrawable_balance": withdrawable if withdrawable > 0 else ZERO}
 
 
+def balance_update(summary: dict[str, Any], now_ms: int) -> dict[str, Any]:
+    """The ``balance`` WebSocket payload, from an account summary: each wallet's collateral balances."""
+    balances = [
+        {"asset": symbol, "wallet": wallet, "total": b["balance"], "available": b["withdrawable_balance"],
+         "locked": b["balance"] - b["withdrawable_balance"]}
+        for wallet, entries in (("derivative", summary["collateral"]), ("spot", summary["spot_collateral"]))
+        for symbol, b in entries.items()
+    ]  # fmt: skip
+    return {"account": summary["address"], "balances": balances, "timestamp": now_ms}
+
+
 def page_params(page: Any, limit: Any) -> tuple[int, int]:
     """Validated (page, limit): page from 1, limit 1..1000 (default 100); None means absent."""
     p = 1 if page is None else page

@@ -16,7 +16,7 @@ from typing import Any
 from textual.screen import Screen
 
 from tui.api.client import Client
-from tui.api.errors import ActionRejected, ClientError
+from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import ExchangeResponse, Order, Position
 from tui.feed.state import FeedState
 from tui.order_entry import ConfirmPolicy, OrderContext, OrderPlan, close_position_plan
@@ -159,6 +159,9 @@ class OrderDesk:
                 self.screen.notify(
                     f"{what}: rejected: {exc.message}", title="Exchange", severity="error", timeout=8, markup=False
                 )
+            except AccountMismatch as exc:  # it was done, but to someone else: never shown as done
+                log.error("%s: %s", what, exc)
+                self.screen.notify(f"{what}: {exc}", title="WRONG ACCOUNT", severity="error", timeout=60, markup=False)
             except ClientError as exc:
                 self.screen.notify(f"{what}: {exc}", title="Network", severity="error", timeout=8, markup=False)
             else:

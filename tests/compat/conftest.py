@@ -1,0 +1,132 @@
+"""The exchange's own Python SDK against a real ``xtui sim`` process.
+
+The SDK pins what the project cannot (eth-account < 0.12, web3 6), so it lives in its own virtual
+environment: built once per SDK version in the user cache directory, under a file lock so that parallel
+workers build it once, and reused afterwards. Without the package index the tests say so and skip.
+The driver scripts here run with that environment's interpreter and print JSON; the tests assert on it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+import venv
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import pytest
+
+SDK = "hotstuff-python-sdk"
+SDK_VERSION = "0.1.2b4"
+HERE = Path(__file__).parent
+START_S = 30.0  # for a sim process to print its address
+DRIVER_S = 120.0  # for one driver script
+UNREACHABLE = (  # what pip says when the package index cannot be reached or lacks the release
+    "No matching distribution",
+    "Could not find a version",
+    "NewConnectionError",
+    "Max retries exceeded",
+    "Temporary failure in name resolution",
+    "Network is unreachable",
+    "ConnectTimeout",
+    "ReadTimeout",
+)
+
+
+def _build_venv(root: Path) -> None:
+    """A fresh virtual environment at ``root`` with the SDK installed; skips the tests without the index."""
+    shutil.rmtree(root, ignore_errors=True)
+    venv.EnvBuilder(with_pip=True, clear=True).create(root)
+    pip = subprocess.run(
+        [str(root / "bin" / "python"), "-m", "pip", "install", "--quiet", f"{SDK}=={SDK_VERSION}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if pip.returncode != 0:
+        shutil.rmtree(root, ignore_errors=True)
+        tail = (pip.stderr or pip.stdout).strip().splitlines()[-3:]
+        if any(sign in line for line in tail for sign in UNREACHABLE):
+            pytest.skip(f"cannot install {SDK}=={SDK_VERSION}: the package index cannot be reached ({' '.join(tail)})")
+        pytest.fail(f"pip install {SDK}=={SDK_VERSION} failed:\n" + "\n".join(tail))
+
+
+@pytest.fixture(scope="session")
+def sdk_python() -> Path:
+    """The interpreter of the SDK's virtual environment (built on first use, then cached)."""
+    cache = Path(platformdirs.user_cache_dir("xtui"))
+    root = cache / f"compat-venv-{SDK_VERSION}"
+    ready = root / ".ready"
+    if not ready.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        with open(cache / f"compat-venv-{SDK_VERSION}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits here while one builds
+            if not ready.exists():
+                _build_venv(root)
+                ready.touch()
+    return root / "bin" / "python"
+
+
+def _start_sim(network: str, home: Path) -> tuple[subprocess.Popen[str], str]:
+    """``xtui sim`` on a free port, no synthetic market; its base URL from the first line it prints."""
+    env = {
+        **os.environ,
+        "XTUI_CONFIG": str(home / "config.toml"),
+        "XTUI_DATA_DIR": str(home / "data"),
+        "XTUI_LOG_DIR": str(home / "log"),
+    }
+    args = [sys.executable, "-m", "tui", "sim", "--port", "0", "--quiet-market", "--network", network]
+    with open(home / "stderr", "w") as err:  # a file, not a pipe nobody reads while the sim runs
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline and proc.poll() is None:
+        if select.select([proc.stdout], [], [], 0.1)[0]:
+            line = proc.stdout.readline()
+            if line.startswith("listening on "):
+                return proc, line.split()[-1]
+    proc.kill()
+    raise AssertionError(f"xtui sim --network {network} did not start: {(home / 'stderr').read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="session")
+def sim_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], str]]:
+    """``sim_url(network)``: the base URL of an ``xtui sim --network <network>`` process, started once."""
+    running: dict[str, tuple[subprocess.Popen[str], str]] = {}
+
+    def url(network: str) -> str:
+        if network not in running:
+            running[network] = _start_sim(network, tmp_path_factory.mktemp(f"sim-{network}"))
+        return running[network][1]
+
+    yield url
+    for proc, _ in running.values():
+        proc.terminate()
+    for proc, _ in running.values():
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture
+def drive(sdk_python: Path) -> Callable[..., dict[str, Any]]:
+    """``drive("drive_actions.py", *args)``: run a driver with the SDK's interpreter; its JSON, by call name."""
+
+    def run(script: str, *args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [str(sdk_python), str(HERE / script), *args], capture_output=True, text=True, timeout=DRIVER_S, cwd=HERE
+        )
+        assert done.returncode == 0, f"{script} {' '.join(args)} failed:\n{done.stderr[-3000:]}"
+        out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return out
+
+    return run

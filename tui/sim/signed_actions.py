@@ -1,0 +1,86 @@
+"""POST /exchange after parsing: who signed, for which account, may they, is it fresh; then the envelope.
+
+A signature recovers *some* address under either signing source, so a key is read under the exchange's
+own network first. A key the exchange already knows (an account, a valid agent, a former agent) is
+recognised under either source; a new key becomes the account its signature recovers under the
+exchange's own network. A valid agent acts for its owner; a revoked or expired agent is once more just a
+key, its own account.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.api import wire
+
+from .actions import ParsedAction, Rejected, codes_for, recover_candidates, verify_agent_signature
+from .clock import Clock
+from .dispatch import Dispatcher
+from .network import Network
+
+NONCES_KEPT = 100_000  # per signer; older nonces are forgotten oldest first
+SUCCESS_INSTEAD_OF_ERROR = ("cancelByOid", "cancelByCloid")  # the interface's envelope for these
+
+
+class SignedActions:
+    """Authorises and applies parsed actions; ``apply`` returns the envelope or raises ``Rejected``."""
+
+    def __init__(self, dispatch: Dispatcher, clock: Clock, network: Network) -> None:
+        self.dispatch = dispatch
+        self.clock = clock
+        self.network = network
+        self._nonces: dict[str, dict[int, None]] = {}
+
+    def apply(self, parsed: ParsedAction) -> dict[str, Any]:
+        """Check signature, authority, expiry and nonce, then apply. ``Rejected`` carries tx_type and address."""
+        now = self.clock.now_ms()
+        spec = parsed.spec
+        signer, code, account, as_agent = self._authorise(parsed, now)
+        try:
+            if as_agent and not spec.agent_ok:
+                raise Rejected(f"{spec.name} must be signed by the account's own key, not an agent")
+            expires = parsed.data.get("expiresAfter")
+            if spec.name in wire.EXPIRING and isinstance(expires, int) and expires < now:
+                raise Rejected(f"action expired: expiresAfter {expires} is before the exchange time {now}")
+            used = self._nonces.setdefault(signer.lower(), {})
+            if parsed.nonce in used:
+                raise Rejected(f"nonce {parsed.nonce} was already used by {signer}")
+            if spec.name == "addAgent" and not verify_agent_signature(
+                parsed.data["agent"], account, parsed.nonce, parsed.data["signature"]
+            ):
+                raise Rejected("addAgent: the agent's signature does not recover the agent address")
+            used[parsed.nonce] = None
+            if len(used) > NONCES_KEPT:
+                del used[next(iter(used))]
+            self.dispatch.ensure_account(account)
+            result = self.dispatch.action(spec.name, account, parsed.data, code)
+        except Rejected as exc:
+            raise Rejected(str(exc), tx_type=code, address=account) from None
+        envelope: dict[str, Any] = {"tx_hash": result.tx_hash, "tx_type": result.tx_type}
+        if spec.name in SUCCESS_INSTEAD_OF_ERROR:
+            envelope["success"] = result.success
+        else:
+            envelope["error"] = ""
+        envelope.update(data=result.data, address=account)
+        return envelope
+
+    def _authorise(self, parsed: ParsedAction, now: int) -> tuple[str, int, str, bool]:
+        """(signer, code, account, as_agent): the first candidate the exchange knows, else a new account."""
+        first: tuple[str, int] | None = None
+        for signer, code in recover_candidates(parsed, self.network):
+            first = first or (signer, code)
+            known = self.dispatch.known_key(signer, now)
+            if known is not None:
+                return signer, code, known[0], known[1]
+        assert first is not None
+        return first[0], first[1], first[0], False
+
+
+def refused_envelope(parsed: ParsedAction | None, exc: Rejected) -> dict[str, Any]:
+    """The envelope of a refused action: what it was understood as, whose it was, and why not."""
+    tx_type = exc.tx_type or (codes_for(parsed)[0] if parsed is not None else 0)
+    envelope: dict[str, Any] = {"tx_hash": "", "tx_type": tx_type, "error": str(exc)}
+    if parsed is not None and parsed.spec.name in SUCCESS_INSTEAD_OF_ERROR:
+        envelope["success"] = False
+    envelope.update(data={}, address=exc.address)
+    return envelope
