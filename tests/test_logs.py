@@ -27,7 +27,8 @@ def restore_logging() -> Iterator[None]:
         for name in logs.UVICORN_LOGGERS
     }
     chatty = {name: logging.getLogger(name).level for name in logs.CHATTY_LOGGERS}
-    secrets = logs._secrets
+    secrets, keys, pattern = logs._secrets, logs._keys, logs._key_pattern
+    logs.add_key(KEY_HEX)  # the key these tests' process holds (keys.loaded registers every one)
     yield
     for handler in root.handlers:
         if handler not in saved[0]:
@@ -40,7 +41,7 @@ def restore_logging() -> Iterator[None]:
     for name, level in chatty.items():
         logging.getLogger(name).setLevel(level)
     logging.captureWarnings(False)
-    logs._secrets = secrets
+    logs._secrets, logs._keys, logs._key_pattern = secrets, keys, pattern
 
 
 def _flush() -> None:
@@ -66,6 +67,27 @@ def test_records_reach_the_file_with_keys_redacted(tmp_path: Path, capfd: pytest
     assert KEY_HEX not in text.lower()
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_hashes_stay_readable_and_a_key_is_redacted_by_value_once_loaded(tmp_path: Path) -> None:
+    """A transaction or block hash is 64 hex digits too: it must stay in the log so a failed order can be traced.
+    A key is redacted by value, in any case, with or without 0x, as soon as the process holds it."""
+    path = logs.setup_logging("info", tmp_path)
+    tx_hash = "0x" + "4ab1" * 16
+    other = "7c" * 32
+    log = logging.getLogger("tui.test")
+    log.info("order 19248 in tx %s", tx_hash)
+    log.info("before loading: %s", other)  # not a key this process holds: a hash as far as the log knows
+    from tui.api.signing import Signer
+    from tui.keys import loaded
+
+    loaded(Signer("0x" + other))
+    log.info("after loading: %s and %s and 0X%s", other, "0x" + other.upper(), other)
+    _flush()
+    text = path.read_text()
+    assert f"order 19248 in tx {tx_hash}" in text
+    assert "after loading: [redacted] and [redacted] and [redacted]" in text
+    assert logs.redact(f"XTUI_URL={other}") == "XTUI_URL=[redacted]"  # config/env/argv values: by shape
 
 
 def test_known_passwords_are_redacted(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.api.signing import Signer, SigningError, checksum_address
-from tui.logs import add_secret, redact
+from tui.logs import add_key, add_secret, redact
 from tui.paths import data_dir
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "keystore_path",
     "list_keys",
     "load",
+    "loaded",
     "read_address",
     "remove",
 ]
@@ -107,10 +108,17 @@ def _write_new(path: Path, document: dict[str, Any]) -> None:
         raise KeystoreError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def loaded(signer: Signer) -> Signer:
+    """``signer``, its key now redacted by value from the log (every key this process holds passes here)."""
+    add_key(signer.secret_hex())
+    return signer
+
+
 def _encrypt_and_store(name: str, signer: Signer, password: str) -> str:
     path = keystore_path(name)
     _check_password(password)
     add_secret(password)
+    loaded(signer)
     if path.exists():
         raise KeystoreError(f"keystore {name} already exists ({path}); remove it first")
     from eth_keyfile.keyfile import create_keyfile_json
@@ -220,7 +228,7 @@ def load(name: str, password: str) -> Signer:
     if signer.address != address:
         raise KeystoreError(f"{path} is damaged: the key does not match its address {address}")
     log.info("keystore %s unlocked (%s)", name, address)
-    return signer
+    return loaded(signer)
 
 
 def list_keys() -> list[tuple[str, str | None]]:
@@ -260,6 +268,6 @@ def key_from_env(var: str, env: Mapping[str, str] | None = None) -> Signer:
     if not secret:
         raise KeystoreError(f"environment variable {var} is not set (it should hold the private key)")
     try:
-        return Signer(secret)
+        return loaded(Signer(secret))
     except SigningError as exc:
         raise KeystoreError(f"environment variable {var}: {exc}") from None

@@ -1,9 +1,13 @@
 """Logging to a rotating file in the user log directory, never to the terminal, with secrets redacted.
 
 The dashboard owns the terminal, so a stray line on stderr would tear the screen: every record, uvicorn's
-included, goes to the file. Every record passes a filter that replaces anything shaped like a private key
-(64 hex digits, with or without ``0x``) and every keystore password typed in this process with
-``[redacted]``, in the message, its arguments and the exception text alike.
+included, goes to the file. Every record passes a filter that replaces, by value, every private key loaded in
+this process (``add_key``, in any case, with or without ``0x``) and every keystore password typed in it
+(``add_secret``) with ``[redacted]``, in the message, its arguments and the exception text alike. Transaction
+and block hashes, which are 64 hex digits too, stay readable, so a failed order can be traced.
+
+Text that comes from where a key could hide before it is loaded (a config value, an environment variable,
+an argument) goes through ``redact`` instead, which also replaces anything shaped like a key.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ __all__ = [
     "LEVELS",
     "REDACTED",
     "RedactingFilter",
+    "add_key",
     "add_secret",
     "parse_level",
     "redact",
+    "redact_known",
     "setup_logging",
 ]
 
@@ -42,6 +48,8 @@ CHATTY_LOGGERS = ("httpx", "httpcore", "websockets")
 KEY_SHAPE = re.compile(r"(?:0[xX])?[0-9a-fA-F]{64,}")
 _lock = threading.Lock()
 _secrets: tuple[str, ...] = ()  # replaced whole, never mutated: the filter reads it without the lock
+_keys: frozenset[str] = frozenset()  # loaded private keys, 64 lowercase hex digits
+_key_pattern: re.Pattern[str] | None = None  # any of them, any case, with or without 0x
 
 
 def parse_level(text: str) -> str:
@@ -67,12 +75,31 @@ def add_secret(text: str) -> None:
             _secrets = tuple(sorted((*_secrets, text), key=len, reverse=True))
 
 
-def redact(text: str) -> str:
-    """``text`` with key-shaped hex and known passwords replaced by ``[redacted]``."""
+def add_key(secret_hex: str) -> None:
+    """Redact the private key ``secret_hex`` (hex, with or without 0x) from every later record."""
+    global _keys, _key_pattern
+    body = secret_hex.lower().removeprefix("0x")
+    if not re.fullmatch(r"[0-9a-f]{64}", body):
+        return
+    with _lock:
+        if body not in _keys:
+            _keys = _keys | {body}
+            _key_pattern = re.compile(r"(?:0[xX])?(?:" + "|".join(sorted(_keys)) + ")", re.IGNORECASE)
+
+
+def redact_known(text: str) -> str:
+    """``text`` with the loaded keys and known passwords replaced by ``[redacted]``; hashes stay."""
     for secret in _secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return KEY_SHAPE.sub(REDACTED, text)
+    pattern = _key_pattern
+    return pattern.sub(REDACTED, text) if pattern is not None else text
+
+
+def redact(text: str) -> str:
+    """``text`` with known secrets and anything shaped like a key (64+ hex digits) replaced by ``[redacted]``:
+    for values from where a key could hide (config, environment, argv) before it was ever loaded."""
+    return KEY_SHAPE.sub(REDACTED, redact_known(text))
 
 
 class RedactingFilter(logging.Filter):
@@ -91,15 +118,15 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # mismatched %-arguments: keep what can be shown rather than raise
             message = f"{record.msg!s} (unformattable log arguments)"
-        record.msg = redact(message)
+        record.msg = redact_known(message)
         record.args = None
         if record.exc_info:
             record.exc_text = self._formatter.formatException(record.exc_info)
             record.exc_info = None
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = redact_known(record.exc_text)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info)
+            record.stack_info = redact_known(record.stack_info)
         return True
 
 

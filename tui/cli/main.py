@@ -183,9 +183,12 @@ def _signer_from_env(var: str) -> Any:
     if not secret:
         raise UsageError(f"environment variable {var} is not set (it should hold the private key)")
     try:
-        return Signer(secret)
+        signer = Signer(secret)
     except SigningError as exc:
         raise UsageError(f"{var}: {exc}") from None
+    from tui.keys import loaded
+
+    return loaded(signer)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

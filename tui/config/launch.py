@@ -218,8 +218,9 @@ def identity(launch: Launch, password_env: str | None = None, prompt: Prompt = a
         return Identity(signer, account)
     if profile.builtin_exchange:
         from tui.api.signing import Signer
+        from tui.keys import loaded
 
-        demo = Signer.generate()
+        demo = loaded(Signer.generate())
         return Identity(demo, demo.address, demo_key=True)
     if launch.flags.url or launch.flags.testnet or launch.flags.mainnet:
         raise StartupError(f"{launch.label}: give --address ADDR to watch an account or --key-env VAR to trade")
