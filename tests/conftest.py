@@ -16,6 +16,10 @@ from tui.sim.server import LocalExchange, SimConfig
 
 ALICE_KEY = "0x" + "a1" * 32
 BOB_KEY = "0x" + "b0" * 32
+# A frozen-clock exchange says nothing until a test steps its clock. Pinging a quiet socket every 30 s (as the
+# SDKs do) rather than every 3 s keeps pongs, and the pictures the local exchange sends at a client's next frame,
+# from landing in the middle of a test that was not about them.
+QUIET_WS = {"ping_interval": 30.0, "idle_timeout": 90.0}
 
 
 @pytest.fixture(autouse=True)
@@ -62,8 +66,8 @@ def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock, **option
 
     governor = Governor(clock=lambda: clock.now_ms() / 1000, sleep=sleep)
     signer = Signer(key) if key else None
-    options = {"testnet": signs_for(sim), **options}
-    return Client(sim.url, signer=signer, governor=governor, clock_ms=clock.now_ms, **options)
+    options = {"testnet": signs_for(sim), "clock_ms": clock.now_ms, **options}
+    return Client(sim.url, signer=signer, governor=governor, **options)
 
 
 @pytest.fixture

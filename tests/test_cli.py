@@ -60,3 +60,23 @@ async def test_rejected_action_is_a_failure(sim: LocalExchange) -> None:
         env={"XTUI_K": KEY},
     )  # fmt: skip
     assert rc == 1 and "77" in err
+
+
+async def test_exchange_types_values_as_the_action_needs(sim: LocalExchange) -> None:
+    env = {"XTUI_K": KEY}
+    # amount is a decimal string on the wire: a bare 10 is sent as "10"; collateralId an integer, the flag a boolean
+    rc, out, err = await xtui(
+        "exchange", "internalBalanceTransferRequest", "collateralId=1", "amount=10", "toDerivativesAccount=false",
+        "--key-env", "XTUI_K", "--url", sim.url, env=env,
+    )  # fmt: skip
+    assert rc == 0 and json.loads(out)["error"] == "", err
+    order = '[{"instrumentId": 1, "side": "b", "price": 95000, "size": 0.01, "tif": "GTC"}]'  # bare numbers
+    rc, out, err = await xtui(
+        "exchange", "placeOrder", f"orders={order}", "--key-env", "XTUI_K", "--url", sim.url, env=env
+    )
+    assert rc == 0 and json.loads(out)["error"] == "", err
+    rc, out, err = await xtui(
+        "exchange", "internalBalanceTransferRequest", "collateralId=one", "amount=10", "toDerivativesAccount=false",
+        "--key-env", "XTUI_K", "--url", sim.url, env=env,
+    )  # fmt: skip
+    assert rc == 1 and out == "" and err.startswith("xtui: collateralId: a whole number") and err.count("\n") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -16,6 +17,7 @@ from tui.api.ws import (
     ConnectionLost,
     ConnState,
     MessageRateLimiter,
+    ReconnectSchedule,
     SubscriptionError,
     SubscriptionLimitError,
     WsClient,
@@ -245,7 +247,7 @@ async def test_reconnect_resubscribes_and_delivers_once(
     server.drop()
     assert [await next_state(states) for _ in range(2)] == [ConnState.RECONNECTING, ConnState.LIVE]
     assert client.status.reconnects == 1
-    assert len(fake.sleeps) == 1 and 0.25 <= fake.sleeps[0] <= 0.5  # first backoff step, jittered
+    assert len(fake.sleeps) == 1 and 0 <= fake.sleeps[0] <= 0.25  # the first try after a loss: soon, jittered
 
     resent = await barrier(client, server)
     assert sorted((m["id"], m["method"], m["params"]["channel"]) for m in resent) == [
@@ -279,10 +281,57 @@ async def test_idle_timeout_forces_reconnect(make_client: Callable[..., WsClient
     sub = await client.subscribe("bbo", Inbox(), symbol="BTC-PERP")
     assert [await next_state(states) for _ in range(2)] == [ConnState.CONNECTING, ConnState.LIVE]
     server.answer_pings = False  # half-open: the socket stays up but nothing arrives
-    assert [await next_state(states) for _ in range(2)] == [ConnState.RECONNECTING, ConnState.LIVE]
+    expected = [ConnState.STALE, ConnState.RECONNECTING, ConnState.LIVE]
+    assert [await next_state(states) for _ in range(3)] == expected
     assert await asyncio.wait_for(server.connected.get(), 1) == 1
     assert await asyncio.wait_for(server.connected.get(), 1) == 2
     assert sub.channel == "bbo@BTC-PERP#2"
+
+
+async def test_a_quiet_socket_goes_stale_and_back_to_live_without_a_reconnect(
+    make_client: Callable[..., WsClient], server: RpcServer
+) -> None:
+    states: asyncio.Queue[ConnState] = asyncio.Queue()
+    times: list[int] = []
+    client = await live_client(
+        make_client, server, ping_interval=0.05, stale_after=0.2, idle_timeout=30.0,
+        on_state=states.put_nowait, on_server_time=times.append,
+    )  # fmt: skip
+    assert [await next_state(states) for _ in range(2)] == [ConnState.CONNECTING, ConnState.LIVE]
+    await server.next_message("ping")  # pinged while quiet
+    server.answer_pings = False  # nothing arrives any more
+    assert await next_state(states) is ConnState.STALE
+    assert client.status.quiet_s is not None and client.status.quiet_s >= 0.2
+    server.answer_pings = True
+    assert await next_state(states) is ConnState.LIVE
+    assert client.status.reconnects == 0
+    assert times and abs(times[-1] - time.time() * 1000) < 5_000  # the pongs' timestamps, for the clock
+
+
+async def test_suspicion_gets_a_silent_socket_replaced_at_once(
+    make_client: Callable[..., WsClient], server: RpcServer
+) -> None:
+    states: asyncio.Queue[ConnState] = asyncio.Queue()
+    client = await live_client(
+        make_client, server, ping_interval=0.1, stale_after=20.0, idle_timeout=30.0, on_state=states.put_nowait
+    )
+    assert [await next_state(states) for _ in range(2)] == [ConnState.CONNECTING, ConnState.LIVE]
+    server.answer_pings = False
+    client.suspect()  # say /info timed out twice: the socket gets a ping interval to answer, not 30 s
+    assert [await next_state(states) for _ in range(2)] == [ConnState.RECONNECTING, ConnState.LIVE]
+    assert client.status.reconnects == 1 and client.status.last_gap_s is not None
+
+
+def test_reconnect_schedule_is_quick_for_a_young_outage_and_backs_off_after() -> None:
+    now = [0.0]
+    schedule = ReconnectSchedule(rng=random.Random(1), clock=lambda: now[0])
+    assert 0 <= schedule.next_delay() <= 0.25  # the first try after a loss
+    assert all(0.25 <= schedule.next_delay() <= 0.5 for _ in range(100))
+    now[0] = 61.0  # a minute into the outage
+    assert all(b / 2 <= schedule.next_delay() <= b for b in (1, 2, 4, 8, 16, 30, 30))
+    schedule.lost()  # live again, and lost again: quick once more
+    assert 0 <= schedule.next_delay() <= 0.25
+    assert 0.5 <= schedule.next_delay(refused=True) <= 1.0  # refused by a live server: straight to backing off
 
 
 async def test_subscription_cap(make_client: Callable[..., WsClient], server: RpcServer) -> None:
@@ -367,14 +416,19 @@ async def test_unreachable_server_backs_off_and_close_fails_waiters(
     make_client: Callable[..., WsClient],
 ) -> None:
     fake = FakeTime()
-    client = make_client(closed_port_url(), sleep=fake.sleep, backoff_max=4.0)
+    client = make_client(closed_port_url(), sleep=fake.sleep, clock=fake.clock, backoff_max=4.0)
     await client.start()
     waiter = asyncio.create_task(client.subscribe("index", Inbox()))
-    while len(fake.sleeps) < 5:
+    while fake.now < 1000.0 + 60 + 4 * 4:  # a minute of quick tries, then the backoff's steps up to its cap
         fake.slept.clear()
         await asyncio.wait_for(fake.slept.wait(), 5)
     assert client.state is ConnState.CONNECTING
-    assert all(b / 2 <= d <= b for d, b in zip(fake.sleeps, [0.5, 1, 2, 4, 4], strict=False))
+    starts = [sum(fake.sleeps[:i]) for i in range(len(fake.sleeps))]  # outage age at each wait
+    quick = [d for d, t in zip(fake.sleeps, starts, strict=True) if t < 60]
+    slow = fake.sleeps[len(quick) :]
+    assert 0 <= quick[0] <= 0.25 and all(0.25 <= d <= 0.5 for d in quick[1:])
+    assert 60 <= sum(quick) <= 60.5  # quick for the outage's first minute
+    assert all(b / 2 <= d <= b for d, b in zip(slow, [1, 2, 4, 4, 4], strict=False))
     await client.close()
     with pytest.raises(ClientClosed):
         await waiter

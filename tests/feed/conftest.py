@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import client_for
+from tests.conftest import QUIET_WS, client_for
 from tui.api.client import Client
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
@@ -51,7 +51,7 @@ async def make_feed(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[Mak
     async def make(account: str | None = None, *, ready: bool = True, **kwargs: Any) -> tuple[Feed, Changes]:
         client = kwargs.pop("client", None) or client_for(sim, None, clock)
         changes = Changes()
-        options = {"coalesce_s": 0.01, "ws_options": {"backoff_min": 0.05, "backoff_max": 0.2}, **kwargs}
+        options = {"coalesce_s": 0.01, "ws_options": {**QUIET_WS, "backoff_min": 0.05, "backoff_max": 0.2}, **kwargs}
         feed = Feed(client, sim.ws_url, account=account, on_change=changes, **options)
         changes.feed = feed
         task = asyncio.create_task(feed.run())

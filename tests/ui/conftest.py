@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import DataTable
 
-from tests.conftest import ALICE_KEY, client_for
+from tests.conftest import ALICE_KEY, QUIET_WS, client_for
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
@@ -52,6 +52,7 @@ def dashboard(
     **options: Any,
 ) -> XtuiApp:
     """The app as the command line builds it, with the exchange's frozen time as its wall clock."""
+    ws_options = {**QUIET_WS, **(feed_options or {}).get("ws_options", {})}
     app = make_app(
         client,
         sim.ws_url,
@@ -59,7 +60,7 @@ def dashboard(
         account=account,
         options=DashboardOptions(**options),
         wall_clock=lambda: clock.now_ms() / 1000,
-        feed_options={"poll_s": 0.5, **(feed_options or {})},
+        feed_options={"poll_s": 0.5, **(feed_options or {}), "ws_options": ws_options},
     )
     app.feed.state.status.clock_drift_ms = 0  # the server's HTTP Date is wall time, not the frozen clock
     return app

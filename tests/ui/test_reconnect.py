@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from textual.widgets import Static
 
-from tests.conftest import ALICE_KEY
+from tests.conftest import ALICE_KEY, QUIET_WS
 from tests.ui.conftest import dashboard, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -69,7 +70,7 @@ async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenCl
         ALICE,
         clock=lambda: now[0],
         wall_clock=lambda: clock.now_ms() / 1000,
-        feed_options={"poll_s": 3600.0},
+        feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},
     )
     app.feed.state.status.clock_drift_ms = 0
     async with app.run_test(size=(120, 40)) as pilot:
@@ -88,3 +89,34 @@ def _styles_of(bar: Static, text: str) -> str:
     plain = content.plain  # type: ignore[union-attr]
     start = plain.index(text)
     return " ".join(str(span.style) for span in content.spans if span.start <= start < span.end)  # type: ignore[union-attr]
+
+
+async def test_status_bar_and_header_leave_live_when_the_socket_goes_quiet(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    quiet = {"ping_interval": 0.1, "stale_after": 0.4, "idle_timeout": 60.0}  # stale, never taken for dead here
+    app = dashboard(trader, sim, clock, ALICE, feed_options={"poll_s": 3600.0, "ws_options": quiet})
+    send = sim.hub._send
+    talking = [True]
+
+    def say(conn: object, frame: bytes) -> None:
+        if talking[0]:  # else the exchange says nothing at all on the socket: no frames, no pongs
+            send(conn, frame)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sim.hub, "_send", say)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: "● live" in status_text(app), what="live")
+
+        talking[0] = False
+        status = app.feed.state.status
+        await settle(pilot, lambda: status.connection != "live", what="the feed to notice")
+        # stale, or polling once an /info poll has kept the panes up to date meanwhile
+        await settle(pilot, lambda: status.connection in status_text(app), what="the status bar")
+        assert status.connection in ("stale", "polling") and "live" not in status_text(app)
+        header = str(app.main.query_one("#header", Static).render())
+        assert status.connection in header and "live" not in header
+
+        talking[0] = True  # it answers again: live, without a reconnect
+        await settle(pilot, lambda: "● live" in status_text(app), what="live again")
+        assert app.feed.state.status.reconnects == 0

@@ -145,10 +145,10 @@ async def test_a_drifting_clock_warns_in_the_status_bar_and_once_as_a_notificati
         status.clock_drift_ms = -1600
         app.post_message(FeedChanged(frozenset({"status"})))
         await settle(pilot, lambda: "1.6s ahead of" in text_of(app, StatusBar), what="the warning, other way")
-        told = [m for m in notes.messages if "Nonces and expiresAfter" in m]
+        told = [m for m in notes.messages if "nonces and expiresAfter" in m]
         assert told == [
-            "This clock is 1.5s behind the exchange's. Nonces and expiresAfter are taken from it, "
-            "so orders may be rejected: sync the system clock (NTP)."
+            "This clock is 1.5s behind the exchange's. xtui signs nonces and expiresAfter on the exchange's clock "
+            "as it measures it, but an order sent before that may be rejected: sync the system clock (NTP)."
         ]  # once a session
         status.clock_drift_ms = 200
         app.post_message(FeedChanged(frozenset({"status"})))
@@ -179,7 +179,7 @@ async def test_drift_measured_from_an_exchange_clock_two_seconds_ahead(sim: Loca
             await settle(pilot, measured, what="the drift from the frames")
             await settle(pilot, lambda: "WARNING" in text_of(app, StatusBar), what="the warning")
             assert "this clock is 2.0s behind the exchange's" in text_of(app, StatusBar)
-            assert any("Nonces and expiresAfter" in m for m in notes.messages)
+            assert any("nonces and expiresAfter" in m for m in notes.messages)
 
 
 async def test_the_header_shows_the_account_and_who_signs_for_it(

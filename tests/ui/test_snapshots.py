@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from tests.conftest import ALICE_KEY
+from tests.conftest import ALICE_KEY, QUIET_WS
 from tests.ui.conftest import settle
 from tui.api.client import Client
 from tui.api.limits import Budget, Governor, GovernorStatus
@@ -72,7 +72,7 @@ def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock) -> XtuiApp:
         ALICE,
         clock=lambda: 0.0,
         wall_clock=lambda: frozen.now_ms() / 1000,
-        feed_options={"poll_s": 3600.0},
+        feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},
         close_client=True,
     )
     app.feed.state.status.clock_drift_ms = 0

@@ -6,6 +6,7 @@ from typing import Any
 
 __all__ = [
     "AccountMismatch",
+    "ActionExpired",
     "ActionRejected",
     "ApiError",
     "Banned",
@@ -37,6 +38,17 @@ class ActionRejected(ApiError):
         super().__init__(0, message)
         self.envelope = envelope
         self.tx_hash: str = str(envelope.get("tx_hash") or "")
+
+
+class ActionExpired(ActionRejected):
+    """The exchange refused a signed action as expired (or its nonce as out of its window), explained in
+    words: "your clock is 70 s behind the exchange's". ``offset_ms`` is the exchange's clock minus this
+    machine's (None when it could not be told); ``said`` is the exchange's own message."""
+
+    def __init__(self, said: str, envelope: dict[str, Any], offset_ms: int | None, words: str) -> None:
+        super().__init__(f"expired: {words} (the exchange said: {said})", envelope)
+        self.said = said
+        self.offset_ms = offset_ms
 
 
 class AccountMismatch(ClientError):

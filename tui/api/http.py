@@ -20,6 +20,7 @@ import msgspec
 from . import wire
 from .errors import (
     AccountMismatch,
+    ActionExpired,
     ActionRejected,
     ApiError,
     Banned,
@@ -30,6 +31,7 @@ from .errors import (
 )
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
+from .server_time import ServerClock, date_ms, exchange_time_in, is_expiry_refusal, skew_words
 from .signing import Signer
 
 __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
@@ -94,6 +96,9 @@ class HttpClient:
     interface's names). ``account`` is the account actions are meant for (an agent's owner); by default
     the signer's own address. Every /exchange envelope's ``address`` is checked against it.
 
+    Nonces and ``expiresAfter`` are on the exchange's clock: ``server_clock`` adds the offset measured
+    against ``clock_ms`` (the local clock) by whoever sees the exchange's time (the feed, or a refusal).
+
     ``server_network`` is what the exchange says it plays (``X-Hotstuff-Network``), None until it says;
     ``on_network_mismatch`` is called with a warning whenever that starts to differ from what this
     client signs for.
@@ -124,8 +129,8 @@ class HttpClient:
         self.account = account
         self.expiry_ms = expiry_ms
         self.governor = governor or Governor()
-        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
-        self.nonces = NonceManager(self._clock_ms)
+        self.server_clock = ServerClock(clock_ms or (lambda: time.time_ns() // 1_000_000))
+        self.nonces = NonceManager(self.server_clock.now_ms)
         self.last_server_date: str | None = None
         self.server_network: str | None = None
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
@@ -264,9 +269,17 @@ class HttpClient:
         """Sign and send action ``name``; return the envelope, or raise ``ActionRejected``/``AccountMismatch``.
 
         Signed by another ``signer`` than the client's, the action is meant for that signer's own account.
+        Refused as expired because this machine's clock is off, it is signed again once on the exchange's
+        clock as the refusal told it (nothing was applied); ``ActionExpired`` if it is refused again.
         """
         other = signer.address if signer is not None and signer is not self.signer else None
-        return await self.submit(self.sign(name, fields, signer=signer), account=other)
+        try:
+            return await self.submit(self.sign(name, fields, signer=signer), account=other)
+        except ActionExpired as exc:
+            if fields.get("expiresAfter") is not None or exc.offset_ms is None or abs(exc.offset_ms) < 1000:
+                raise  # the caller's own expiry, or the clock is not the cause: signing again would not help
+            log.warning("%s; signing %s again on the exchange's clock", exc, name)
+            return await self.submit(self.sign(name, fields, signer=signer), account=other)
 
     async def submit(self, body: dict[str, Any], *, account: str | None = None) -> dict[str, Any]:
         """Send a signed /exchange body; return the envelope.
@@ -274,14 +287,36 @@ class HttpClient:
         Raises ``ActionRejected`` when the exchange refused it, and ``AccountMismatch`` when it applied it
         to another account than ``account`` (default: ``acting_for``).
         """
-        envelope = await self.post("exchange", body)
+        try:
+            envelope = await self.post("exchange", body)
+        except ApiError as exc:
+            if is_expiry_refusal(exc.message):
+                raise self._expired(exc.message, {}) from None
+            raise
         if not isinstance(envelope, dict):
             raise ApiError(200, "exchange: the answer is not an envelope object")
         error = envelope.get("error")
         if error or envelope.get("success") is False:
-            raise ActionRejected(str(error or "the exchange reported success=false"), envelope)
+            message = str(error or "the exchange reported success=false")
+            if is_expiry_refusal(message):
+                raise self._expired(message, envelope)
+            raise ActionRejected(message, envelope)
         self._check_account(body, envelope, account or self.acting_for)
         return envelope
+
+    def _expired(self, said: str, envelope: dict[str, Any]) -> ActionExpired:
+        """An expiry refusal, with the clock set by what it tells of the exchange's time: the time the
+        message names, else the answer's ``Date`` header, else what was measured before."""
+        clock = self.server_clock
+        told = exchange_time_in(said)
+        if told is None:
+            told = date_ms(self.last_server_date)
+        if told is not None:
+            clock.reset(told)
+        offset = clock.offset_ms
+        words = skew_words(offset) if offset is not None else "the exchange did not say its time"
+        log.warning("action refused as expired: %s (%s)", said, words)
+        return ActionExpired(said, envelope, offset, words)
 
     def _check_account(self, body: dict[str, Any], envelope: dict[str, Any], expected: str | None) -> None:
         """Raise ``AccountMismatch`` when the envelope names another account than ``expected`` (compared

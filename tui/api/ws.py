@@ -1,8 +1,10 @@
 """JSON-RPC WebSocket client (protocol-notes section 5): subscribe, unsubscribe, ping, post, reconnect.
 
-A :class:`WsClient` owns one socket at a time. A background task connects, reads frames and pings; when
-the socket drops (or stays silent past ``idle_timeout``) it reconnects with exponential backoff and
-jitter and resubscribes everything with the original channel and params.
+A :class:`WsClient` owns one socket at a time. A background task connects and reads frames; a watchdog
+(``ws_liveness``) pings while the socket is quiet, calls it stale after ``stale_after`` s without a frame
+and dead after ``idle_timeout`` s. When the socket drops or dies the client reconnects on a
+``ReconnectSchedule`` (quick while the outage is young, backing off once it is old) and resubscribes
+everything with the original channel and params.
 
 Local subscriptions with the same channel and params share one server subscription, so the server never
 holds a subscription twice and no notification is delivered twice. A subscriber joining a shared one
@@ -28,10 +30,11 @@ from typing import Any, Literal
 
 import msgspec
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from .errors import RequestTimeout
 from .ws_conn import Connection
+from .ws_liveness import Liveness
 from .ws_protocol import (
     CHANNEL_ALIASES,
     MAX_MESSAGES_PER_MINUTE,
@@ -42,6 +45,7 @@ from .ws_protocol import (
     ConnectionLost,
     ConnState,
     MessageRateLimiter,
+    ReconnectSchedule,
     RpcError,
     Sleep,
     SubscriptionError,
@@ -52,7 +56,7 @@ from .ws_protocol import (
     clip,
     normalize_channel,
 )
-from .ws_topics import Subscription, Topic, parse_subscribed
+from .ws_topics import Subscription, Topic
 
 __all__ = [
     "CHANNEL_ALIASES",
@@ -62,6 +66,7 @@ __all__ = [
     "ConnState",
     "ConnectionLost",
     "MessageRateLimiter",
+    "ReconnectSchedule",
     "RpcError",
     "Subscription",
     "SubscriptionError",
@@ -74,24 +79,28 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+REFUSING_CLOSE_CODES = (1008, 1013)  # policy violation (over a limit), try again later: back off
 
 
 class WsClient:
     """JSON-RPC WebSocket client with keepalive, reconnect, resubscribe and the interface's limits.
 
-    ``sleep`` and ``clock`` are used by the reconnect backoff and the message-rate limiter (inject them
-    in tests); the ping interval and the idle timeout run on the event loop's own time.
+    ``sleep`` and ``clock`` are used by the reconnect schedule and the message-rate limiter (inject them
+    in tests); the ping interval, the stale and idle timeouts run on the event loop's own time.
     """
 
     def __init__(
         self,
         url: str,
         *,
-        ping_interval: float = 30.0,
-        idle_timeout: float | None = None,
+        ping_interval: float = 3.0,
+        stale_after: float | None = None,
+        idle_timeout: float = 8.0,
         request_timeout: float = 10.0,
         open_timeout: float = 10.0,
-        backoff_min: float = 0.5,
+        quick_reconnect: tuple[float, float] = (0.25, 0.5),
+        quick_for: float = 60.0,
+        backoff_min: float = 1.0,
         backoff_max: float = 30.0,
         backoff_jitter: float = 0.5,
         max_subscriptions: int = MAX_SUBSCRIPTIONS,
@@ -100,26 +109,46 @@ class WsClient:
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.monotonic,
         on_state: Callable[[ConnState], object] | None = None,
+        on_server_time: Callable[[int], object] | None = None,
     ) -> None:
-        """``idle_timeout`` (default twice ``ping_interval``): seconds without any frame after which the
-        socket is taken for dead and replaced. ``on_state`` is called on every state change."""
+        """Liveness: a ping after ``ping_interval`` s of quiet (and again every ``ping_interval`` s while it
+        lasts), ``stale`` after ``stale_after`` s without any frame (default 5/8 of ``idle_timeout``), dead
+        and replaced after ``idle_timeout`` s. Reconnects: ``quick_reconnect`` waits for ``quick_for`` s of an
+        outage, then ``backoff_min`` doubling to ``backoff_max`` (see ``ReconnectSchedule``).
+
+        ``on_state`` is called on every state change; ``on_server_time(ms)`` with the exchange's time of
+        every pong that carries one (a lower bound of the exchange's clock when it arrives).
+        """
         self.url = url
         self._ping_interval = ping_interval
-        self._idle_timeout = idle_timeout if idle_timeout is not None else 2 * ping_interval
+        self._idle_timeout = idle_timeout
+        self._stale_after = stale_after if stale_after is not None else idle_timeout * 5 / 8
         self._request_timeout = request_timeout
         self._open_timeout = open_timeout
-        self._backoff = (backoff_min, backoff_max, backoff_jitter)
+        self._rng = rng or random.Random()
+        self._schedule = ReconnectSchedule(
+            quick=quick_reconnect,
+            quick_for=quick_for,
+            backoff_min=backoff_min,
+            backoff_max=backoff_max,
+            jitter=backoff_jitter,
+            rng=self._rng,
+            clock=clock,
+        )
         self._max_subscriptions = max_subscriptions
         self._limiter = MessageRateLimiter(max_messages_per_minute, 60.0, clock=clock, sleep=sleep)
-        self._rng = rng or random.Random()
         self._sleep = sleep
         self._clock = clock
         self._on_state = on_state
+        self._on_server_time = on_server_time
         self._state = ConnState.CLOSED
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._conn: Connection | None = None
+        self._liveness: Liveness | None = None
+        self._silent_since: float | None = None  # loop time of the last frame of the socket lost last
+        self._last_gap: float | None = None
         self._topics: dict[tuple[str, bytes], Topic] = {}
         self._ever_live = False
         self._reconnects = 0
@@ -174,6 +203,7 @@ class WsClient:
     @property
     def status(self) -> WsStatus:
         """A snapshot of state, reconnect count, last message time and counters."""
+        watch = self._liveness
         return WsStatus(
             self._state,
             self._reconnects,
@@ -181,7 +211,15 @@ class WsClient:
             self._latency,
             self._invalid_frames,
             len(self._topics),
+            watch.quiet_s if watch is not None else None,
+            self._last_gap,
         )
+
+    def suspect(self) -> None:
+        """Outside evidence that the socket may be dead (the exchange's /info calls timing out): ping it
+        now and replace it unless it answers within the ping interval."""
+        if self._liveness is not None:
+            self._liveness.suspect()
 
     # ----- public requests
 
@@ -204,7 +242,7 @@ class WsClient:
                     await topic.settled.wait()
                 except BaseException:
                     if (todo := self._detach(sub)) is not None:
-                        self._spawn(self._unsubscribe_channel(*todo))
+                        self._spawn(todo[0].unsubscribe_channel(todo[1], todo[2]))
                     raise
                 if topic.established and not topic.dead:
                     return sub
@@ -218,7 +256,7 @@ class WsClient:
             topic.handles.append(sub)
             try:
                 conn = await self._live_conn()
-                await self._subscribe_topic(conn, topic)
+                await conn.subscribe_topic(topic)
                 if topic.dead:  # closed while the reply was in flight
                     raise ClientClosed("WebSocket client is closed")
             except BaseException:
@@ -233,7 +271,7 @@ class WsClient:
         """Remove ``sub``. The server subscription is ended (``params`` = the echoed channel names)
         when no other local subscription shares it. Best effort: never raises for a lost socket."""
         if (todo := self._detach(sub)) is not None:
-            await self._unsubscribe_channel(*todo)
+            await todo[0].unsubscribe_channel(todo[1], todo[2])
 
     async def post(self, kind: Literal["action", "info", "explorer"], payload: Any) -> Any:
         """Send an HTTP body over the socket (section 5.2); returns ``result.data`` or ``result``."""
@@ -268,7 +306,7 @@ class WsClient:
         while True:
             self._check_open()
             conn = self._conn
-            if self._state is ConnState.LIVE and conn is not None and conn.lost is None:
+            if self._state in (ConnState.LIVE, ConnState.STALE) and conn is not None and conn.lost is None:
                 return conn
             await self._changed.wait()
 
@@ -301,8 +339,8 @@ class WsClient:
     # ----- internals: the connection loop
 
     async def _run(self) -> None:
-        attempt = 0
         while True:
+            refused = False
             try:
                 ws = await connect(
                     self.url,
@@ -314,6 +352,9 @@ class WsClient:
                 )
             except asyncio.CancelledError:
                 raise
+            except InvalidStatus as exc:
+                refused = 400 <= exc.response.status_code < 500  # up, and says no: back off
+                log.warning("WebSocket connect to %s refused: %s", self.url, exc)
             except Exception as exc:
                 log.warning("WebSocket connect to %s failed: %s", self.url, exc)
             else:
@@ -322,19 +363,26 @@ class WsClient:
                         ws, limiter=self._limiter, request_timeout=self._request_timeout, on_invalid=self._invalid
                     )
                     if await self._serve(conn):
-                        attempt = 0
+                        self._schedule.lost()
+                    refused = ws.close_code in REFUSING_CLOSE_CODES
                 except Exception:
                     log.exception("WebSocket connection to %s failed", self.url)
             self._set_state(ConnState.RECONNECTING if self._ever_live else ConnState.CONNECTING)
-            minimum, maximum, jitter = self._backoff
-            await self._sleep(backoff_delay(attempt, minimum=minimum, maximum=maximum, jitter=jitter, rng=self._rng))
-            attempt += 1
+            await self._sleep(self._schedule.next_delay(refused=refused))
 
     async def _serve(self, conn: Connection) -> bool:
         """Run one connection until it ends; True if it went live."""
         self._conn = conn
-        reader = asyncio.create_task(self._read_loop(conn))
-        pinger: asyncio.Task[None] | None = None
+        watch = self._liveness = Liveness(
+            conn,
+            ping_interval=self._ping_interval,
+            stale_after=self._stale_after,
+            dead_after=self._idle_timeout,
+            on_stale=self._stale,
+            on_pong=self._pong,
+        )
+        reader = asyncio.create_task(self._read_loop(conn, watch))
+        watchdog = asyncio.create_task(watch.run())
         went_live = False
         try:
             if self._ever_live:
@@ -343,21 +391,24 @@ class WsClient:
                 return False
             if self._ever_live:
                 self._reconnects += 1
+                if self._silent_since is not None:
+                    self._last_gap = asyncio.get_running_loop().time() - self._silent_since
             self._ever_live = went_live = True
-            self._set_state(ConnState.LIVE)
-            pinger = asyncio.create_task(self._ping_loop(conn))
-            await reader
+            self._set_state(ConnState.STALE if watch.stale else ConnState.LIVE)
+            await asyncio.wait((reader, watchdog), return_when=asyncio.FIRST_COMPLETED)
             return True
         except (ConnectionLost, RequestTimeout) as exc:
             log.warning("WebSocket %s lost while resubscribing: %s", self.url, exc)
             return went_live
         finally:
-            tasks = [t for t in (reader, pinger) if t is not None]
+            tasks = (reader, watchdog)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             conn.fail(self._lost_error())
-            self._conn = None
+            if went_live or self._silent_since is None:
+                self._silent_since = watch.last_frame
+            self._conn = self._liveness = None
             for topic in self._topics.values():
                 topic.server_channel = None
             if conn.idle:  # a half-open socket would not answer a close handshake
@@ -366,21 +417,31 @@ class WsClient:
                 with contextlib.suppress(Exception):
                     await conn.ws.close()
 
+    def _stale(self, stale: bool) -> None:
+        """The watchdog's verdict on a quiet socket (only a live socket goes stale and back)."""
+        if stale and self._state is ConnState.LIVE:
+            self._set_state(ConnState.STALE)
+        elif not stale and self._state is ConnState.STALE:
+            self._set_state(ConnState.LIVE)
+
+    def _pong(self, latency: float, server_ms: int | None) -> None:
+        self._latency = latency
+        if server_ms is not None and self._on_server_time is not None:
+            try:
+                self._on_server_time(server_ms)
+            except Exception:
+                log.exception("on_server_time callback failed")
+
     def _lost_error(self) -> ConnectionLost:
         if self._closing:
             return ClientClosed("WebSocket client is closed")
         return ConnectionLost("WebSocket disconnected")
 
-    async def _read_loop(self, conn: Connection) -> None:
+    async def _read_loop(self, conn: Connection, watch: Liveness) -> None:
         try:
             while True:
-                try:
-                    async with asyncio.timeout(self._idle_timeout):
-                        raw = await conn.ws.recv()
-                except TimeoutError:
-                    log.warning("WebSocket %s silent for %.1f s; reconnecting", self.url, self._idle_timeout)
-                    conn.idle = True
-                    return
+                raw = await conn.ws.recv()
+                watch.heard()
                 self._last_message_at = time.time()
                 try:
                     conn.on_frame(raw)
@@ -392,59 +453,16 @@ class WsClient:
         finally:
             conn.fail(self._lost_error())
 
-    async def _ping_loop(self, conn: Connection) -> None:
-        while conn.lost is None:
-            await asyncio.sleep(self._ping_interval)
-            rid = conn.next_id()
-            sent = self._clock()
-
-            def pong(msg: dict[str, Any], sent: float = sent) -> None:
-                if msg.get("error") is None:
-                    self._latency = self._clock() - sent
-
-            conn.pending[rid] = (None, pong)
-            try:
-                await conn.send({"jsonrpc": "2.0", "method": "ping", "id": rid})
-            except ConnectionLost:
-                return
-
     async def _resubscribe(self, conn: Connection) -> None:
         topics = [t for t in self._topics.values() if t.established]
-        results = await asyncio.gather(*(self._subscribe_topic(conn, t) for t in topics), return_exceptions=True)
+        results = await asyncio.gather(*(conn.subscribe_topic(t) for t in topics), return_exceptions=True)
         for topic, result in zip(topics, results, strict=True):
             if isinstance(result, (ConnectionLost, RequestTimeout)):
                 raise result
             if isinstance(result, BaseException):
                 log.warning("resubscribe %s %s failed: %s", topic.name, topic.params, result)
             elif result is not None:  # unsubscribed while its resubscribe was in flight
-                await self._unsubscribe_channel(conn, result, topic)
-
-    async def _subscribe_topic(self, conn: Connection, topic: Topic) -> str | None:
-        """Subscribe ``topic`` on ``conn``; returns the echoed channel only if the topic died meanwhile
-        (the caller then unsubscribes it)."""
-
-        def on_reply(msg: dict[str, Any]) -> str | None:
-            # Runs in the reader, so the route exists before the next frame (often a snapshot) is read.
-            channel = parse_subscribed(topic, msg)
-            if topic.dead:
-                return channel
-            topic.server_channel = channel
-            routed = conn.routes.setdefault(channel, [])
-            if topic not in routed:  # never routed twice, so never dispatched twice
-                routed.append(topic)
-            return None
-
-        orphan: str | None = await conn.request("subscribe", {"channel": topic.name, **topic.params}, on_reply)
-        return orphan
-
-    async def _unsubscribe_channel(self, conn: Connection, channel: str, topic: Topic) -> None:
-        conn.unroute(channel, topic)
-        if conn.routes.get(channel) or conn.lost is not None:
-            return  # still used by another topic, or the server forgot it with the socket
-        try:
-            await conn.request("unsubscribe", [channel])
-        except WsError as exc:
-            log.info("unsubscribe %s: %s", channel, exc)
+                await conn.unsubscribe_channel(result, topic)
 
     # ----- internals: frames the connection cannot use
 

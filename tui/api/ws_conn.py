@@ -14,8 +14,8 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from .errors import RequestTimeout
-from .ws_protocol import ConnectionLost, Hook, MessageRateLimiter, clip, result_of
-from .ws_topics import Topic
+from .ws_protocol import ConnectionLost, Hook, MessageRateLimiter, WsError, clip, result_of
+from .ws_topics import Topic, parse_subscribed
 
 __all__ = ["Connection"]
 
@@ -93,6 +93,34 @@ class Connection:
             await self.ws.send(msgspec.json.encode(msg), text=True)
         except ConnectionClosed as exc:
             raise ConnectionLost(f"WebSocket disconnected: {exc}") from exc
+
+    async def subscribe_topic(self, topic: Topic) -> str | None:
+        """Subscribe ``topic`` here; returns the echoed channel only if the topic died meanwhile (the
+        caller then unsubscribes it)."""
+
+        def on_reply(msg: dict[str, Any]) -> str | None:
+            # Runs in the reader, so the route exists before the next frame (often a snapshot) is read.
+            channel = parse_subscribed(topic, msg)
+            if topic.dead:
+                return channel
+            topic.server_channel = channel
+            routed = self.routes.setdefault(channel, [])
+            if topic not in routed:  # never routed twice, so never dispatched twice
+                routed.append(topic)
+            return None
+
+        orphan: str | None = await self.request("subscribe", {"channel": topic.name, **topic.params}, on_reply)
+        return orphan
+
+    async def unsubscribe_channel(self, channel: str, topic: Topic) -> None:
+        """End ``topic``'s route; unsubscribe ``channel`` on the server when no other topic uses it."""
+        self.unroute(channel, topic)
+        if self.routes.get(channel) or self.lost is not None:
+            return  # still used by another topic, or the server forgot it with the socket
+        try:
+            await self.request("unsubscribe", [channel])
+        except WsError as exc:
+            log.info("unsubscribe %s: %s", channel, exc)
 
     # ----- frames
 

@@ -27,6 +27,7 @@ __all__ = [
     "ConnectionLost",
     "Hook",
     "MessageRateLimiter",
+    "ReconnectSchedule",
     "RpcError",
     "Sleep",
     "SubscriptionError",
@@ -63,6 +64,7 @@ class ConnState(enum.StrEnum):
 
     CONNECTING = "connecting"  # never live yet
     LIVE = "live"  # connected and (re)subscribed
+    STALE = "stale"  # connected, but nothing heard for a while: maybe dead
     RECONNECTING = "reconnecting"  # was live, socket lost, trying again
     CLOSED = "closed"  # not started, or closed by the owner
 
@@ -114,6 +116,8 @@ class WsStatus:
     latency: float | None  # seconds from the last answered ping to its reply
     invalid_frames: int
     subscriptions: int  # server subscriptions held (distinct channel + params)
+    quiet_s: float | None = None  # seconds since the last frame of the socket in use (None: no socket)
+    last_gap_s: float | None = None  # the last outage: from the old socket's last frame to live again
 
 
 def normalize_channel(channel: str, params: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -136,6 +140,56 @@ def backoff_delay(attempt: int, *, minimum: float, maximum: float, jitter: float
     less a random fraction of up to ``jitter`` of it."""
     base = min(maximum, minimum * 2.0 ** min(attempt, 64))
     return base * (1.0 - jitter * rng.random())
+
+
+class ReconnectSchedule:
+    """The waits between reconnect attempts: quick while an outage is young, backing off once it is old.
+
+    The schedule (defaults): the first attempt after a loss at once or within 0.25 s; then every 0.25-0.5 s
+    until the outage is a minute old, so the socket is live again within a second of the server's return
+    for 2-4 refused connects a second (a SYN each); then 1, 2, 4, 8, 16, 30, 30 ... s, each less up to
+    half. Every wait is jittered, so clients that lost the same server do not come back in lockstep. A
+    server that answers but refuses the upgrade (a 4xx: over a limit, banned) is up and says no, so its
+    refusals go straight to the slow steps: retrying it quickly would be a storm.
+    """
+
+    def __init__(
+        self,
+        *,
+        quick: tuple[float, float] = (0.25, 0.5),
+        quick_for: float = 60.0,
+        backoff_min: float = 1.0,
+        backoff_max: float = 30.0,
+        jitter: float = 0.5,
+        rng: random.Random,
+        clock: Clock,
+    ) -> None:
+        """``quick`` is capped at ``backoff_max``, so a small cap (tests) keeps every wait small."""
+        top = min(quick[1], backoff_max)
+        self.quick = (min(quick[0], top), top)
+        self.quick_for = quick_for
+        self._slow = (backoff_min, backoff_max, jitter)
+        self._rng = rng
+        self._clock = clock
+        self._since = clock()
+        self._attempts = 0
+        self._slow_attempts = 0
+
+    def lost(self) -> None:
+        """An outage begins now (the socket went down after being live)."""
+        self._since = self._clock()
+        self._attempts = self._slow_attempts = 0
+
+    def next_delay(self, *, refused: bool = False) -> float:
+        """Seconds to wait before the next attempt; ``refused``: the server answered the last one with a 4xx."""
+        first, self._attempts = self._attempts == 0, self._attempts + 1
+        young = self._clock() - self._since < self.quick_for
+        if young and not refused:
+            low, high = self.quick
+            return self._rng.uniform(0.0, low) if first else self._rng.uniform(low, high)
+        minimum, maximum, jitter = self._slow
+        attempt, self._slow_attempts = self._slow_attempts, self._slow_attempts + 1
+        return backoff_delay(attempt, minimum=minimum, maximum=maximum, jitter=jitter, rng=self._rng)
 
 
 class MessageRateLimiter:

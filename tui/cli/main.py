@@ -30,14 +30,30 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def parse_pairs(pairs: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def text_pairs(pairs: Sequence[str]) -> dict[str, str]:
+    """``key=value`` arguments as text, by key."""
+    out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise UsageError(f"expected key=value, got {pair!r}")
-        out[key] = _parse_value(value)
+        out[key] = value
     return out
+
+
+def parse_pairs(pairs: Sequence[str]) -> dict[str, Any]:
+    """/info and /explorer parameters: each value JSON when it parses as JSON, else the string itself."""
+    return {key: _parse_value(value) for key, value in text_pairs(pairs).items()}
+
+
+def action_fields(pairs: Sequence[str]) -> dict[str, Any]:
+    """/exchange fields: each value typed as its field needs (``amount=10`` is sent as the decimal string "10")."""
+    from tui.api.action_fields import FieldError, typed_fields
+
+    try:
+        return typed_fields(text_pairs(pairs))
+    except FieldError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def print_json(value: Any) -> None:
@@ -155,10 +171,12 @@ async def _call(args: argparse.Namespace) -> Any:
     from tui.api.http import HttpClient
 
     base, explorer, testnet = _target(args)
-    params = parse_pairs(args.params)
     signer = None
     if args.command == "exchange":
+        params = action_fields(args.params)
         signer = _signer_from_env(args.key_env)
+    else:
+        params = parse_pairs(args.params)
     async with HttpClient(base, explorer_url=explorer, signer=signer, testnet=testnet, dialect=args.dialect) as c:
         c.on_network_mismatch = _warn
         if args.command == "info":

@@ -1,10 +1,11 @@
 """What the feed does with each pushed payload, and the order-book resync that keeps the book whole.
 
 These handlers are the WebSocket callbacks (and what ``bench_feed`` drives). Each decodes its payload
-into ``tui.api.models`` records; a payload that does not decode is counted and reported as
-``last_error``, never raised. Book updates must follow each other (``sequence_number`` = last + 1): on
-a gap the book is reloaded from /info, and the updates that arrive meanwhile are buffered and replayed
-on top of it, so none is lost and none is applied twice.
+into ``tui.api.models`` records; a payload that does not decode, or holds absurd values (``sanity``:
+a price at or below 0, a negative size), is dropped, counted and reported as ``last_error``, never
+raised. Book updates must follow each other (``sequence_number`` = last + 1): on a gap the book is
+reloaded from /info, and the updates that arrive meanwhile are buffered and replayed on top of it, so
+none is lost and none is applied twice.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from tui.api.client import Client
-from tui.api.errors import ClientError
+from tui.api.errors import ClientError, RequestTimeout
 from tui.api.models import (
     AccountSummary,
     BookData,
@@ -33,6 +34,16 @@ from tui.api.models import (
 
 from .book import BookState
 from .notify import ChangeNotifier
+from .sanity import (
+    absurd_book,
+    absurd_candle,
+    absurd_fill,
+    absurd_order,
+    absurd_position,
+    absurd_ticker,
+    absurd_trade,
+    first_absurd,
+)
 from .state import AccountState, FeedState, FeedStatus, MarketState
 
 __all__ = ["BUFFER_LIMIT", "FAST_POLL_S", "RESYNC_DEPTH", "FrameHandlers", "payload_items"]
@@ -85,6 +96,8 @@ class FrameHandlers:
         self._resync_task: asyncio.Task[None] | None = None
         self._resync_after = float("-inf")  # after a failed resync, gaps wait for the poll loop until then
         self._ready = asyncio.Event()
+        self._info_timeouts = 0  # /info calls timed out in a row: evidence the exchange is unreachable
+        self._clock_fed = 0  # the exchange's time last given to the client's clock
 
     # ---- status and notification ----------------------------------------------------------------
 
@@ -104,7 +117,11 @@ class FrameHandlers:
         self._error(f"bad {channel} data", exc)
 
     def _observe_server_time(self, ts_ms: int) -> None:
-        """Clock drift from the exchange's frame time; the status bar is told only of a visible change."""
+        """Clock drift from the exchange's frame time; the status bar is told only of a visible change.
+        The client signs nonces and expiry times on the exchange's clock it measures this way."""
+        if abs(ts_ms - self._clock_fed) >= 100:  # a burst of frames within 100 ms tells the clock nothing more
+            self._clock_fed = ts_ms
+            self.client.server_clock.observe(ts_ms)
         status = self.state.status
         drift = ts_ms - int(self._wall() * 1000)
         old, status.clock_drift_ms = status.clock_drift_ms, drift
@@ -131,10 +148,18 @@ class FrameHandlers:
     async def _fetch(self, what: str, call: Coroutine[Any, Any, T]) -> T | None:
         """One /info call: its result, or None with the error reported (transport, 429, bad record)."""
         try:
-            return await call
+            result = await call
         except (ClientError, DecodeError) as exc:
             self._error(what, exc)
+            if isinstance(exc, RequestTimeout):
+                self._info_timeouts += 1
+                self._info_timed_out()
             return None
+        self._info_timeouts = 0
+        return result
+
+    def _info_timed_out(self) -> None:
+        """An /info call timed out (``_info_timeouts`` in a row); the connection layer weighs it."""
 
     def _check_ready(self) -> None:
         s = self.state
@@ -156,6 +181,8 @@ class FrameHandlers:
         now = self._clock()
         self._observe_server_time(f.timestamp)
         try:
+            if (why := absurd_book(f)) is not None:
+                raise ValueError(why)
             if upd.update_type == "snapshot":
                 book.replace(f.bids, f.asks, f.sequence_number, f.timestamp, now)
                 self._check_ready()
@@ -224,6 +251,8 @@ class FrameHandlers:
             self._observe_server_time(ob.timestamp)
             self.state.status.resyncs += 1
             try:
+                if (why := absurd_book(ob)) is not None:
+                    raise ValueError(why)
                 # a socket snapshot that arrived meanwhile and is newer than this answer wins
                 if book.snapshots == snapshots or ob.sequence_number >= book.sequence:
                     book.replace(ob.bids, ob.asks, ob.sequence_number, ob.timestamp, now)
@@ -259,6 +288,8 @@ class FrameHandlers:
             trades = decode(payload_items(data), list[Trade])
         except DecodeError as exc:
             return self._bad("trades", exc)
+        if (why := first_absurd(trades, absurd_trade)) is not None:
+            return self._bad("trades", ValueError(why))
         market = self.state.market
         mine = [t for t in trades if t.instrument == market.selected]
         if mine:
@@ -272,6 +303,8 @@ class FrameHandlers:
             tickers = decode(payload_items(data), list[Ticker])
         except DecodeError as exc:
             return self._bad("ticker", exc)
+        if (why := first_absurd(tickers, absurd_ticker)) is not None:
+            return self._bad("ticker", ValueError(why))
         for t in tickers:
             self.state.market.tickers[t.symbol] = t
         self._touch("markets", self._clock())
@@ -283,6 +316,8 @@ class FrameHandlers:
             candles = decode(payload_items(data), list[Candle])
         except DecodeError as exc:
             return self._bad("chart", exc)
+        if (why := first_absurd(candles, absurd_candle)) is not None:
+            return self._bad("chart", ValueError(why))
         for c in candles:
             self.state.market.apply_candle(c)
         self._touch("chart", self._clock())
@@ -296,6 +331,8 @@ class FrameHandlers:
             orders = decode(payload_items(data), list[WsOrder])
         except DecodeError as exc:
             return self._bad("orders", exc)
+        if (why := first_absurd(orders, absurd_order)) is not None:
+            return self._bad("orders", ValueError(why))
         now = self._clock()
         for o in orders:
             self.state.account.apply_order(o, now)
@@ -308,6 +345,8 @@ class FrameHandlers:
             positions = decode(payload_items(data), list[Position])
         except DecodeError as exc:
             return self._bad("position", exc)
+        if (why := first_absurd(positions, absurd_position)) is not None:
+            return self._bad("position", ValueError(why))
         now = self._clock()
         for p in positions:
             self.state.account.apply_position(p, now)
@@ -320,6 +359,8 @@ class FrameHandlers:
             fills = decode(payload_items(data), list[WsFill])
         except DecodeError as exc:
             return self._bad("fills", exc)
+        if (why := first_absurd(fills, absurd_fill)) is not None:
+            return self._bad("fills", ValueError(why))
         now = self._clock()
         if any([self.state.account.apply_fill(f) for f in fills]):
             self._touch("fills", now)

@@ -26,6 +26,7 @@ __all__ = [
     "CANDLES_KEPT",
     "FILLS_KEPT",
     "OPEN_STATES",
+    "TAPE_MARKS_KEPT",
     "TOPICS",
     "TRADES_KEPT",
     "AccountState",
@@ -34,6 +35,7 @@ __all__ = [
     "FeedStatus",
     "InstrumentInfo",
     "MarketState",
+    "TapeMark",
     "fill_from_ws",
     "instruments_from",
     "order_from_ws",
@@ -44,6 +46,7 @@ TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account"
 TRADES_KEPT = 200
 FILLS_KEPT = 200
 CANDLES_KEPT = 1_000
+TAPE_MARKS_KEPT = 8  # reconnects marked on the tape; older ones have scrolled away with their trades
 OPEN_STATES = frozenset({"open", "triggered"})  # what open_orders lists; anything else has left the book
 
 
@@ -128,6 +131,15 @@ def _fill_key(f: Fill) -> tuple[int, int, str]:
     return (f.trade_id, f.order_id, f.side)
 
 
+@dataclass(frozen=True)
+class TapeMark:
+    """A line across the trade tape where the socket was lost: the trades above it came after the reconnect."""
+
+    after_trade_id: int  # the newest trade held when the socket fell silent
+    at_ms: int  # the exchange's time of the reconnect
+    gap_s: float  # how long nothing arrived
+
+
 @dataclass
 class MarketState:
     """Every instrument's ticker, and the selected instrument's book, trades and candles."""
@@ -140,6 +152,7 @@ class MarketState:
     chart_type: str = "ltp"  # "mark" | "index" | "ltp"
     resolution: str = "1"  # "1","5","15","30","60","240","1D","1W"
     candles: list[Candle] = field(default_factory=list)  # oldest first
+    tape_marks: collections.deque[TapeMark] = field(default_factory=lambda: collections.deque(maxlen=TAPE_MARKS_KEPT))
 
     def add_trades(self, trades: Iterable[Trade]) -> None:
         """Pushed trades, oldest first in the frame: each becomes the newest."""
@@ -276,7 +289,7 @@ class AccountState:
 class FeedStatus:
     """Figures for the status bar."""
 
-    connection: str = "connecting"  # "connecting" | "live" | "reconnecting" | "polling" | "closed"
+    connection: str = "connecting"  # "connecting" | "live" | "stale" | "reconnecting" | "polling" | "closed"
     updated: dict[str, float] = field(default_factory=dict)  # topic -> monotonic time of its last data
     rate: GovernorStatus | None = None
     clock_drift_ms: int | None = None  # server time - local time

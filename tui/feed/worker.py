@@ -3,9 +3,14 @@
 ``Feed.run()`` is one long-lived coroutine (the app runs it as a Textual worker). It loads what the
 socket cannot give (instruments, the book, recent trades, chart history, the account), subscribes the
 selected instrument's channels, every instrument's ticker and the account's channels, and polls /info
-to reconcile: the account every ``poll_s``, and while the socket is down the market too, every second.
-After a reconnect everything the socket may have missed is reloaded. Network and data errors are
-reported in ``state.status``; ``run()`` never raises them.
+to reconcile: the account every ``poll_s``, and while the socket is down (or stale: silent, maybe dead)
+the market too, every second.
+
+The connection is reported as it is: ``live`` only while the socket is heard from (the client pings it
+while quiet), ``stale`` when it falls silent, ``reconnecting`` when it is lost and until, back, the book is
+reloaded from /info and the account's orders and positions reconciled; a line across the trade tape then
+marks the gap. /info calls timing out in a row make the client test the socket at once. Network and
+data errors are reported in ``state.status``; ``run()`` never raises them.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from tui.api.ws import ConnState, WsClient
 from .book import BookState
 from .channels import ChannelSubscriptions
 from .frames import FAST_POLL_S
-from .state import FILLS_KEPT, TRADES_KEPT, instruments_from
+from .state import FILLS_KEPT, TRADES_KEPT, TapeMark, instruments_from
 
 __all__ = ["CHART_CANDLES", "CHART_TYPES", "RESOLUTIONS", "Feed"]
 
@@ -34,6 +39,7 @@ RESOLUTIONS: Mapping[str, int] = {
 }  # fmt: skip
 CHART_CANDLES = 300  # history loaded per chart
 TICKER_POLL_S = 2.0  # while the socket is down
+INFO_TIMEOUTS_SUSPECT = 2  # /info timeouts in a row after which the socket is tested at once
 
 
 class Feed(ChannelSubscriptions):
@@ -73,6 +79,8 @@ class Feed(ChannelSubscriptions):
         self._wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, or stop()
         self._down_poll_ok = False  # a poll made while the socket was down succeeded: "polling"
         self._last_ticker_poll = float("-inf")
+        self._resyncing = False  # back after a reconnect, reloading what was missed: not live yet
+        self._silent_after: int | None = None  # the newest trade held when the socket fell silent
 
     # ---- the contract ---------------------------------------------------------------------------
 
@@ -81,7 +89,9 @@ class Feed(ChannelSubscriptions):
         if self._running or self._done.is_set():
             raise RuntimeError("Feed.run() can be called once")
         self._running = True
-        ws = self._ws = WsClient(self.ws_url, on_state=self._on_ws_state, **self._ws_options)
+        ws = self._ws = WsClient(
+            self.ws_url, on_state=self._on_ws_state, on_server_time=self.client.server_clock.observe, **self._ws_options
+        )
         try:
             await ws.start()
             self._spawn(self._load_all(), "load")
@@ -149,10 +159,24 @@ class Feed(ChannelSubscriptions):
             self._down_poll_ok = False
             if ws is not None and ws.status.reconnects > self.state.status.reconnects:
                 self.state.status.reconnects = ws.status.reconnects
+                self._resyncing = True
                 self._spawn(self._after_reconnect(), "reconnect")
+            else:
+                self._silent_after = None  # it was only quiet: nothing was missed
         else:
+            trades = self.state.market.trades
+            if self._silent_after is None and trades:
+                self._silent_after = trades[0].trade_id
+            book = self.state.market.book
+            if state is ConnState.RECONNECTING and book.loaded and not book.stale:
+                book.stale = True  # the socket is gone: until /info says otherwise the book may be wrong
+                self._touch("book", self._clock())
             self._wake.set()  # poll now, and every second while down
         self._refresh_status()
+
+    def _info_timed_out(self) -> None:
+        if self._info_timeouts >= INFO_TIMEOUTS_SUSPECT and self._ws is not None:
+            self._ws.suspect()
 
     def _refresh_status(self) -> None:
         status = self.state.status
@@ -160,7 +184,7 @@ class Feed(ChannelSubscriptions):
         if ws is None or ws.state is ConnState.CLOSED:
             status.connection = "closed" if self._done.is_set() or self._stopping.is_set() else "connecting"
         elif ws.state is ConnState.LIVE:
-            status.connection = "live"
+            status.connection = "reconnecting" if self._resyncing else "live"
         else:
             status.connection = "polling" if self._down_poll_ok else ws.state.value
         status.rate = self.client.governor.status()
@@ -168,6 +192,7 @@ class Feed(ChannelSubscriptions):
             with contextlib.suppress(TypeError, ValueError):  # HTTP Date: whole seconds, better than nothing
                 server = parsedate_to_datetime(self.client.last_server_date).timestamp()
                 status.clock_drift_ms = int((server - self._wall()) * 1000)
+                self.client.server_clock.observe_date(self.client.last_server_date)
         self._notify.mark("status")
 
     # ---- loading --------------------------------------------------------------------------------
@@ -207,6 +232,8 @@ class Feed(ChannelSubscriptions):
         market.selected = symbol
         market.book = BookState(symbol)
         market.trades.clear()
+        market.tape_marks.clear()
+        self._silent_after = None
         market.candles = []
         now = self._clock()
         for topic in ("markets", "book", "trades", "chart"):
@@ -230,6 +257,10 @@ class Feed(ChannelSubscriptions):
     def _server_now_s(self) -> int:
         drift = self.state.status.clock_drift_ms or 0
         return int(self._wall() + drift / 1000)
+
+    def _server_now_ms(self) -> int:
+        drift = self.state.status.clock_drift_ms or 0
+        return int(self._wall() * 1000) + drift
 
     async def _load_chart(self, candles: int = CHART_CANDLES) -> bool:
         """Chart history (``from``/``to`` in the exchange's seconds), merged under the live candle."""
@@ -300,12 +331,26 @@ class Feed(ChannelSubscriptions):
         return await self._load_chart(candles=2) and ok
 
     async def _after_reconnect(self) -> None:
-        """The socket is back: reload what it may have missed while down."""
-        await self.resync_book()
-        await self._load_trades()
+        """The socket is back: reload the book, the account and the tape, mark the gap on the tape, then
+        say live; the chart and the tickers follow."""
+        try:
+            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades())
+            self._mark_gap()
+        finally:
+            self._resyncing = False
+            self._refresh_status()
         await self._load_chart()
         await self._poll_tickers()
-        await self.refresh_account()
+
+    def _mark_gap(self) -> None:
+        """A line across the tape above the trades held when the socket fell silent."""
+        after, self._silent_after = self._silent_after, None
+        ws = self._ws
+        if after is None or ws is None:
+            return
+        gap = ws.status.last_gap_s or 0.0
+        self.state.market.tape_marks.appendleft(TapeMark(after, self._server_now_ms(), gap))
+        self._touch("trades", self._clock())
 
     async def _pause(self, seconds: float) -> bool:
         """Wait ``seconds`` or until woken; True when stopping."""

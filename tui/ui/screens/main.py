@@ -212,14 +212,15 @@ class MainScreen(Screen[None]):
             self._tell_drift()
 
     def _tell_drift(self) -> None:
-        """Once a session: a clock off by more than a second makes the exchange reject nonces and expiries."""
+        """Once a session: a clock off by more than a second. xtui signs on the exchange's clock as it measures
+        it, but until it has measured it (and for every other program on this machine) the clock is wrong."""
         warning = drift_warning(self.feed.state.status.clock_drift_ms)
         if warning is None:
             return
         self._drift_told = True
         self.notify(
-            f"{warning.capitalize()}. Nonces and expiresAfter are taken from it, so orders may be rejected: "
-            "sync the system clock (NTP).",
+            f"{warning.capitalize()}. xtui signs nonces and expiresAfter on the exchange's clock as it measures "
+            "it, but an order sent before that may be rejected: sync the system clock (NTP).",
             title="Clock drift",
             severity="warning",
             timeout=20,

@@ -17,6 +17,7 @@ __all__ = ["CONNECTION_STYLES", "ProfileHeader"]
 
 CONNECTION_STYLES = {
     "live": ("●", "$up"),
+    "stale": ("◔", "$warning"),  # connected, but nothing heard for seconds
     "reconnecting": ("◌", "$warning"),
     "polling": ("◐", "$warning"),
     "connecting": ("○", "$stale"),

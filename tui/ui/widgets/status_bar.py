@@ -14,7 +14,7 @@ from .pane import FeedLine
 __all__ = ["DRIFT_WARN_MS", "STALE_AFTER_S", "StatusBar", "drift_warning"]
 
 STALE_AFTER_S = 3.0
-DRIFT_WARN_MS = 1000  # nonces and expiresAfter are taken from this machine's clock
+DRIFT_WARN_MS = 1000  # a clock this far off signs wrong nonces until the exchange's clock is measured
 # (topic, label): the data behind each pane
 AGES = (("book", "book"), ("trades", "tape"), ("markets", "mkts"), ("chart", "chart"), ("account", "acct"))
 

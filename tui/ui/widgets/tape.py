@@ -1,4 +1,8 @@
-"""Trade tape: the selected instrument's recent trades, newest on top, coloured by side; large ones stand out."""
+"""Trade tape: the selected instrument's recent trades, newest on top, coloured by side; large ones stand out.
+
+Where the socket was lost a line crosses the tape ("reconnected 12:03:04 (5.2s)"): the trades above it
+came after the reconnect, so trades from before and after a gap are never read as one stream.
+"""
 
 from __future__ import annotations
 
@@ -12,12 +16,13 @@ from textual.events import Resize
 from textual.widgets import DataTable
 
 from tui.api.models import Trade, to_datetime
+from tui.feed.state import TapeMark
 
-from .display import DOWN, UP, fmt_price, fmt_size
+from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
 from .pane import FeedPane
 from .table_rows import TableRows
 
-__all__ = ["TradeTapePane", "large_threshold"]
+__all__ = ["TradeTapePane", "large_threshold", "mark_cells", "with_marks"]
 
 COLUMNS = (("time", "Time", 9), ("side", "", 1), ("price", "Price", 10), ("size", "Size", 8))
 LARGE_FLOOR = Decimal(1_000)  # USDC: never call a trade below this large
@@ -37,6 +42,34 @@ def _clock(ts: str | int) -> str:
         return to_datetime(ts).strftime("%H:%M:%S")
     except (ValueError, OverflowError, OSError):
         return "--:--:--"
+
+
+def _gap(seconds: float) -> str:
+    return f"{seconds:.1f}s" if seconds < 10 else fmt_age(seconds)
+
+
+def mark_cells(mark: TapeMark) -> list[str]:
+    """A mark as one line across the tape's columns: "reconnected 12:03:04 (5.2s)", ruled out to the width."""
+    width = sum(w for _, _, w in COLUMNS)
+    line = f"reconnected {_clock(mark.at_ms)} ({_gap(mark.gap_s)})"[:width]
+    line = f"{line:─<{width}}"
+    cells, start = [], 0
+    for _, _, w in COLUMNS:
+        cells.append(line[start : start + w])
+        start += w
+    return cells
+
+
+def with_marks(trades: list[Trade], marks: list[TapeMark], slots: int) -> list[Trade | TapeMark]:
+    """Trades newest first with each mark above the newest trade it came after; ``slots`` rows at most.
+    A mark below every trade shown has scrolled away with its trades."""
+    pending = sorted(marks, key=lambda m: m.after_trade_id, reverse=True)
+    rows: list[Trade | TapeMark] = []
+    for t in trades:
+        while pending and t.trade_id <= pending[0].after_trade_id:
+            rows.append(pending.pop(0))
+        rows.append(t)
+    return rows[:slots]
 
 
 class TradeTapePane(FeedPane):
@@ -79,7 +112,10 @@ class TradeTapePane(FeedPane):
         big = large_threshold(trades)
         c = self.colours
         rows: list[tuple[str, list[str | Text]]] = []
-        for i, t in enumerate(trades):
+        for i, t in enumerate(with_marks(trades, list(market.tape_marks), self.slots)):
+            if isinstance(t, TapeMark):
+                rows.append((f"t{i}", [Text(cell, style=f"bold {c.warning}") for cell in mark_cells(t)]))
+                continue
             buy = t.side == "b"
             colour = c.move(buy)
             large = t.price * t.size >= big

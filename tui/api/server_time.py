@@ -1,0 +1,118 @@
+"""The exchange's clock as this machine reckons it, for nonces and ``expiresAfter`` (protocol-notes 2.3).
+
+Nonces and expiry times are the exchange's milliseconds: a local clock 70 s behind would sign actions
+that expired before they were sent. ``ServerClock`` adds the measured offset to the local clock.
+
+Every observation of the exchange's time (a frame's timestamp, a pong's, /info's) is a little old when
+it is read, so ``stamp - local now`` is a lower bound of the offset: the clock takes the largest bound
+seen in the last ``window_s`` seconds (the freshest sample wins, a delayed frame never drags it back).
+An HTTP ``Date`` header (whole seconds) is used only while nothing finer has been seen; a refused
+action that names the exchange's time resets the estimate outright.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import time
+from collections.abc import Callable
+from email.utils import parsedate_to_datetime
+
+__all__ = ["ServerClock", "date_ms", "exchange_time_in", "is_expiry_refusal", "skew_words"]
+
+WINDOW_S = 30.0  # how long a sample of the exchange's time counts
+_EXPIRY = re.compile(r"expire|expiry|nonce (?:is )?too (?:old|new|far|low|high)|stale nonce", re.IGNORECASE)
+_EXCHANGE_TIME = re.compile(r"(?:exchange|server|current)(?:'s)? time\D{0,12}(\d{12,14})", re.IGNORECASE)
+
+
+class ServerClock:
+    """``now_ms()``: the local clock (``local_ms``) plus the measured offset to the exchange's clock.
+
+    ``monotonic`` ages the samples (inject it in tests). Until a sample arrives the offset is 0.
+    """
+
+    def __init__(
+        self,
+        local_ms: Callable[[], int],
+        *,
+        window_s: float = WINDOW_S,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.local_ms = local_ms
+        self._window_s = window_s
+        self._monotonic = monotonic
+        self._samples: collections.deque[tuple[float, int]] = collections.deque()  # (when, lower bound)
+        self._coarse: int | None = None  # from an HTTP Date header
+
+    @property
+    def offset_ms(self) -> int | None:
+        """Exchange time minus local time, as last measured (None: never measured)."""
+        self._expire()
+        return self._samples[0][1] if self._samples else self._coarse
+
+    def now_ms(self) -> int:
+        """The exchange's time now, in Unix milliseconds, as far as this machine can tell."""
+        return self.local_ms() + (self.offset_ms or 0)
+
+    def observe(self, exchange_ms: int) -> None:
+        """The exchange stamped something ``exchange_ms`` (a frame, a pong, an /info answer) and it is read now."""
+        bound = exchange_ms - self.local_ms()
+        samples = self._samples
+        while samples and samples[-1][1] <= bound:  # older and no larger: never the largest again
+            samples.pop()
+        samples.append((self._monotonic(), bound))  # so the bounds fall from left to right, the largest first
+        self._expire()
+
+    def observe_date(self, header: str | None) -> None:
+        """An HTTP ``Date`` header: whole seconds, so only used while nothing finer has been seen."""
+        stamp = date_ms(header)
+        if stamp is not None:
+            self._coarse = stamp - self.local_ms()
+
+    def reset(self, exchange_ms: int) -> None:
+        """The exchange said its time (a refusal naming it): forget every earlier sample."""
+        self._samples.clear()
+        self.observe(exchange_ms)
+
+    def _expire(self) -> None:
+        oldest = self._monotonic() - self._window_s
+        while self._samples and self._samples[0][0] < oldest:
+            self._samples.popleft()
+
+
+def date_ms(header: str | None) -> int | None:
+    """The time an HTTP ``Date`` header names, in ms: the middle of its whole second (None: unreadable)."""
+    if not header:
+        return None
+    try:
+        return int(parsedate_to_datetime(header).timestamp() * 1000) + 500
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def is_expiry_refusal(message: str) -> bool:
+    """Whether an exchange's refusal is about time: an expired action, a nonce out of its window."""
+    return bool(_EXPIRY.search(message))
+
+
+def exchange_time_in(message: str) -> int | None:
+    """The exchange's time in ms when a refusal names it ("... before the exchange time 1767225600000")."""
+    m = _EXCHANGE_TIME.search(message)
+    return int(m.group(1)) if m else None
+
+
+def skew_words(offset_ms: int) -> str:
+    """How far the local clock is from the exchange's, in words: "your clock is 70 s behind the exchange's"."""
+    seconds = round(abs(offset_ms) / 1000)
+    if seconds < 1:
+        return "your clock agrees with the exchange's to within a second"
+    way = "behind" if offset_ms > 0 else "ahead of"
+    return f"your clock is {seconds:,} s{_roughly(seconds)} {way} the exchange's"
+
+
+def _roughly(seconds: int) -> str:
+    """A long skew in bigger units too: " (about 3 h)"."""
+    for unit, size in (("days", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= 2 * size:
+            return f" (about {seconds // size} {unit})"
+    return ""
