@@ -3,9 +3,10 @@
 After every action: the book never rests crossed; every level is FIFO by order id (time priority) and its
 total is the sum of its orders; a trade never happens at a price worse than the taker's limit; money is
 conserved exactly per token (``Exchange.audit``: balances + isolated margin + upnl + unclaimed rewards ==
-minted - withdrawn, with positions summing to zero per instrument); no order fills beyond its size; a
-reduce-only order never increases or flips a position; spot reservations stay within balances; and an
-action that is rejected changes nothing at all.
+minted - withdrawn, with positions summing to zero per instrument); every balance, isolated margin and
+reward is a whole number of its token's quantum; no order fills beyond its size; a reduce-only order never
+increases or flips a position; spot reservations stay within balances; and an action that is rejected
+changes nothing at all. At the end, what each account summary calls withdrawable can be transferred.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tui.sim.engine import Exchange, OrderRequest, Rejected, default_config
+from tui.sim.engine.values import decimals_of
 
 from .engine_support import ALICE, BOB, BTC, BTC_SPOT, CAROL, DAVE, ETH, HYPE, USDC, make
 
@@ -55,7 +57,7 @@ pair_op = st.tuples(
     st.sampled_from(["GTC", "IOC", "FOK", "market", "ro"]),
 )
 cancel_op = st.tuples(st.just("cancel"), st.integers(0, 3), st.integers(0, 50))
-index_op = st.tuples(st.just("index"), st.sampled_from([BTC, ETH, HYPE]), st.integers(-600, 600))
+index_op = st.tuples(st.just("index"), st.sampled_from([BTC, ETH, HYPE]), st.integers(-600, 600), st.booleans())
 time_op = st.tuples(st.just("time"), st.sampled_from([1_000, 60_000, 3_600_000]))
 money_op = st.tuples(st.just("money"), st.integers(0, 3), st.integers(0, 3), st.integers(1, 200_000))
 leverage_op = st.tuples(st.just("leverage"), st.integers(0, 3), st.sampled_from([BTC, ETH]), st.integers(1, 60))
@@ -91,8 +93,25 @@ def fingerprint(ex: Exchange) -> Any:
     return accounts, len(ex.chain.pending), ex._next_oid, ex._next_trade
 
 
+def assert_whole_quanta(ex: Exchange) -> None:
+    """Every amount the ledger holds has at most its token's decimals (``engine.money``)."""
+    places = {cid: c.decimals for cid, c in ex.collaterals.items()}
+    for a in ex.accounts.values():
+        for book in (a.balances, a.spot, a.spot_locked):
+            for cid, amount in book.items():
+                assert decimals_of(amount) <= places[cid], (a, cid, amount)
+        for (cid, _spot), amount in a.rewards.items():
+            assert decimals_of(amount) <= places[cid], (a, "reward", amount)
+        for p in a.positions.values():
+            assert decimals_of(p.iso_margin) <= places[USDC] and decimals_of(p.realized) <= places[USDC]
+            assert decimals_of(p.funding) <= places[USDC], (a, p.spec.name, p.funding)
+        for f in a.fills:
+            assert decimals_of(f.fee) <= places[USDC] and decimals_of(f.closed_pnl) <= places[USDC], f
+
+
 def check_invariants(ex: Exchange) -> None:
     assert all(v == 0 for v in ex.audit().values()), ex.audit()
+    assert_whole_quanta(ex)
     for m in ex.markets.values():
         book = m.book
         bid, ask = book.best_bid(), book.best_ask()
@@ -182,7 +201,10 @@ def apply(ex: Exchange, clock: Any, op: tuple[Any, ...]) -> None:
             ex.cancel_all(TRADERS[op[1]])
     elif kind == "index":
         m = ex.market(op[1])
-        ex.set_index_price(op[1], m.index + m.index * Decimal(op[2]) / 10_000 // m.tick * m.tick)
+        if op[3]:  # a mark with more digits than any balance (funding, liquidation at the mark)
+            ex.set_index_price(op[1], (m.index * (1 + Decimal(op[2]) / 10_000)).quantize(Decimal("1e-7")))
+        else:
+            ex.set_index_price(op[1], m.index + m.index * Decimal(op[2]) / 10_000 // m.tick * m.tick)
         ex.tick()
     elif kind == "time":
         clock.advance(op[1])
@@ -194,6 +216,18 @@ def apply(ex: Exchange, clock: Any, op: tuple[Any, ...]) -> None:
         ex.set_leverage(TRADERS[op[1]], op[2], op[3])
 
 
+def move_everything_withdrawable(ex: Exchange) -> None:
+    """Each trader sends away exactly what its account summary calls withdrawable, derivatives and spot."""
+    sink = "0x" + "99" * 20
+    for who in TRADERS:
+        s = ex.account_summary(who)
+        for c in ex.collaterals.values():
+            for wallet, move in (("collateral", ex.transfer_derivative), ("spot_collateral", ex.transfer_spot)):
+                entry = s[wallet].get(c.symbol)
+                if entry and entry["withdrawable_balance"] > 0:
+                    move(who, c.id, entry["withdrawable_balance"], sink)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops)
 def test_random_streams_keep_the_invariants(stream: list[tuple[Any, ...]]) -> None:
@@ -203,6 +237,8 @@ def test_random_streams_keep_the_invariants(stream: list[tuple[Any, ...]]) -> No
     for op in stream:
         attempt(ex, lambda op=op: apply(ex, clock, op))
         check_invariants(ex)
+    move_everything_withdrawable(ex)
+    check_invariants(ex)
     fills = [f for a in ex.accounts.values() for f in a.fills]
     event(f"trades: {min(len(fills) // 2, 10)}{'+' if len(fills) >= 20 else ''}")
     if any(f.fill_type == 1 for f in fills):

@@ -4,8 +4,10 @@ A query for an unknown address answers as for an empty account and creates nothi
 newest first. Account summary formulas (USDC; see ``accounts`` for margin):
 
 - collateral[sym].balance = derivatives balance; withdrawable_balance = min(balance, free / (price*weight))
-  where free = margin_balance - initial_margin (the most that can leave without breaching initial margin)
+  where free = margin_balance - initial_margin (the most that can leave without breaching initial margin),
+  rounded down to the token's quantum: exactly what a withdrawal or transfer accepts
 - spot_collateral[sym]: balance, withdrawable = balance - reserved by resting spot orders
+- vault_balances[vault].amount = the USDC the depositor's shares redeem for now (rounded down to the quantum)
 - derivative_account_equity = sum of derivatives balances * price (unweighted) + upnl + isolated margins
 - spot_account_equity = sum of spot balances * price; total_account_equity = derivative + spot
 - transfer_margin_req = initial_margin; staked_collateral = 0
@@ -24,9 +26,19 @@ from typing import Any
 from .accounts import Account, MarginState, Position
 from .errors import Rejected
 from .instruments import USDC_ID
+from .money import credit
 from .relations import RelationsExchange
 from .values import ONE, ZERO, dstr, num
-from .views import balance_entry, envelope, order_event, order_record, paginate, position_leg, position_record
+from .views import (
+    balance_entry,
+    envelope,
+    order_event,
+    order_record,
+    paginate,
+    plain,
+    position_leg,
+    position_record,
+)
 
 DAY_MS = 86_400_000
 
@@ -40,6 +52,7 @@ class AccountQueries(RelationsExchange):
         acct = self._view(user)
         ms = acct.margin(self.collaterals, self.coll_prices)
         free = ms.free if ms.free > 0 else ZERO
+        usdc_q = self.quanta[USDC_ID]
         collateral: dict[str, Any] = {}
         spot: dict[str, Any] = {}
         deriv_raw = spot_eq = ZERO
@@ -49,12 +62,10 @@ class AccountQueries(RelationsExchange):
             if c.is_margin:
                 bal = acct.balances.get(c.id, ZERO)
                 deriv_raw += bal * price
-                per_unit = price * c.weight(bal) if c.id != USDC_ID else ONE
-                cap = free / per_unit if per_unit else ZERO
-                collateral[c.symbol] = balance_entry(bal, num(min(bal, cap)))
+                collateral[c.symbol] = balance_entry(bal, self._withdrawable_of(bal, free, c))
             sbal = acct.spot.get(c.id, ZERO)
             spot_eq += sbal * price
-            spot[c.symbol] = balance_entry(sbal, sbal - acct.spot_locked.get(c.id, ZERO))
+            spot[c.symbol] = balance_entry(sbal, self._spot_free(acct, c))
         deriv_eq = deriv_raw + ms.upnl + sum((p.iso_margin for p in acct.positions.values()), ZERO)
         perp_positions = {
             p.spec.name: {
@@ -75,7 +86,7 @@ class AccountQueries(RelationsExchange):
             "hedge_mode": False,
             "spot_collateral": spot,
             "collateral": collateral,
-            "vault_balances": self._vault_balances(acct, now),
+            "vault_balances": self._vault_balances(acct, now, usdc_q),
             "staked_collateral": ZERO,
             "perp_positions": perp_positions,
             "initial_margin_utilization": num(_ratio(ms.initial_margin, ms.margin_balance)),
@@ -116,7 +127,7 @@ class AccountQueries(RelationsExchange):
         price = (other_mm - tier.mmd - base + pos.cost) / denom
         return price if price > 0 else ZERO
 
-    def _vault_balances(self, acct: Account, now: int) -> dict[str, Any]:
+    def _vault_balances(self, acct: Account, now: int, usdc_q: Decimal) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for v in self.vaults.values():
             h = v.holdings.get(acct.addr)
@@ -126,7 +137,9 @@ class AccountQueries(RelationsExchange):
             out[v.address] = {
                 "withdrawable_shares": h.unlocked(now),
                 "total_shares": total,
-                "amount": num(self.vault_equity(v) * total / v.total_shares) if v.total_shares else ZERO,
+                "amount": plain(credit(self.vault_equity(v) * total / v.total_shares, usdc_q))
+                if v.total_shares
+                else ZERO,
             }
         return out
 

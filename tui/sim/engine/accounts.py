@@ -4,10 +4,12 @@ Position bookkeeping (one-way mode, ``position_side`` BOTH):
 
 - ``size`` is signed (negative = short); ``cost`` is the exact signed cost basis, the sum of
   ``signed size * price`` of the fills that opened it. ``entry_price = cost / size`` is derived for display.
-- On a reduce of ``c`` (signed, opposite to ``size``) at price ``P``, the released cost is
-  ``cost * |c| / |size|`` (rounded to ``LEDGER_Q``; all of it on a full close) and the realised PnL is
-  ``-(c*P + released)``. So ``collateral - cost`` moves by exactly ``-(signed qty)*P`` per fill, the two
-  sides of a trade cancel, and money is conserved exactly: see ``Exchange.audit``.
+- A fill of ``q`` at ``P`` is worth ``V = q*P`` rounded to the USDC quantum (``money.share``; exact at any
+  tick price, so only a liquidation at a mark with many digits rounds), the same ``V`` for both sides.
+- On a reduce of ``c`` (signed, opposite to ``size``), the released cost is ``cost * |c| / |size|``
+  (rounded to the quantum; all of it on a full close) and the realised PnL is ``-(value of c + released)``.
+  So ``collateral - cost`` moves by exactly ``-(signed V)`` per fill, the two sides of a trade cancel, and
+  money is conserved exactly: see ``Exchange.audit``. Cost bases and realised PnL stay whole quanta.
 - ``upnl = size*mark - cost``.
 
 Margin (all USDC; ``mark`` per instrument; ``lev`` the account's leverage on the instrument):
@@ -36,8 +38,9 @@ from typing import TYPE_CHECKING, Any
 
 from .book import Order
 from .instruments import USDC_ID, Collateral, PerpSpec
+from .money import share
 from .records import Fill
-from .values import LEDGER_Q, ONE, ZERO
+from .values import ONE, ZERO
 
 INFINITY = Decimal("Infinity")
 
@@ -80,7 +83,7 @@ class Position:
         self.iso_margin = ZERO
         self.buy_notional = ZERO  # sum of price*unfilled of resting non reduce-only buys
         self.sell_notional = ZERO
-        self.realized = ZERO
+        self.realized = ZERO  # realised PnL credited to the balance
         self.funding = ZERO  # net funding received
         self.updated_ms = now_ms
         self.leverage_ms = now_ms
@@ -127,24 +130,26 @@ class Position:
         b = abs(e - sell_notional)
         return a if a > b else b
 
-    def apply_fill(self, qty: Decimal, price: Decimal) -> tuple[Decimal, Decimal]:
-        """Apply a signed fill; returns (closed size (signed, opposite to the old position), realised PnL)."""
+    def apply_fill(self, qty: Decimal, value: Decimal, quantum: Decimal) -> tuple[Decimal, Decimal]:
+        """Apply a signed fill of ``qty`` worth ``value`` (its notional, rounded to ``quantum``).
+
+        Returns (closed size (signed, opposite to the old position), realised PnL).
+        """
         size = self.size
+        signed_value = value if qty > 0 else -value
         if not size or (size > 0) == (qty > 0):
-            self.cost += qty * price
+            self.cost += signed_value
             self.size = size + qty
             return ZERO, ZERO
         close = qty if abs(qty) <= abs(size) else -size
-        if close == -size:
-            released = self.cost
-        else:
-            released = (self.cost * abs(close) / abs(size)).quantize(LEDGER_Q)
-        pnl = -(close * price + released)
+        close_value = signed_value if close == qty else share(signed_value, abs(close), abs(qty), quantum)
+        released = self.cost if close == -size else share(self.cost, abs(close), abs(size), quantum)
+        pnl = -(close_value + released)
         self.cost -= released
         rest = qty - close
         self.size = size + close
         if rest:
-            self.cost += rest * price
+            self.cost += signed_value - close_value
             self.size += rest
         self.realized += pnl
         return close, pnl

@@ -112,9 +112,6 @@ class ExchangeCore:
         """Call ``fn(channel, key, payload)`` on every state change (see ``Exchange``)."""
         self.listeners.append(fn)
 
-    def remove_listener(self, fn: Listener) -> None:
-        self.listeners.remove(fn)
-
     def _wants(self, channel: str, key: str) -> bool:
         """True if an event on (channel, key) has a listener that may want it."""
         if not self.listeners:
@@ -281,11 +278,6 @@ class ExchangeCore:
         acct.free_cache = free
         acct.free_epoch = self._epoch
         return free
-
-    def _new_oid(self) -> int:
-        oid = self._next_oid
-        self._next_oid = oid + 1
-        return oid
 
 
 def _display(address: str) -> str:

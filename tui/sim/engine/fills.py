@@ -6,26 +6,37 @@ fees reduced by its referrer's tier ``fee_discount``; the referrer earns ``commi
 moved from the fee account to its claimable rewards. A broker approved for the order earns
 ``notional * broker fee`` on every fill of it, paid by the trader on top of the exchange fee.
 
+Every amount is rounded to the token's quantum by the rules of ``money``: an order's fees and broker fees
+are rounded up once over its fills (a rebate toward zero), the commission down, the realised PnL down (the
+fee account keeps the rest). On spot the buyer pays the notional rounded up and the seller receives it
+rounded down (the fee account keeps the difference; none when ``tick * lot`` is a whole number of quanta,
+as in the default market). A resting spot buy reserves its notional and fees each rounded up, exactly what
+its fills may charge, and each fill releases what it spent.
+
 Fill ``direction``: openLong / openShort when the fill only adds; closeLong / closeShort when it reduces;
 a fill that flips the position is ONE fill with the close direction (``closed_pnl`` is the PnL of the
 closed part, ``start_size`` shows the flip). Spot fills use ``buy`` / ``sell``.
 
 Isolated positions: opening ``q`` at ``P`` moves ``q*P/leverage`` from the USDC balance into the position's
-``iso_margin``; reducing releases the same fraction of ``iso_margin`` it closes.
+``iso_margin`` (rounded up); reducing releases the same fraction of ``iso_margin`` it closes (rounded down;
+all of it on a full close).
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from tui.sim.clock import Clock
 
 from .accounts import Account, Position
 from .book import Order
 from .chain import Tx
 from .core import ExchangeCore
-from .instruments import USDC_ID, ReferralTier
+from .instruments import USDC_ID, MarketConfig, ReferralTier
 from .markets import Market
+from .money import carried, credit, debit
 from .records import FILL_TRADE, Fill, Trade
-from .values import LEDGER_Q, ONE, ZERO
+from .values import ONE, ZERO
 from .views import order_event
 
 DAY_MS = 86_400_000
@@ -34,12 +45,18 @@ DAY_MS = 86_400_000
 class SettlementExchange(ExchangeCore):
     """Turns matched quantities into fills and ledger movements."""
 
+    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
+        super().__init__(config, clock)
+        #: token id -> its smallest amount (``Collateral.quantum``), read on every fill
+        self.quanta: dict[int, Decimal] = {cid: c.quantum for cid, c in self.collaterals.items()}
+        #: order id -> (fee carry, broker fee carry) of a live order whose fills paid above their exact fees
+        self._carries: dict[int, tuple[Decimal, Decimal]] = {}
+
     def _trade(self, m: Market, taker: Order, maker: Order, px: Decimal, q: Decimal, tx: Tx, now: int) -> None:
         """Execute ``q`` at the maker's price ``px`` (the caller updates the book level)."""
         trade_id = self._next_trade
         self._next_trade = trade_id + 1
-        maker_before = maker.unfilled
-        maker.unfilled = maker_before - q
+        maker.unfilled -= q
         taker.unfilled -= q
         maker.updated_ms = taker.updated_ms = now
         mk = maker.account
@@ -57,10 +74,9 @@ class SettlementExchange(ExchangeCore):
             )
         else:
             maker_rate, taker_rate = self._spot_rates(m)
-            release = maker.lock if not maker.unfilled else (maker.lock * q / maker_before).quantize(LEDGER_Q)
-            self._unlock_spot(maker, m, release)
-            self._spot_fill(maker, m, q, px, maker_rate, False, tx, trade_id, now)
-            fill = self._spot_fill(taker, m, q, px, taker_rate, True, tx, trade_id, now)
+            spent = self._spot_fill(maker, m, q, px, maker_rate, False, tx, trade_id, now)[1]
+            self._unlock_spot(maker, m, min(maker.lock, spent) if maker.unfilled else maker.lock)
+            fill = self._spot_fill(taker, m, q, px, taker_rate, True, tx, trade_id, now)[0]
         m.last = px
         m.notional_total += px * q
         trade = Trade(fill, mk.display)
@@ -90,28 +106,22 @@ class SettlementExchange(ExchangeCore):
         start_size = pos.size
         start_cost = pos.cost
         signed = q if is_buy else -q
+        quantum = self.quanta[USDC_ID]
+        notional = px * q
+        value = notional.quantize(quantum, ROUND_HALF_EVEN)  # the fill's worth to both sides
         if not start_size or (start_size > 0) == is_buy:  # opening or adding: no PnL
-            pos.cost = start_cost + signed * px
+            pos.cost = start_cost + (value if is_buy else -value)
             pos.size = new_size = start_size + signed
             close = pnl = ZERO
         else:
-            close, pnl = pos.apply_fill(signed, px)
+            close, pnl = pos.apply_fill(signed, value, quantum)
             new_size = pos.size
-        notional = px * q
-        fee = notional * rate
-        if fee and (fee > 0 and acct.referrer is not None):
-            fee = self._charge_fee(acct, notional, rate, USDC_ID, False)
-        elif fee:
-            fa = self.fee_account.balances
-            fa[USDC_ID] = fa.get(USDC_ID, ZERO) + fee
-        delta = pnl - fee
-        bfee = ZERO
-        if order is not None and order.broker is not None and order.broker_rate:
-            bfee = notional * order.broker_rate
-            self._credit(order.broker, USDC_ID, bfee)
-            delta -= bfee
+        fee = bfee = ZERO
+        if rate or order is not None:
+            fee, bfee = self._charge_fees(acct, order, notional, rate, USDC_ID, False)
+        delta = pnl - fee - bfee
         if pos.isolated:
-            delta += self._isolated_margin(pos, start_size, signed, close, px)
+            delta += self._isolated_margin(pos, start_size, signed, close, px, quantum)
         bal = acct.balances
         bal[USDC_ID] = bal.get(USDC_ID, ZERO) + delta
         acct.fees_paid += fee
@@ -158,7 +168,7 @@ class SettlementExchange(ExchangeCore):
         return fill
 
     def _isolated_margin(
-        self, pos: Position, start_size: Decimal, signed: Decimal, close: Decimal, px: Decimal
+        self, pos: Position, start_size: Decimal, signed: Decimal, close: Decimal, px: Decimal, quantum: Decimal
     ) -> Decimal:
         """Move isolated margin for a fill; returns what flows back to (+) or out of (-) the balance."""
         delta = ZERO
@@ -166,13 +176,13 @@ class SettlementExchange(ExchangeCore):
             release = (
                 pos.iso_margin
                 if not pos.size or close == -start_size
-                else (pos.iso_margin * abs(close) / abs(start_size)).quantize(LEDGER_Q)
+                else credit(pos.iso_margin * abs(close) / abs(start_size), quantum)
             )
             pos.iso_margin -= release
             delta += release
         opened = signed - close
         if opened:
-            add = (abs(opened) * px * pos.imr).quantize(LEDGER_Q)
+            add = debit(abs(opened) * px * pos.imr, quantum)
             pos.iso_margin += add
             delta -= add
         return delta
@@ -188,23 +198,26 @@ class SettlementExchange(ExchangeCore):
         tx: Tx,
         trade_id: int,
         now: int,
-    ) -> Fill:
+    ) -> tuple[Fill, Decimal]:
+        """Apply one side of a spot trade; returns (its fill, what it spent of what the order reserved)."""
         acct = order.account
         spec = m.spot
         base, quote = spec.base_asset, spec.quote_asset
+        quantum = self.quanta[quote]
         notional = px * q
         start = acct.spot.get(base, ZERO)
-        fee = self._charge_fee(acct, notional, rate, quote, True)
-        bfee = ZERO
-        if order.broker is not None and order.broker_rate:
-            bfee = notional * order.broker_rate
-            self._credit_spot(order.broker, quote, bfee)
+        fee, bfee = self._charge_fees(acct, order, notional, rate, quote, True)
         if order.is_buy:
-            self._credit_spot(acct, quote, -(notional + fee + bfee))
+            paid = debit(notional, quantum)
+            if paid != notional:  # the seller receives it rounded down: the fee account keeps the difference
+                self._credit_spot(self.fee_account, quote, paid - credit(notional, quantum))
+            self._credit_spot(acct, quote, -(paid + fee + bfee))
             self._credit_spot(acct, base, q)
+            spent = paid + (fee if fee > 0 else ZERO) + bfee
         else:
             self._credit_spot(acct, base, -q)
-            self._credit_spot(acct, quote, notional - fee - bfee)
+            self._credit_spot(acct, quote, credit(notional, quantum) - fee - bfee)
+            spent = q
         kind = "stable_spot" if spec.stable_pair else "spot"
         if spec.stable_pair:
             acct.stable_spot_volume += notional
@@ -236,29 +249,43 @@ class SettlementExchange(ExchangeCore):
         self._dirty_accounts.add(acct)
         if self.listeners and self._wants("fills", acct.addr):
             self._emit("fills", acct.addr, fill.event())
-        return fill
+        return fill, spent
 
-    def _charge_fee(self, acct: Account, notional: Decimal, rate: Decimal, token: int, spot: bool) -> Decimal:
-        """The fee ``acct`` pays (credited to the fee account, less the referrer's commission)."""
-        fee = notional * rate
-        if not fee:
-            return fee
-        commission = ZERO
+    def _charge_fees(
+        self, acct: Account, order: Order | None, notional: Decimal, rate: Decimal, token: int, spot: bool
+    ) -> tuple[Decimal, Decimal]:
+        """(fee, broker fee) a fill of ``order`` owes, paid out to the fee account (less the referrer's
+        commission) and to the broker; the caller takes both from ``acct``. Rounded as ``money`` says."""
+        exact = notional * rate
         ref = acct.referrer
-        if ref is not None and fee > 0:
-            tier = self.referral_tier(ref)
-            fee = fee * (ONE - tier.fee_discount)
-            commission = fee * tier.commission
+        tier = self.referral_tier(ref) if ref is not None and exact > 0 else None
+        if tier is not None:
+            exact *= ONE - tier.fee_discount
+        quantum = self.quanta[token]
+        broker = order.broker if order is not None else None
+        if order is None:
+            fee, bfee = debit(exact, quantum), ZERO
+        else:
+            carry, bcarry = self._carries.pop(order.oid, (ZERO, ZERO))
+            fee, carry = carried(exact, carry, quantum)
+            bfee = ZERO
+            if broker is not None and order.broker_rate:
+                bfee, bcarry = carried(notional * order.broker_rate, bcarry, quantum)
+            if carry or bcarry:
+                self._carries[order.oid] = (carry, bcarry)
+        commission = ZERO
+        if tier is not None and ref is not None:
+            commission = credit(fee * tier.commission, quantum)
             key = (token, spot)
             ref.rewards[key] = ref.rewards.get(key, ZERO) + commission
             ukey = (acct.addr, spot)
             ref.referred_rewards[ukey] = ref.referred_rewards.get(ukey, ZERO) + commission
-        fa = self.fee_account
-        if spot:
-            self._credit_spot(fa, token, fee - commission)
-        else:
-            self._credit(fa, token, fee - commission)
-        return fee
+        credit_to = self._credit_spot if spot else self._credit
+        if fee:
+            credit_to(self.fee_account, token, fee - commission)
+        if bfee and broker is not None:
+            credit_to(broker, token, bfee)
+        return fee, bfee
 
     def _count_volume(self, acct: Account, kind: str, notional: Decimal, maker: bool, now: int) -> None:
         """Daily volume per kind (user_fees) and, for a referred user, its referrer's maker/taker split."""
@@ -287,14 +314,22 @@ class SettlementExchange(ExchangeCore):
         f = self.config.fees
         return (f.stable_spot_maker, f.stable_spot_taker) if m.spot.stable_pair else (f.spot_maker, f.spot_taker)
 
-    def _lock_spot(self, acct: Account, m: Market, order: Order) -> None:
-        """Reserve what a resting spot order may spend: quote incl. maker and broker fees, or base."""
+    def _spot_reserve(self, m: Market, order: Order, rate: Decimal) -> tuple[int, Decimal]:
+        """(token, amount) the rest of a spot order may spend: a buy's notional, fee at ``rate`` (if
+        positive) and broker fee, each rounded up as its fills round them; a sell's base size."""
         spec = m.spot
-        if order.is_buy:
-            token = spec.quote_asset
-            lock = order.unfilled * order.price * (ONE + max(self._spot_rates(m)[0], ZERO) + order.broker_rate)
-        else:
-            token, lock = spec.base_asset, order.unfilled
+        if not order.is_buy:
+            return spec.base_asset, order.unfilled
+        quantum = self.quanta[spec.quote_asset]
+        notional = order.unfilled * order.price
+        amount = debit(notional, quantum) + debit(notional * order.broker_rate, quantum)
+        if rate > 0:
+            amount += debit(notional * rate, quantum)
+        return spec.quote_asset, amount
+
+    def _lock_spot(self, acct: Account, m: Market, order: Order) -> None:
+        """Reserve what a resting spot order may spend (``_spot_reserve`` at the maker rate)."""
+        token, lock = self._spot_reserve(m, order, self._spot_rates(m)[0])
         order.lock = lock
         acct.spot_locked[token] = acct.spot_locked.get(token, ZERO) + lock
 

@@ -2,15 +2,18 @@
 and vaults (deposit, redeem, and their queries; share arithmetic in ``vaults``).
 
 Derivatives withdrawals and transfers may take at most the *withdrawable* amount of a token:
-min(balance, free / (price * weight)) with free = margin_balance - initial_margin, so no transfer can
-leave an account under its initial margin. A withdrawal also pays the token's ``withdrawal_fee`` (whole
-tokens) to the fee account. Spot withdrawals and transfers may take the spot balance not reserved by
-resting spot orders. Every movement leaves a transfer record with both parties.
+min(balance, free / (price * weight)) with free = margin_balance - initial_margin, rounded down to the
+token's quantum, so no transfer can leave an account under its initial margin. A withdrawal also pays the
+token's ``withdrawal_fee`` (whole tokens) to the fee account. Spot withdrawals and transfers may take the
+spot balance not reserved by resting spot orders. Every movement leaves a transfer record with both parties.
+
+Every balance is a whole number of its token's quantum (see ``money``) and amounts are refused with more
+decimals than the token has, so a whole balance (less the withdrawal fee) can always be moved.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 from typing import Any
 
 from tui.sim.clock import Clock
@@ -20,6 +23,7 @@ from .chain import Tx
 from .core import TX_DEPOSIT, derived_address
 from .errors import Rejected
 from .instruments import USDC_ID, Collateral, MarketConfig
+from .money import credit
 from .requests import ActionResult
 from .risk import RiskExchange
 from .values import ONE, ZERO, decimals_of, dstr, iso_ms, parse_decimal, parse_int
@@ -56,14 +60,20 @@ class FundsExchange(RiskExchange):
         bal = acct.balances.get(c.id, ZERO)
         if bal <= 0:
             return ZERO
-        free = acct.free_margin(self.collaterals, self.coll_prices)
-        if free <= 0:
+        return self._withdrawable_of(bal, acct.free_margin(self.collaterals, self.coll_prices), c)
+
+    def _withdrawable_of(self, bal: Decimal, free: Decimal, c: Collateral) -> Decimal:
+        """min(bal, free / (price * weight)) rounded down to ``c``'s quantum, given the free margin."""
+        if bal <= 0 or free <= 0:
             return ZERO
         per_unit = ONE if c.id == USDC_ID else self.coll_prices[c.id] * c.weight(bal)
-        return min(bal, free / per_unit) if per_unit else bal
+        if free >= bal * per_unit:  # compared exactly: a division could land a hair below the balance
+            return bal
+        return credit(free / per_unit, self.quanta[c.id])
 
     def _spot_free(self, acct: Account, c: Collateral) -> Decimal:
-        return acct.spot.get(c.id, ZERO) - acct.spot_locked.get(c.id, ZERO)
+        """Spot balance of ``c`` not reserved by resting spot orders."""
+        return credit(acct.spot.get(c.id, ZERO) - acct.spot_locked.get(c.id, ZERO), self.quanta[c.id])
 
     def _transfer_record(
         self, kind: str, src: Account, dst: Account, c: Collateral, amount: Decimal, tx: Tx, now: int
@@ -150,7 +160,7 @@ class FundsExchange(RiskExchange):
         if value + fee > avail:
             raise Rejected(
                 f"insufficient withdrawable {c.symbol}: {dstr(value)} + fee {dstr(fee)} requested, "
-                f"{dstr(avail.quantize(c.quantum, ROUND_DOWN))} available"
+                f"{dstr(avail)} available"
             )
         now = self.clock.now_ms()
         tx = self._tx(acct, tx_type, now)
@@ -187,8 +197,7 @@ class FundsExchange(RiskExchange):
         avail = self._spot_free(acct, c) if spot else self.withdrawable(acct, c)
         if value > avail:
             raise Rejected(
-                f"insufficient transferable {c.symbol}: {dstr(value)} requested, "
-                f"{dstr(max(avail, ZERO).quantize(c.quantum, ROUND_DOWN))} available"
+                f"insufficient transferable {c.symbol}: {dstr(value)} requested, {dstr(max(avail, ZERO))} available"
             )
         dst = self._account(destination)
         now = self.clock.now_ms()
@@ -216,8 +225,7 @@ class FundsExchange(RiskExchange):
         if value > avail:
             where = "spot" if to_derivatives else "withdrawable derivatives"
             raise Rejected(
-                f"insufficient {where} {c.symbol}: {dstr(value)} requested, "
-                f"{dstr(max(avail, ZERO).quantize(c.quantum, ROUND_DOWN))} available"
+                f"insufficient {where} {c.symbol}: {dstr(value)} requested, {dstr(max(avail, ZERO))} available"
             )
         now = self.clock.now_ms()
         tx = self._tx(acct, tx_type, now)
@@ -261,11 +269,8 @@ class FundsExchange(RiskExchange):
             raise Rejected(f"deposit would exceed the vault's cap of {dstr(v.spec.deposit_cap)} USDC")
         avail = self.withdrawable(acct, usdc)
         if value > avail:
-            raise Rejected(
-                f"insufficient withdrawable USDC: {dstr(value)} requested, "
-                f"{dstr(avail.quantize(usdc.quantum, ROUND_DOWN))} available"
-            )
-        shares = (value * v.total_shares / equity).quantize(SHARE_Q, ROUND_DOWN)
+            raise Rejected(f"insufficient withdrawable USDC: {dstr(value)} requested, {dstr(avail)} available")
+        shares = credit(value * v.total_shares / equity, SHARE_Q)
         if not shares:
             raise Rejected("deposit too small to mint a share")
         now = self.clock.now_ms()
@@ -295,7 +300,7 @@ class FundsExchange(RiskExchange):
             if left < v.spec.min_share_of_vm:
                 raise Rejected(f"the manager must keep at least {dstr(v.spec.min_share_of_vm)} of the shares")
         usdc = self.collaterals[USDC_ID]
-        amount = (s * self.vault_equity(v) / v.total_shares).quantize(usdc.quantum, ROUND_DOWN)
+        amount = credit(s * self.vault_equity(v) / v.total_shares, self.quanta[USDC_ID])
         if amount > self.withdrawable(v.account, usdc):
             raise Rejected("the vault does not have enough free margin for this redemption")
         tx = self._tx(acct, tx_type, now)
@@ -357,7 +362,7 @@ class FundsExchange(RiskExchange):
             return {
                 "vault_address": v.address,
                 "account": self._view(addr).display,
-                "amount": dstr(amount.quantize(SHARE_Q, ROUND_DOWN)),
+                "amount": dstr(credit(amount, self.quanta[USDC_ID])),
                 "shares": dstr(total),
                 "updated_at": h.updated_ms if h is not None else v.created_ms,
             }

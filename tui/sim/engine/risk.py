@@ -13,12 +13,15 @@ checks fail then (no position for reduce-only, margin, no liquidity) it is cance
 Liquidation: the exchange's backstop account takes the positions over at the mark price, no penalty, with
 ``fill_type`` = FILL_LIQUIDATION on both sides. A cross account (margin_balance < maintenance_margin) loses
 all its perp positions and perp orders; an isolated position (iso_margin + upnl < maintenance) only itself.
-A loss beyond what the account (or the isolated margin) holds is bad debt, paid by the backstop.
+A loss beyond what the account (or the isolated margin) holds is bad debt, paid by the backstop (rounded up
+to the USDC quantum, so the account is left at zero or just above).
 
 Funding, every ``funding_interval_ms``: rate = clamp(mean premium / 8 + interest, -cap, cap), rounded to
 1e-8, where premium = (mark - index) / index is sampled at every tick. Each position receives
-``-size * mark * rate`` (longs pay when the rate is positive), from or to the fee account, which nets to
-exactly zero because sizes sum to zero.
+``-size * mark * rate`` (longs pay when the rate is positive), from or to the fee account, rounded down to
+the USDC quantum (``money.credit``: a payer pays its share rounded up, a receiver gets its share rounded
+down). Sizes sum to zero, so the fee account's net is what the rounding left: never negative, under one
+quantum per position.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from .core import TX_FUNDING, TX_LIQUIDATION, TX_TRIGGER
 from .errors import Rejected
 from .instruments import USDC_ID, MarketConfig
 from .markets import Market
+from .money import credit, debit
 from .records import FILL_LIQUIDATION
 from .values import FIGURE_Q, ZERO, dstr, iso_ms
 
@@ -151,6 +155,7 @@ class RiskExchange(ControlsExchange):
         else:
             deficit = -acct.margin(self.collaterals, self.coll_prices).margin_balance
         if deficit > 0:
+            deficit = debit(deficit, self.quanta[USDC_ID])
             self._credit(acct, USDC_ID, deficit)
             self._credit(self.backstop, USDC_ID, -deficit)
 
@@ -174,9 +179,10 @@ class RiskExchange(ControlsExchange):
             if tx is None:
                 tx = self._tx(self.fee_account, TX_FUNDING, ts)
             mark = m.mark
+            quantum = self.quanta[USDC_ID]
             for acct in sorted(m.holders, key=lambda a: a.addr):
                 pos = acct.positions[m.id]
-                payment = -pos.size * mark * rate
+                payment = credit(-pos.size * mark * rate, quantum)
                 if pos.isolated:
                     pos.iso_margin += payment
                 else:

@@ -292,16 +292,11 @@ class TradingExchange(SettlementExchange):
             acct.free_cache = free - delta
 
     def _check_spot_funds(self, acct: Account, m: Market, order: Order) -> None:
-        spec = m.spot
-        if order.is_buy:
-            token = spec.quote_asset
-            need = order.unfilled * order.price * (ONE + max(self._spot_rates(m)[1], ZERO) + order.broker_rate)
-        else:
-            token, need = spec.base_asset, order.unfilled
+        token, need = self._spot_reserve(m, order, self._spot_rates(m)[1])
         avail = acct.spot.get(token, ZERO) - acct.spot_locked.get(token, ZERO)
         if avail < need:
             sym = self.collaterals[token].symbol
-            raise Rejected(f"insufficient {sym} spot balance: need {dstr(q8(need))}, available {dstr(avail)}")
+            raise Rejected(f"insufficient {sym} spot balance: need {dstr(need)}, available {dstr(avail)}")
 
     # ------------------------------------------------------------------ submit
     def _submit(self, acct: Account, m: Market, order: Order, tx: Tx, now: int) -> None:
@@ -386,6 +381,7 @@ class TradingExchange(SettlementExchange):
         order.updated_ms = now
         acct = order.account
         acct.orders.pop(order.oid, None)
+        self._carries.pop(order.oid, None)
         acct.order_history.append(order)
         self._dirty_accounts.add(acct)
         if self.listeners:

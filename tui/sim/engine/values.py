@@ -96,8 +96,3 @@ def decimals_of(d: Decimal) -> int:
     exp = d.normalize().as_tuple().exponent
     assert isinstance(exp, int)
     return max(0, -exp)
-
-
-def is_multiple(value: Decimal, step: Decimal) -> bool:
-    """True if ``value`` is an exact multiple of ``step``."""
-    return not value % step

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from .book import Order
 from .errors import Rejected
-from .values import ZERO, dstr, iso_ms, num
+from .values import ONE, ZERO, dstr, iso_ms, num
 
 if TYPE_CHECKING:
     from .accounts import Position
@@ -101,7 +101,15 @@ def position_leg(pos: Position) -> dict[str, Any]:
 
 
 def balance_entry(balance: Decimal, withdrawable: Decimal) -> dict[str, Any]:
-    return {"balance": balance, "withdrawable_balance": withdrawable if withdrawable > 0 else ZERO}
+    """A ``collateral`` / ``spot_collateral`` value: every digit of the balance, no trailing zeros."""
+    return {"balance": plain(balance), "withdrawable_balance": plain(withdrawable) if withdrawable > 0 else ZERO}
+
+
+def plain(d: Decimal) -> Decimal:
+    """``d`` for a JSON number field with all its digits: no trailing zeros, no exponent (``1E+2`` is ``100``)."""
+    q = d.normalize()
+    exp = q.as_tuple().exponent
+    return q.quantize(ONE) if isinstance(exp, int) and exp > 0 else q
 
 
 def balance_update(summary: dict[str, Any], now_ms: int) -> dict[str, Any]:
