@@ -14,6 +14,7 @@ import pytest
 from tui.api.endpoints import TESTNET
 from tui.api.signing import Signer
 from tui.cli.admin import render
+from tui.config.launch import Flags, apply_flags
 from tui.config.profiles import (
     BUILTIN_PROFILES,
     DEFAULT_TEXT,
@@ -24,6 +25,7 @@ from tui.config.profiles import (
     resolve,
 )
 from tui.config.text import KeyLines
+from tui.config.values import DEFAULT_BELL
 
 KEY = "0x" + "7d" * 32
 ADDRESS = Signer(KEY).address  # EIP-55 mixed case
@@ -95,6 +97,14 @@ def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
         ('[profiles.local]\nkeymap = "b"\n', "line 2: keymap must be a table"),
         ('name = """\n[profiles.local]\n"""\nbad = 1\n', "line 1: unknown key 'name'"),
         ("profiles.local.theme = 3\n", "line 1: theme: expected a string in quotes, not a number"),
+        (
+            '[notices]\nbell = "fill"\n',
+            'line 2: bell: expected an array of event kinds like ["fill", "trigger"], not a',
+        ),
+        ('[notices]\nbell = ["fill", "fils"]\n', "line 2: bell: 'fils' is not a kind of event (fill, trigger, cancel,"),
+        ("[notices]\nbell = [1]\n", "line 2: bell: a number is not a kind of event"),
+        ('[notices]\nbeep = ["fill"]\n', "line 2: unknown key 'beep' in notices (expected bell)"),
+        ("notices = 3\n", "line 1: notices must be a table, not a number"),
         ('[profiles.local]\ntheme = "xtui"\nsymbol = \n', "line 3: not valid TOML: Invalid value (column 10)"),
         ('[profiles.local]\ntheme = "xtui', "line 2: not valid TOML: Unterminated string (at the end of the file)"),
     ],
@@ -142,6 +152,21 @@ theme = "xtui-mono"
 symbol = "ETH-PERP"
 keymap = {{ buy = "b", sell = "ctrl+s, f2", "panel.next" = "n" }}
 """
+
+
+@pytest.mark.parametrize(
+    ("text", "bell"),
+    [
+        ("", DEFAULT_BELL),
+        ("[notices]\n", DEFAULT_BELL),
+        ("[notices]\nbell = []\n", frozenset()),
+        ('[notices]\nbell = ["funding", " cancel "]\n', frozenset({"funding", "cancel"})),
+    ],
+)
+def test_which_events_ring_the_bell(tmp_path: Path, text: str, bell: frozenset[str]) -> None:
+    settings = resolve(env={"XTUI_CONFIG": str(config_at(tmp_path, text))})
+    assert settings.config.bell == bell
+    assert apply_flags(settings, Flags()).options.bell == bell  # what the dashboard is given
 
 
 def test_a_full_profile(tmp_path: Path) -> None:

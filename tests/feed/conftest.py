@@ -59,8 +59,8 @@ async def make_feed(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[Mak
         if ready:
             async with asyncio.timeout(WAIT_S):
                 await feed.wait_ready()
-            # every channel subscribed: each instrument's ticker, the market's three, the account's four
-            want = len(feed.state.market.instruments) + 3 + (4 if account else 0)
+            # every channel subscribed: each instrument's ticker, the market's three, the account's five
+            want = len(feed.state.market.instruments) + 3 + (5 if account else 0)
             await changes.until(lambda: feed.state.status.subscriptions == want)
         return feed, changes
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable
 
@@ -62,7 +63,9 @@ async def test_help_lists_bindings_with_the_remapped_keys(
         await pilot.press("escape", "question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         table = app.screen.query_one(DataTable)
-        rows = {str(table.get_row_at(i)[2]): str(table.get_row_at(i)[0]) for i in range(table.row_count)}
+        rows = {
+            str(table.get_row_at(i)[2]).strip(): str(table.get_row_at(i)[0]).strip() for i in range(table.row_count)
+        }
         assert rows["buy"] == "B" and rows["sell"] == "S" and rows["cancel_order"] == "x" and rows["quit"] == "q"
         await pilot.press("escape")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
@@ -132,14 +135,22 @@ async def test_chart_keys_switch_resolution_and_price(sim: LocalExchange, clock:
         await settle(pilot, lambda: market.resolution == "5" and market.candles, what="5m candles")
 
 
-async def test_q_asks_first_while_a_submission_is_in_flight(
-    sim: LocalExchange, clock: FrozenClock, trader: Client
+@pytest.mark.parametrize("way", ["q", "ctrl+q", "palette"])
+async def test_every_way_to_quit_asks_first_while_a_submission_is_in_flight(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, way: str
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.feed.wait_ready()
         app.main.desk.in_flight = 1  # as while an order's worker awaits the exchange
-        await pilot.press("q")
+        if way == "palette":  # the command palette's Quit, as a trader would find it
+            await pilot.press("ctrl+p")
+            await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+            await pilot.press(*"quit")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+        else:
+            await pilot.press(way)
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         await pilot.press("enter")  # the default is No
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")

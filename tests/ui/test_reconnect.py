@@ -63,6 +63,7 @@ async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_inf
 
 
 async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    sim.hub.repeat_after_s = ()  # no repeated first pictures: after the first, nothing arrives at all
     now = [1000.0]
     app = make_app(
         trader,
@@ -85,7 +86,7 @@ async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenCl
 
 def _styles_of(bar: Static, text: str) -> str:
     """The styles of the span of the status bar that holds ``text``."""
-    content = bar.visual
+    content = bar.render()  # what it shows now (``visual`` follows only once it is painted)
     plain = content.plain  # type: ignore[union-attr]
     start = plain.index(text)
     return " ".join(str(span.style) for span in content.spans if span.start <= start < span.end)  # type: ignore[union-attr]
@@ -120,3 +121,40 @@ async def test_status_bar_and_header_leave_live_when_the_socket_goes_quiet(
         talking[0] = True  # it answers again: live, without a reconnect
         await settle(pilot, lambda: "● live" in status_text(app), what="live again")
         assert app.feed.state.status.reconnects == 0
+
+
+async def test_the_rate_limit_wait_and_a_ban_count_down_and_an_error_clears_once_its_source_recovers(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    now = [1000.0]
+    app = make_app(
+        trader,
+        sim.ws_url,
+        ALICE,
+        clock=lambda: now[0],
+        wall_clock=lambda: clock.now_ms() / 1000,
+        feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},  # polls only when the test asks
+    )
+    app.feed.state.status.clock_drift_ms = 0
+    async with app.run_test(size=(160, 40)) as pilot:
+        await app.feed.wait_ready()
+        bar = app.main.query_one("#status", Static)
+        # a 429 asked for 12 s, a 418 for 300 s: what the bar says counts down with the clock, not with new reads
+        trader.governor.rate_limited(12)
+        trader.governor.banned(300)
+        app.feed._refresh_status()
+        await settle(pilot, lambda: "wait 12s" in status_text(app) and "BANNED 300s" in status_text(app), what="12s")
+        app.feed._refresh_status = lambda: None  # type: ignore[method-assign]  # no new read of the governor
+        now[0] += 5
+        bar.dirty = True  # the dashboard's one-second tick does this
+        await settle(pilot, lambda: "wait 7s" in status_text(app) and "BANNED 295s" in status_text(app), what="7s")
+        now[0] += 8
+        bar.dirty = True
+        await settle(pilot, lambda: "wait" not in status_text(app) and "BANNED 287s" in status_text(app), what="done")
+        trader.governor._banned_until = None  # the ban ends, so the poll below can run
+
+        # an error names its source, and goes when that source answers again (the next account poll)
+        app.feed._error("fills", "HTTP 429: too many requests")
+        await settle(pilot, lambda: "fills: HTTP 429" in status_text(app), what="the error shown")
+        await app.feed.refresh_account()
+        await settle(pilot, lambda: "fills: HTTP 429" not in status_text(app), what="the error cleared by a poll")

@@ -37,7 +37,18 @@ async def open_orders_and_positions(trader: Client) -> None:
         await trader.place_order([order_item(instrument, "b", through, size, tif="IOC")])
 
 
-async def test_read_only_refuses_every_trading_key_and_says_why(
+TRADING_KEYS = ("b", "s", "x", "X", "k", "c", "P")
+TRADING_LABELS = ("Buy", "Sell", "Cancel", "Close", "PANIC")
+
+
+def footer_text(app: object) -> str:
+    from tui.ui.widgets.footer import Footer
+
+    footer = app.main.query_one(Footer)  # type: ignore[attr-defined]
+    return " ".join(str(key.render()) for key in footer.query("FooterKey"))
+
+
+async def test_read_only_offers_no_trading_key_and_sends_nothing(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     await open_orders_and_positions(trader)
@@ -48,23 +59,31 @@ async def test_read_only_refuses_every_trading_key_and_says_why(
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2 and len(account.positions) == 2, what="the account")
         await settle(pilot, lambda: "READ-ONLY" in text_of(app, ProfileHeader), what="the header mark")
-        await pilot.press("3")  # the positions pane: c has a selected position to refuse
-        for key in ("b", "s", "x", "X", "k", "c", "P"):
+        await settle(pilot, lambda: "Quit" in footer_text(app), what="the footer")
+        shown = footer_text(app)
+        assert not [label for label in TRADING_LABELS if label in shown], shown  # hidden, not shown then refused
+        await pilot.press("3")  # the positions pane: c would have a selected position
+        for key in TRADING_KEYS:
             await pilot.press(key)
-            await pilot.pause(0.1)
+            await pilot.pause(0.05)
             assert app.screen is app.main, key  # no form, no prompt, no confirmation
-        refusals = [m for m in notes.messages if m.startswith("Read-only mode")]
-        assert len(refusals) == 7 and all(m.endswith("not sent.") for m in refusals)
-        assert {m.split(": ")[-1] for m in refusals} == {
-            "buy order not sent.",
-            "sell order not sent.",
-            "cancel not sent.",
-            "close not sent.",
-            "panic not sent.",
-        }
+        assert not [m for m in notes.messages if "not sent" in m]  # nothing was offered, so nothing refused
     orders = await trader.open_orders(ALICE.address)
     positions = await trader.positions(ALICE.address)
     assert len(orders.data) == 2 and len([p for p in positions if p.size]) == 2  # nothing was touched
+
+
+async def test_watch_only_offers_no_trading_key(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, None, account=ALICE.address)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: "Quit" in footer_text(app), what="the footer")
+        shown = footer_text(app)
+        assert not [label for label in TRADING_LABELS if label in shown], shown
+        assert all(app.main.check_action(a, ()) is False for a in app.main.TRADING_ACTIONS)
+        await pilot.press("b")
+        await pilot.pause(0.05)
+        assert app.screen is app.main
 
 
 async def test_panic_default_no_changes_nothing_then_yes_flattens_the_account(

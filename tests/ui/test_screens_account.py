@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from textual.widgets import Input, TabbedContent
+from textual.widgets import Input, Label, TabbedContent
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard
@@ -15,6 +15,7 @@ from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.screens.account import AccountScreen
+from tui.ui.screens.form import FormScreen
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 ALICE = Signer(ALICE_KEY)
@@ -60,3 +61,19 @@ async def test_account_screen_shows_the_summary_and_changes_leverage(
         assert app.theme != theme and screen.query_one(TabbedContent).active == "chart"
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_down_then_l_sets_the_leverage_of_the_selected_row_without_tab(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 44)) as pilot:
+        screen = await show(pilot, "A", AccountScreen)
+        await pilot.press("4")  # the leverage tab: its table takes the focus, so Down moves its selection
+        lev = screen.query_one("#leverage-table", RecordTable)
+        await until(pilot, lambda: len(cells(lev)) > 1 and app.focused is lev, "the leverage table, focused")
+        second = cells(lev)[1][0]
+        assert second != "BTC-PERP"
+        await pilot.press("down", "l")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the leverage form")
+        assert str(app.screen.query_one(".title", Label).render()) == f"Leverage on {second}"

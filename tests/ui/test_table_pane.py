@@ -1,9 +1,11 @@
-"""Table panes show the columns there is room for, most wanted first, and never scroll sideways."""
+"""Table panes size columns from their cells, show the columns there is room for (most wanted first), cut a
+figure too wide for its column with an ellipsis, never run two figures together and never scroll sideways."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual.app import App, ComposeResult
 
 from tests.ui.screen_steps import until
@@ -14,14 +16,30 @@ NO_STATE: Any = None  # the pane's rows are its own
 
 class Letters(TablePane):
     TABLE_ID = "letters"
+    # (key, label, widest allowed); the cells below are 6, 8, 4, 10 and 7 characters wide
     COLUMNS = (("a", "A", 10), ("b", "B", 10), ("c", "C", 6), ("d", "D", 12), ("e", "E", 9))
     PRIORITY = ("a", "d", "b", "c", "e")
     LEFT = frozenset({"a"})
-    DEFAULT_CSS = "Letters { width: 40; height: 8; }"  # 38 inside the border; the table 5 rows under its header
+    DEFAULT_CSS = "Letters { width: 33; height: 8; }"  # 31 inside the border; the table 5 rows under its header
     count = 2
+    d_text = "ddddddddd{i}"
 
     def refresh_state(self) -> None:
-        self.sync([(str(i), [f"a{i}", f"b{i}", f"c{i}", f"d{i}", f"e{i}"]) for i in range(self.count)])
+        self.sync(
+            [
+                (
+                    str(i),
+                    [
+                        f"alph{i:02}",
+                        f"bbbbbbb{i}",
+                        f"ccc{i}",
+                        Text(self.d_text.format(i=i), justify="right"),
+                        f"eeeeee{i}",
+                    ],
+                )
+                for i in range(self.count)
+            ]
+        )
 
 
 class One(App[None]):
@@ -29,13 +47,48 @@ class One(App[None]):
         yield Letters(NO_STATE)
 
 
+def _plain(cells: Any) -> list[str]:
+    return [c.plain if isinstance(c, Text) else str(c) for c in cells]
+
+
 def test_columns_by_priority_in_their_order() -> None:
     pane = Letters(NO_STATE)
+    pane._widest = {"a": 6, "b": 8, "c": 4, "d": 10, "e": 7}  # what its rows held
     keys = lambda width: [key for key, _, _ in pane.fitting(width)]  # noqa: E731
-    assert keys(47) == ["a", "b", "c", "d", "e"]  # all fit
+    # each column takes its widest cell and a space before it (not the first): 6 + 9 + 5 + 11 + 8 = 39
+    assert keys(39) == ["a", "b", "c", "d", "e"]  # all fit
     assert keys(38) == ["a", "b", "c", "d"]  # e is the least wanted
-    assert keys(31) == ["a", "c", "d"]  # b no longer fits after a and d; c (6) still does
-    assert keys(11) == ["a"] and keys(5) == ["a"]  # what fits; the first when nothing does
+    assert keys(25) == ["a", "c", "d"]  # b no longer fits after a and d; c (4 and its gap) still does
+    assert keys(10) == ["a"] and keys(3) == ["a"]  # what fits; the first when nothing does
+    pane._widest = {}
+    assert keys(9) == ["a", "b", "c", "d", "e"]  # no rows yet: as wide as the labels, 1 + 4 * 2 characters
+
+
+async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None:
+    app = One()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane: Any = app.query_one(Letters)
+        table = pane.table
+        pane.flush()  # a dashboard screen does this on its refresh tick
+        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        await pilot.pause(0.05)
+        assert _plain(table.get_row("1")) == ["alph01", " bbbbbbb1", " ccc1", " ddddddddd1"]
+        widths = [c.get_render_width(table) for c in table.columns.values()]
+        assert widths == [6, 9, 5, 11] and table.max_scroll_x == 0
+
+        pane.d_text = "1,234,567,890.1{i}"  # 16 characters, 12 allowed: cut, never spilled into the next column
+        pane.dirty = True
+        pane.flush()
+        await until(pilot, lambda: _plain(table.get_row("1"))[-1] == " 1,234,567,8…", "the cut figure")
+        assert pane.columns == ("a", "b", "d")  # d grew to 12 + 1: c (5) no longer fits in 31
+        await pilot.pause(0.05)
+        assert table.max_scroll_x == 0
+
+        pane.d_text = "d{i}"  # shrinks back: the columns stay as they are until the pane is resized
+        pane.dirty = True
+        pane.flush()
+        await until(pilot, lambda: _plain(table.get_row("1"))[-1] == " d1", "the short figure")
+        assert pane.columns == ("a", "b", "d")
 
 
 async def test_the_pane_drops_a_column_when_its_rows_need_a_scrollbar() -> None:
@@ -43,18 +96,16 @@ async def test_the_pane_drops_a_column_when_its_rows_need_a_scrollbar() -> None:
     async with app.run_test(size=(80, 20)) as pilot:
         pane: Any = app.query_one(Letters)
         table = pane.table
-        await until(pilot, lambda: pane.columns == ("a", "b", "c", "d"), "the columns of 38 characters")
-        pane.flush()  # a dashboard screen does this on its refresh tick
-        await until(pilot, lambda: table.row_count == 2, "the rows")
-        assert table.max_scroll_x == 0
+        pane.flush()
+        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "31 characters")
 
-        pane.count = 9  # more rows than the pane shows: the vertical scrollbar takes a column
+        pane.count = 9  # more rows than shown: the vertical scrollbar takes a column, so c goes
         pane.dirty = True
         pane.flush()
-        await until(pilot, lambda: pane.columns == ("a", "b", "d") and table.row_count == 9, "37 characters")
+        await until(pilot, lambda: pane.columns == ("a", "b", "d") and table.row_count == 9, "30 characters")
         await pilot.pause(0.1)
         assert table.max_scroll_x == 0 and table.max_scroll_y > 0
-        assert [str(c) for c in table.get_row("3")] == ["a3", "b3", "d3"]  # each cell under its column
+        assert _plain(table.get_row("3")) == ["alph03", " bbbbbbb3", " ddddddddd3"]  # each cell under its column
 
         pane.count = 1
         pane.dirty = True

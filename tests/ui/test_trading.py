@@ -69,7 +69,7 @@ async def test_a_crossing_order_fills_and_the_position_appears(
         assert (position.instrument, position.size, position.entry_price) == ("BTC-PERP", size, ask)
         table = app.main.query_one("#positions-table", DataTable)
         await settle(pilot, lambda: table.row_count == 1, what="the positions pane")
-        cells = [str(c) for c in table.get_row_at(0)]
+        cells = [str(c).strip() for c in table.get_row_at(0)]  # a space before each column but the first
         assert cells[0] == "BTC-PERP" and "long" in cells[1]
         assert cells[2] == f"{size:.4f}" and cells[3] == f"{ask:,.1f}"
         assert not state.account.open_orders  # filled in full: nothing rests

@@ -83,6 +83,7 @@ class GovernorStatus:
     exchange_1m: Budget
     waiting_s: float  # how long the next call would wait now
     banned_until: float | None  # wall-clock seconds, or None
+    banned_s: float = 0.0  # how long the ban still lasts now
 
 
 def parse_used(value: str | None) -> tuple[int, int] | None:
@@ -173,4 +174,5 @@ class Governor:
             exchange_1m=Budget(exchange_1m.used(now), exchange_1m.limit),
             waiting_s=max(0.0, self._resume_at - now),
             banned_until=banned,
+            banned_s=banned - now if banned is not None else 0.0,
         )

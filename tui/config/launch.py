@@ -19,6 +19,7 @@ from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.config.errors import ConfigError, StartupError
 from tui.config.profiles import BUILTIN_PROFILES, KeySource, ProfileConfig, Settings, load_config
 from tui.config.unlock import Prompt, ask_hidden, signer_for
+from tui.config.values import DEFAULT_BELL
 from tui.logs import parse_level, redact, setup_logging
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class DashboardOptions:
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending a larger order
     confirm_through_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
     read_only: bool = False  # no order entry, cancels, closes or panic
+    bell: frozenset[str] = DEFAULT_BELL  # the kinds of account event that ring the terminal bell
 
 
 def profile_name(url: str) -> str:
@@ -104,6 +106,7 @@ class Launch:
             confirm_notional=p.confirm_notional,
             confirm_through_pct=p.confirm_through_book_pct,
             read_only=p.read_only,
+            bell=self.settings.config.bell,
         )
 
 

@@ -26,8 +26,10 @@ from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
 from tui.config.values import (
     BOOL_FIELDS,
+    DEFAULT_BELL,
     ENV_BOOL,
     PROFILE_FIELDS,
+    bell_kinds,
     check_binding,
     kind_of,
     log_level,
@@ -64,7 +66,8 @@ KEY_FIELDS: dict[str, tuple[Literal["keystore", "env"], bool]] = {
 }
 _PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")
 PROFILE_KEYS = (*PROFILE_FIELDS, "keymap")
-TOP_KEYS = ("default_profile", "log_level", "profiles")
+TOP_KEYS = ("default_profile", "log_level", "notices", "profiles")
+NOTICE_KEYS = ("bell",)
 
 
 # The file's structure, as msgspec Structs that refuse unknown keys; values are checked by the field parsers
@@ -72,7 +75,14 @@ TOP_KEYS = ("default_profile", "log_level", "profiles")
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     default_profile: Any = msgspec.UNSET
     log_level: Any = msgspec.UNSET
+    notices: Any = msgspec.UNSET
     profiles: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class NoticesFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """``[notices]``: how the dashboard announces what happens to the account."""
+
+    bell: Any = msgspec.UNSET
 
 
 ProfileFile = msgspec.defstruct(
@@ -205,6 +215,7 @@ class Config:
     log_level: str
     profiles: dict[str, ProfileConfig]
     lines: KeyLines
+    bell: frozenset[str] = DEFAULT_BELL  # [notices] bell: the kinds of account event that ring the bell
 
     def where(self, *keys: str) -> str:
         """``FILE line N`` of a key given as its path of names, for messages about it."""
@@ -249,6 +260,8 @@ def parse_config(text: str, path: Path) -> Config:
             except ValueError as exc:
                 raise config.error((key,), f"{key}: {exc}") from None
     config = replace(config, log_level=top["log_level"], default_profile=top["default_profile"])
+    if file.notices is not msgspec.UNSET:
+        config = replace(config, bell=_file_notices(config, file.notices))
     if config.default_profile not in config.profiles:
         raise config.error(
             ("default_profile",),
@@ -261,6 +274,25 @@ def _unknown_field(exc: msgspec.ValidationError) -> str | None:
     """The key a Struct with ``forbid_unknown_fields`` refused, if that is what ``exc`` says."""
     found = re.match(r"Object contains unknown field `(.*)`", str(exc))
     return found.group(1) if found else None
+
+
+def _file_notices(config: Config, table: Any) -> frozenset[str]:
+    """The ``[notices]`` table: which kinds of account event ring the bell."""
+    try:
+        fields = msgspec.convert(table, NoticesFile)
+    except msgspec.ValidationError as exc:
+        unknown = _unknown_field(exc)
+        if unknown is None:
+            raise config.error(("notices",), f"notices must be a table, not {kind_of(table)}") from None
+        raise config.error(
+            ("notices", unknown), f"unknown key {unknown!r} in notices (expected {', '.join(NOTICE_KEYS)})"
+        ) from None
+    if fields.bell is msgspec.UNSET:
+        return DEFAULT_BELL
+    try:
+        return bell_kinds(fields.bell)
+    except ValueError as exc:
+        raise config.error(("notices", "bell"), f"bell: {exc}") from None
 
 
 def _file_profile(config: Config, name: str, table: Any) -> ProfileConfig:

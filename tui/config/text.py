@@ -129,6 +129,13 @@ default_profile = "local"
 # debug, info, warning or error. The log is a file in the user log directory, never the terminal.
 log_level = "info"
 
+# What happens to the account is announced on the dashboard as it happens: fills (yours are also marked
+# on the trade tape and listed in the Fills tab, key 5), trigger orders firing, orders the exchange
+# cancelled or expired, liquidations and funding payments. The terminal bell rings for the kinds listed
+# here: any of "fill", "trigger", "cancel", "liquidation", "funding" ([] for none).
+[notices]
+bell = ["fill", "trigger", "liquidation"]
+
 # The built-in local exchange: xtui starts it, funds a fresh demo key, and needs no network. It plays
 # the network the profile signs for.
 [profiles.local]

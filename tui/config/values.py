@@ -19,9 +19,12 @@ from tui.keys import ENV_NAME_RE, NAME_RE
 from tui.logs import parse_level, redact
 
 __all__ = [
+    "DEFAULT_BELL",
     "ENV_BOOL",
     "FIELD_ALIASES",
+    "NOTICE_KINDS",
     "PROFILE_FIELDS",
+    "bell_kinds",
     "check_binding",
     "kind_of",
     "log_level",
@@ -35,6 +38,10 @@ _KEYS = re.compile(r"[^\s,]+(?:\s*,\s*[^\s,]+)*")
 _THEME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]{0,31}")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
+# The kinds of account event the dashboard announces (``tui.feed.events.EVENT_KINDS``; a test holds them equal),
+# and those that ring the terminal bell unless ``[notices] bell`` says otherwise.
+NOTICE_KINDS = ("fill", "trigger", "cancel", "liquidation", "funding")
+DEFAULT_BELL = frozenset({"fill", "trigger", "liquidation"})
 # How an environment variable spells a boolean.
 ENV_BOOL = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
@@ -160,6 +167,20 @@ def check_binding(binding: str, keys: Any) -> str:
             f'keymap.{binding}: expected key names separated by commas, like "b" or "ctrl+b,f2", not {bad}'
         )
     return keys.strip()
+
+
+def bell_kinds(value: Any) -> frozenset[str]:
+    """``bell = ["fill", "trigger"]``: the kinds of account event that ring the terminal bell (``[]``: none)."""
+    if not isinstance(value, list):
+        raise ValueError(f'expected an array of event kinds like ["fill", "trigger"], not {kind_of(value)}')
+    kinds = set()
+    for item in value:
+        kind = item.strip() if isinstance(item, str) else None
+        if kind not in NOTICE_KINDS:
+            bad = shown(item) if isinstance(item, str) else kind_of(item)
+            raise ValueError(f"{bad} is not a kind of event ({', '.join(NOTICE_KINDS)})")
+        kinds.add(kind)
+    return frozenset(kinds)
 
 
 PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {

@@ -77,6 +77,7 @@ class ChannelSubscriptions(FrameHandlers):
                 self._error(f"subscribe {channel}", exc)
                 return None
             self.state.status.subscriptions += 1
+            self._recovered(f"subscribe {channel}")
             self._notify.mark("status")
             return sub
         return None

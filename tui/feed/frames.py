@@ -24,6 +24,7 @@ from tui.api.models import (
     BookUpdate,
     Candle,
     DecodeError,
+    FundingRecord,
     Position,
     Ticker,
     Trade,
@@ -109,6 +110,7 @@ class FrameHandlers:
         status = self.state.status
         status.errors += 1
         status.last_error = f"{where}: {exc}"
+        status.error_source = where
         log.log(logging.WARNING if status.errors <= _LOGGED_ERRORS else logging.DEBUG, "feed %s", status.last_error)
         self._notify.mark("status")
 
@@ -156,7 +158,15 @@ class FrameHandlers:
                 self._info_timed_out()
             return None
         self._info_timeouts = 0
+        self._recovered(what)
         return result
+
+    def _recovered(self, source: str) -> None:
+        """``source`` works again: the error it left in the status bar goes."""
+        status = self.state.status
+        if status.error_source == source:
+            status.last_error = status.error_source = None
+            self._notify.mark("status")
 
     def _info_timed_out(self) -> None:
         """An /info call timed out (``_info_timeouts`` in a row); the connection layer weighs it."""
@@ -326,7 +336,8 @@ class FrameHandlers:
     # ---- account handlers -----------------------------------------------------------------------
 
     def handle_orders(self, data: Any) -> None:
-        """An ``orders`` push: an order placed, amended, filled or cancelled."""
+        """An ``orders`` push: an order placed, amended, triggered, filled or cancelled (the last two by the
+        exchange, and a trigger firing, are account events)."""
         try:
             orders = decode(payload_items(data), list[WsOrder])
         except DecodeError as exc:
@@ -334,9 +345,15 @@ class FrameHandlers:
         if (why := first_absurd(orders, absurd_order)) is not None:
             return self._bad("orders", ValueError(why))
         now = self._clock()
+        account, instruments = self.state.account, self.state.market.instruments
+        told = False
         for o in orders:
-            self.state.account.apply_order(o, now)
+            prev = account.order(o.order_id)
+            account.apply_order(o, now)
+            told = account.events.order(o, prev, instruments.get(o.instrument), now) is not None or told
         self._touch("orders", now)
+        if told:
+            self._touch("events", now)
         return None
 
     def handle_position(self, data: Any) -> None:
@@ -362,9 +379,28 @@ class FrameHandlers:
         if (why := first_absurd(fills, absurd_fill)) is not None:
             return self._bad("fills", ValueError(why))
         now = self._clock()
-        if any([self.state.account.apply_fill(f) for f in fills]):
+        account, instruments = self.state.account, self.state.market.instruments
+        if any([account.apply_fill(f) for f in fills]):
             self._touch("fills", now)
             self._touch("orders", now)
+        if any([account.events.fill(f, instruments.get(f.instrument)) is not None for f in fills]):
+            self._touch("events", now)
+        return None
+
+    def handle_funding(self, data: Any) -> None:
+        """A ``funding_payments`` push: funding paid or received on a position (an account event only)."""
+        try:
+            records = decode(payload_items(data), list[FundingRecord])
+        except DecodeError as exc:
+            return self._bad("funding_payments", exc)
+        perps = {i.id: i for i in self.state.market.instruments.values() if i.kind == "perp"}
+        events = self.state.account.events
+        told = False
+        for r in records:
+            info = perps.get(r.instrument_id)
+            told = events.funding(r, info.name if info else f"#{r.instrument_id}", info) is not None or told
+        if told:
+            self._touch("events", self._clock())
         return None
 
     def handle_account_summary(self, data: Any) -> None:

@@ -21,6 +21,7 @@ from tui.api.limits import GovernorStatus
 from tui.api.models import AccountSummary, Candle, Fill, Instruments, Order, Position, Ticker, Trade, WsFill, WsOrder
 
 from .book import BookState
+from .events import EventLog, OrderStatus
 
 __all__ = [
     "CANDLES_KEPT",
@@ -41,13 +42,15 @@ __all__ = [
     "order_from_ws",
 ]
 
-# "fills" is an addition to the contract: fill changes are announced as {"fills", "orders"}.
-TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account", "status", "fills")
+# "fills" is an addition to the contract: fill changes are announced as {"fills", "orders"}; "events": new
+# account events in ``AccountState.events`` (fills, triggers, orders the exchange ended, liquidations, funding).
+TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account", "status", "fills", "events")
 TRADES_KEPT = 200
 FILLS_KEPT = 200
 CANDLES_KEPT = 1_000
 TAPE_MARKS_KEPT = 8  # reconnects marked on the tape; older ones have scrolled away with their trades
 OPEN_STATES = frozenset({"open", "triggered"})  # what open_orders lists; anything else has left the book
+ENDED_KEPT = 1_000  # orders whose end (filled, cancelled...) is remembered, to say whether a fill finished one
 
 
 @dataclass(frozen=True)
@@ -199,10 +202,12 @@ class AccountState:
     open_orders: list[Order] = field(default_factory=list)  # newest first
     fills: collections.deque[Fill] = field(default_factory=lambda: collections.deque(maxlen=FILLS_KEPT))
     loaded: bool = False  # one full poll (or push of every kind) has arrived
+    events: EventLog = field(default_factory=EventLog)  # what happened to the account, to announce
     # monotonic time of the last push per order id / position key, and what it said (None: gone)
     _order_pushes: dict[int, tuple[float, Order | None]] = field(default_factory=dict, repr=False)
     _position_pushes: dict[tuple[int, str], tuple[float, Position | None]] = field(default_factory=dict, repr=False)
     _summary_pushed: float = field(default=float("-inf"), repr=False)
+    _ended: collections.OrderedDict[int, str] = field(default_factory=collections.OrderedDict, repr=False)
 
     # ---- pushes -----------------------------------------------------------------------------------
 
@@ -221,7 +226,22 @@ class AccountState:
             rec = None
             if i is not None:
                 del orders[i]
+            self._ended[o.order_id] = o.state
+            if len(self._ended) > ENDED_KEPT:
+                self._ended.popitem(last=False)
         self._order_pushes[o.order_id] = (now, rec)
+
+    def order(self, order_id: int) -> Order | None:
+        """The open order ``order_id``, if held."""
+        return next((o for o in self.open_orders if o.order_id == order_id), None)
+
+    def order_status(self, order_id: int) -> OrderStatus | None:
+        """(state, unfilled) of an order: while open as held, once ended as pushed; None when unknown."""
+        held = self.order(order_id)
+        if held is not None:
+            return held.state, held.unfilled
+        ended = self._ended.get(order_id)
+        return (ended, Decimal(0)) if ended is not None else None
 
     def apply_position(self, p: Position, now: float) -> None:
         """A ``position`` push: replace the position of that instrument and side; size 0 removes it."""
@@ -292,8 +312,10 @@ class FeedStatus:
     connection: str = "connecting"  # "connecting" | "live" | "stale" | "reconnecting" | "polling" | "closed"
     updated: dict[str, float] = field(default_factory=dict)  # topic -> monotonic time of its last data
     rate: GovernorStatus | None = None
+    rate_at: float = 0.0  # monotonic time ``rate`` was read: its waits count down from there
     clock_drift_ms: int | None = None  # server time - local time
     last_error: str | None = None
+    error_source: str | None = None  # what ``last_error`` came from: it clears when that succeeds again
     reconnects: int = 0
     errors: int = 0  # every error counted in last_error, bad frames included
     bad_frames: int = 0  # frames or records that did not decode

@@ -23,7 +23,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from tui.api.client import Client
-from tui.api.models import Order
+from tui.api.models import Fill, Order
 from tui.api.ws import ConnState, WsClient
 
 from .book import BookState
@@ -188,6 +188,7 @@ class Feed(ChannelSubscriptions):
         else:
             status.connection = "polling" if self._down_poll_ok else ws.state.value
         status.rate = self.client.governor.status()
+        status.rate_at = self._clock()
         if status.clock_drift_ms is None and self.client.last_server_date:
             with contextlib.suppress(TypeError, ValueError):  # HTTP Date: whole seconds, better than nothing
                 server = parsedate_to_datetime(self.client.last_server_date).timestamp()
@@ -212,8 +213,9 @@ class Feed(ChannelSubscriptions):
             self._error("select", f"unknown instrument {market.selected!r}; showing {symbol}")
         self._reset_market(symbol)  # also drops what a select() made meanwhile, so nothing is held twice
         self._spawn(self._subscribe_tickers(), "tickers")
-        if self.state.account.address is not None:
-            self._spawn(self._subscribe_account(self.state.account.address), "account")
+        if (user := self.state.account.address) is not None:
+            self._spawn(self._subscribe_account(user), "account")
+            self._spawn(self._subscribe("funding_payments", self.handle_funding, user=user), "funding")
         await self._poll_tickers()
         await self._open_market()
         await self.refresh_account()
@@ -316,10 +318,24 @@ class Feed(ChannelSubscriptions):
             account.merge_fills(fills.data)
             self._touch("fills", now)
         ok = None not in (positions, orders, summary, fills)
+        polled_fills = fills.data if fills is not None else []
         if ok and not account.loaded:
+            account.events.history(polled_fills, orders or [])  # what was there before: not news
             account.loaded = True
             self._check_ready()
+        elif account.loaded:
+            self._polled_events(polled_fills, orders or [])
         return ok
+
+    def _polled_events(self, fills: list[Fill], orders: list[Order]) -> None:
+        """Fills and fired triggers a poll shows before (or instead of: the socket was down) their pushes."""
+        account, instruments, now = self.state.account, self.state.market.instruments, self._clock()
+        told = [account.events.fill(f, instruments.get(f.instrument)) for f in reversed(fills)]  # oldest first
+        told += [
+            account.events.order(o, o, instruments.get(o.instrument), now) for o in orders if o.state == "triggered"
+        ]
+        if any(e is not None for e in told):
+            self._touch("events", now)
 
     async def _poll_market(self) -> bool:
         """While the socket is down: the book, trades, tickers and the live candle from /info."""

@@ -168,6 +168,10 @@ class XtuiApp(App[None]):
         self.theme = names[(i + 1) % len(names)]
         self.notify(f"Theme {self.theme}", timeout=2)
 
+    async def action_quit(self) -> None:
+        """Textual's quit (``ctrl+q``, the palette's Quit) asks as ``q`` does while an order is in flight."""
+        self.action_quit_app()
+
     def action_quit_app(self) -> None:
         if self.main.desk.in_flight:
 

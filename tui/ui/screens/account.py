@@ -118,6 +118,7 @@ def fee_facts(f: UserFees) -> list[tuple[str, str]]:
 
 class AccountScreen(DataScreen):
     SCREEN_TITLE = "Account"
+    SIGNED_ACTIONS = frozenset({"set_leverage"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "tab('summary')", "Summary", id="account.summary", show=False,

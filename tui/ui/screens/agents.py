@@ -41,6 +41,7 @@ def keystore_name(agent_name: str) -> str:
 
 class AgentsScreen(DataScreen):
     SCREEN_TITLE = "Agents"
+    SIGNED_ACTIONS = frozenset({"add", "revoke"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add", "Add agent", id="agents.add",

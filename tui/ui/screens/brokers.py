@@ -28,6 +28,7 @@ MAX_PAGES = 50
 
 class BrokersScreen(DataScreen):
     SCREEN_TITLE = "Brokers"
+    SIGNED_ACTIONS = frozenset({"approve"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve", id="brokers.approve",

@@ -14,10 +14,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Static
+from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import Worker, WorkType
 
 from tui.api.client import Client
@@ -67,6 +68,8 @@ class DataScreen(Screen[None]):
     """A screen of exchange data, reloaded every ``poll_s``. Subclasses give ``compose_body`` and ``fetch``."""
 
     SCREEN_TITLE: ClassVar[str] = ""
+    SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset()  # actions that sign: hidden when nothing can sign
+    AUTO_FOCUS = "DataTable"  # Up and Down move the selection at once, and the row keys act on it
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="screen.back", tooltip="Back to the dashboard"),
@@ -239,6 +242,18 @@ class DataScreen(Screen[None]):
         self.notify(text, severity="error" if error else "information", timeout=10 if error else 6, markup=False)
 
     # ---- keys ---------------------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Signing actions are not offered read-only or watch-only (``refuse`` still says why if called)."""
+        return not (action in self.SIGNED_ACTIONS and (self.ctx.read_only or self.ctx.signer is None))
+
+    @on(TabbedContent.TabActivated)
+    def _focus_tab_table(self, event: TabbedContent.TabActivated) -> None:
+        """A tab shown: its first table takes the focus, so Up and Down move its selection without Tab."""
+        for table in event.pane.query(DataTable):
+            if table.focusable:
+                table.focus()
+                return
 
     def action_back(self) -> None:
         if self.is_current:

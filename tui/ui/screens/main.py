@@ -1,8 +1,9 @@
-"""The dashboard: markets, chart, order book, trade tape, positions, open orders, account and status.
+"""The dashboard: markets, chart, order book, trade tape, positions, open orders and fills, account and status.
 
 The screen routes the feed's change notices to the panes and flushes the dirty ones on one timer (at
 most 10 times a second). Its bindings are the trading and view keys; the trading ones go through
-``OrderDesk`` so that nothing here awaits the network.
+``OrderDesk`` so that nothing here awaits the network. What happens to the account (fills, triggers,
+orders the exchange ends, liquidations, funding) is announced as notices, with the bell the config asks for.
 """
 
 from __future__ import annotations
@@ -16,23 +17,26 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.screen import Screen
-from textual.widgets import DataTable
-from textual.worker import Worker
+from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
 from tui.api.client import Client
+from tui.config.launch import DashboardOptions
+from tui.feed.events import notices
 from tui.feed.worker import Feed
 from tui.order_entry import ConfirmPolicy
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
+from tui.ui.widgets.fills import FillsPane
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.markets import MarketsPane
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.pane import FeedLine, FeedPane
 from tui.ui.widgets.positions import PositionsPane
-from tui.ui.widgets.status_bar import StatusBar, drift_warning
+from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
@@ -44,6 +48,8 @@ log = logging.getLogger(__name__)
 
 REFRESH_S = 0.1  # panes re-read the state at most this often
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
+TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
+ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
 
 
 class MainScreen(Screen[None]):
@@ -77,7 +83,10 @@ class MainScreen(Screen[None]):
         Binding("2", "focus_pane('book')", "Book", id="focus_book", show=False, tooltip="Focus the order book"),
         Binding("3", "focus_pane('positions')", "Positions", id="focus_positions", show=False,
                 tooltip="Focus the positions"),
-        Binding("4", "focus_pane('orders')", "Orders", id="focus_orders", show=False, tooltip="Focus the open orders"),
+        Binding("4", "focus_pane('orders')", "Orders", id="focus_orders", show=False,
+                tooltip="Show and focus the open orders"),
+        Binding("5", "focus_pane('fills')", "Fills", id="focus_fills", show=False,
+                tooltip="Show and focus your fills (the tab beside the open orders)"),
     ]  # fmt: skip
 
     DEFAULT_CSS = """
@@ -95,7 +104,7 @@ class MainScreen(Screen[None]):
         row-span: 2;
         height: 1fr;
     }
-    MainScreen #positions, MainScreen #orders {
+    MainScreen #positions, MainScreen #orders-tabs {
         column-span: 3;
         height: 1fr;
     }
@@ -109,7 +118,7 @@ class MainScreen(Screen[None]):
     MainScreen.-narrow #tape {
         display: none;
     }
-    MainScreen.-narrow #positions, MainScreen.-narrow #orders {
+    MainScreen.-narrow #positions, MainScreen.-narrow #orders-tabs {
         column-span: 2;
     }
     MainScreen.-short #grid {
@@ -127,8 +136,25 @@ class MainScreen(Screen[None]):
     MainScreen.-short #book, MainScreen.-short #tape {
         row-span: 3;
     }
-    MainScreen.-short #positions, MainScreen.-short #orders {
+    MainScreen.-short #positions, MainScreen.-short #orders-tabs {
         column-span: 1;
+    }
+    /* open orders and fills share a cell: a one-line tab strip stands where their top border was */
+    MainScreen #orders-tabs > ContentTabs {
+        height: 1;
+    }
+    MainScreen #orders-tabs Underline {
+        display: none;
+    }
+    MainScreen #orders-tabs Tab.-active {
+        text-style: bold underline;
+    }
+    MainScreen #orders-tabs > ContentSwitcher, MainScreen #orders-tabs TabPane, MainScreen #orders, MainScreen #fills {
+        height: 1fr;
+        padding: 0;
+    }
+    MainScreen #orders, MainScreen #fills, MainScreen #orders:focus-within, MainScreen #fills:focus-within {
+        border-top: none;
     }
     """
 
@@ -157,6 +183,9 @@ class MainScreen(Screen[None]):
         self._wall_clock = wall_clock
         self._drift_told = False
         self._panes: list[FeedPane | FeedLine] | None = None
+        self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
+        self._events_shown = 0  # how many of the feed's account events have been announced
+        self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
         self.desk = OrderDesk(
             self,
             client,
@@ -185,7 +214,11 @@ class MainScreen(Screen[None]):
             yield TradeTapePane(state, id="tape")
             yield ChartPane(state, id="chart")
             yield PositionsPane(state, id="positions")
-            yield OpenOrdersPane(state, now_s=self._wall_clock, id="orders")
+            with TabbedContent(id="orders-tabs"):
+                with TabPane("Open orders", id=TABS["orders"]):
+                    yield OpenOrdersPane(state, now_s=self._wall_clock, id="orders")
+                with TabPane("Fills", id=TABS["fills"]):
+                    yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
         yield StatusBar(state, clock=self._clock, id="status")
         yield Footer(compact=True)
@@ -208,8 +241,12 @@ class MainScreen(Screen[None]):
     def feed_changed(self, message: FeedChanged) -> None:
         for pane in self._live():
             pane.feed_changed(message.topics)
-        if "status" in message.topics and not self._drift_told:
-            self._tell_drift()
+        if "events" in message.topics and not self._announce_in:
+            self._announce_in = ANNOUNCE_TICKS
+        if "status" in message.topics:
+            self._dim_stale()
+            if not self._drift_told:
+                self._tell_drift()
 
     def _tell_drift(self) -> None:
         """Once a session: a clock off by more than a second. xtui signs on the exchange's clock as it measures
@@ -230,13 +267,63 @@ class MainScreen(Screen[None]):
     def flush_panes(self) -> None:
         for pane in self._live():
             pane.flush()
+        self._label_tabs()
+        if self._announce_in:
+            self._announce_in -= 1
+            if not self._announce_in:
+                self._announce()
+
+    def _label_tabs(self) -> None:
+        """The tabs of the open orders and the fills, with how many each holds (their panes' titles, hidden)."""
+        account = self.feed.state.account
+        for pane, name, count in (("orders", "Open orders", account.open_orders), ("fills", "Fills", account.fills)):
+            label = f"{name} ({len(count)})" if count else name
+            if self._tab_labels.get(pane) != label:
+                self._tab_labels[pane] = label
+                self.query_one("#orders-tabs", TabbedContent).get_tab(TABS[pane]).label = label
+
+    def _announce(self) -> None:
+        """A notice for what happened to the account since the last one (events that came together share
+        one), and the bell when one of them is of a kind the config rings it for."""
+        account = self.feed.state.account
+        fresh = account.events.since(self._events_shown)
+        self._events_shown = account.events.count
+        told = notices(fresh, account.order_status)
+        for notice in told:
+            self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout, markup=False)
+        options = getattr(self.app, "options", None)  # the app's DashboardOptions, as the profile set them
+        bell = options.bell if isinstance(options, DashboardOptions) else DashboardOptions().bell
+        if any(notice.kinds & bell for notice in told):
+            self.app.bell()
 
     def _tick(self) -> None:
         self.query_one(StatusBar).dirty = True
         self.query_one(OpenOrdersPane).dirty = True
+        self._dim_stale()
+
+    def _dim_stale(self) -> None:
+        """While the connection is down, dim the panes whose data is older than ``STALE_AFTER_S``."""
+        status = self.feed.state.status
+        down = status.connection != "live"
+        now = self._clock()
+        for pane in self._live():
+            if pane.AGE_TOPIC is not None:
+                at = status.updated.get(pane.AGE_TOPIC)
+                pane.set_class(down and at is not None and now - at > STALE_AFTER_S, "-stale")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self._own_cancels(event)
         report_worker_error(self, event)  # the screen's workers: orders, cancels, the feed's moves
+
+    def _own_cancels(self, event: Worker.StateChanged) -> None:
+        """While the desk cancels (any submission but an order), the orders the exchange says are cancelled
+        are the trader's doing, which the desk reports: they are not announced again as the exchange's."""
+        if event.worker.group != "submit" or event.worker.name == "Order":
+            return
+        if event.state is WorkerState.RUNNING:
+            self.feed.state.account.events.own_cancel(True, self._clock())
+        elif event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.feed.state.account.events.own_cancel(False, self._clock())
 
     @on(InstrumentChosen)
     def _instrument_chosen(self, event: InstrumentChosen) -> None:
@@ -254,6 +341,14 @@ class MainScreen(Screen[None]):
         self.desk.picked = event.price
 
     # ---- actions ------------------------------------------------------------------------------------
+
+    TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"buy", "sell", "cancel_order", "cancel_instrument", "cancel_cloid", "close_position", "panic"}
+    )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Trading keys are not offered when nothing can be sent: watch-only (no key) or read-only."""
+        return not (action in self.TRADING_ACTIONS and (self._read_only or self._signer is None))
 
     def action_buy(self) -> None:
         self.desk.open_form("buy")
@@ -303,9 +398,11 @@ class MainScreen(Screen[None]):
         self.run_worker(self.feed.refresh_account(), group="refresh", exclusive=True, exit_on_error=False)
 
     def action_focus_pane(self, pane: str) -> None:
-        table_id = {"markets": "#markets-table", "book": "#book-table", "positions": "#positions-table"}.get(
-            pane, "#orders-table"
-        )
-        table = self.query_one(table_id)  # the book's rows are not a DataTable
+        tables = {"markets": "#markets-table", "book": "#book-table", "positions": "#positions-table"}
+        table = self.query_one(tables.get(pane, f"#{pane}-table"))  # the book's rows are not a DataTable
+        if pane in TABS:  # the open orders and the fills share a cell: show the pane's tab, then focus it
+            self.query_one("#orders-tabs", TabbedContent).active = TABS[pane]
+            self.call_after_refresh(table.focus)
+            return
         if table.display and table.parent is not None and table.parent.display:
             table.focus()

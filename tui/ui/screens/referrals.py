@@ -61,6 +61,7 @@ def referral_facts(r: ReferralSummary) -> list[tuple[str, str]]:
 
 class ReferralsScreen(DataScreen):
     SCREEN_TITLE = "Referrals"
+    SIGNED_ACTIONS = frozenset({"create_code", "set_referrer", "claim"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "create_code", "New code", id="referrals.create_code", tooltip="Create a referral code"),

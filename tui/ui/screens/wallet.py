@@ -38,6 +38,7 @@ VAULTS = [
 
 class WalletScreen(DataScreen):
     SCREEN_TITLE = "Wallet"
+    SIGNED_ACTIONS = frozenset({"withdraw", "transfer", "internal", "deposit", "redeem"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("w", "withdraw", "Withdraw", id="wallet.withdraw", tooltip="Withdraw collateral to a chain"),

@@ -1,4 +1,6 @@
-"""The account bar: equity, available balance, margin used and utilisation, uPnL, total PnL."""
+"""The account bar: equity (split into derivatives and spot), available balance, uPnL, total PnL, the
+margin in use (isolated margin included) and utilisation. Parts that do not fit the width are left out,
+least wanted first: the split, then the utilisation."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from decimal import Decimal
 from typing import ClassVar
 
 from textual.content import Content
+
+from tui.feed.risk import margin_in_use
 
 from .display import fmt_money, fmt_pct
 from .pane import FeedLine
@@ -18,7 +22,7 @@ def _pnl(value: Decimal) -> tuple[str, str]:
 
 
 class AccountBar(FeedLine):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"account"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"account", "positions"})
 
     DEFAULT_CSS = """
     AccountBar {
@@ -27,6 +31,9 @@ class AccountBar(FeedLine):
         padding: 0 1;
     }
     """
+
+    def on_resize(self) -> None:
+        self.dirty = True  # what fits changed
 
     def refresh_state(self) -> None:
         account = self.state.account
@@ -38,10 +45,27 @@ class AccountBar(FeedLine):
             self.show(Content.styled("account loading…", "$stale"))
             return
         sep = ("  │ ", "$foreground-muted")
-        self.show(
-            Content.assemble(
+        muted = "$foreground-muted"
+        split = Content.assemble(
+            (" = perps ", muted),
+            fmt_money(s.derivative_account_equity),
+            (" + spot ", muted),
+            fmt_money(s.spot_account_equity),
+        )
+        utilisation = Content.assemble(
+            sep,
+            "IM ",
+            fmt_pct(s.initial_margin_utilization, signed=False),
+            " MM ",
+            fmt_pct(s.maintenance_margin_utilization, signed=False),
+        )
+        margin = margin_in_use(s, account.positions)
+
+        def line(with_split: bool, with_utilisation: bool) -> Content:
+            return Content.assemble(
                 "Equity ",
                 (fmt_money(s.total_account_equity), "bold"),
+                split if with_split else "",
                 sep,
                 "Avail ",
                 (fmt_money(s.available_balance), "bold"),
@@ -53,11 +77,13 @@ class AccountBar(FeedLine):
                 _pnl(s.total_pnl),
                 sep,
                 "Margin ",
-                fmt_money(s.initial_margin),
-                sep,
-                "IM ",
-                fmt_pct(s.initial_margin_utilization, signed=False),
-                " MM ",
-                fmt_pct(s.maintenance_margin_utilization, signed=False),
+                fmt_money(margin),
+                utilisation if with_utilisation else "",
             )
-        )
+
+        room = self.size.width - 2  # the padding
+        for choice in ((True, True), (False, True), (False, False)):
+            content = line(*choice)
+            if room <= 0 or content.cell_length <= room:
+                break
+        self.show(content)

@@ -45,6 +45,7 @@ def _columns(bar_width: int) -> tuple[Column, ...]:
 
 class OrderBookPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"book", "markets"})
+    AGE_TOPIC: ClassVar[str | None] = "book"
 
     DEFAULT_CSS = """
     OrderBookPane > BookLines {

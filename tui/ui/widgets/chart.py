@@ -68,6 +68,7 @@ def _time_label(ms: int, resolution: str) -> str:
 
 class ChartPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
+    AGE_TOPIC: ClassVar[str | None] = "chart"
 
     DEFAULT_CSS = """
     ChartPane > PlotextPlot {

@@ -32,6 +32,7 @@ COLUMNS = (
 
 class MarketsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
+    AGE_TOPIC: ClassVar[str | None] = "markets"
     TABLE_ID = "markets-table"
     COLUMNS = COLUMNS
     PRIORITY = ("market", "last", "change", "funding", "mark", "volume", "oi")

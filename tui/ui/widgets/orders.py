@@ -1,4 +1,4 @@
-"""Open orders: instrument, side, price, size, unfilled, TIF, flags, client id and age."""
+"""Open orders: instrument, side, type, price, trigger, size, unfilled, TIF, flags, client id and age."""
 
 from __future__ import annotations
 
@@ -9,53 +9,51 @@ from rich.text import Text
 
 from tui.api.models import Order, to_datetime
 
-from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
+from .display import DOWN, UP, fit, fmt_age, fmt_price, fmt_size
 from .pane import TablePane
 
 __all__ = ["OpenOrdersPane", "order_flags", "order_type"]
 
+# (key, label, widest allowed): columns are as wide as their cells (see TablePane)
 COLUMNS = (
-    ("market", "Market", 10),
-    ("side", "Side", 7),  # "▼ sell" and a space
-    ("type", "Type", 7),
-    ("price", "Price", 11),
-    ("size", "Size", 10),
-    ("unfilled", "Unfilled", 10),
-    ("tif", " TIF", 5),
-    ("flags", "Flags", 10),
-    ("cloid", "Cloid", 13),
-    ("age", "Age", 5),
-    ("oid", "Oid", 9),
+    ("market", "Market", 12),
+    ("side", "Side", 6),  # "▼ sell"
+    ("type", "Type", 11),  # "stop market"
+    ("price", "Price", 14),
+    ("trigger", "Trigger", 14),
+    ("size", "Size", 12),
+    ("unfilled", "Unfilled", 12),
+    ("tif", "TIF", 3),
+    ("flags", "Flags", 5),
+    ("cloid", "Cloid", 16),
+    ("age", "Age", 4),
+    ("oid", "Oid", 12),
 )
 
 
 def order_type(o: Order) -> str:
-    if o.tpsl == "tp":
-        return "TP"
-    if o.tpsl == "sl":
-        return "SL"
+    """What the order is: limit, market, stop market, stop limit, TP or SL (a market TP/SL says so)."""
+    market = o.is_market or not o.limit_price
+    if o.tpsl in ("tp", "sl"):
+        return o.tpsl.upper() + (" market" if market else " limit")
     if o.trigger_px:
-        return "stop"
+        return "stop market" if market else "stop limit"
     return "market" if o.is_market else "limit"
 
 
 def order_flags(o: Order) -> str:
-    """PO post-only, RO reduce-only, T@price trigger."""
-    flags = []
-    if o.post_only:
-        flags.append("PO")
-    if o.reduce_only:
-        flags.append("RO")
-    if o.trigger_px:
-        flags.append(f"T@{o.trigger_px.normalize():f}")
-    return " ".join(flags)
+    """PO post-only, RO reduce-only."""
+    return " ".join(flag for flag, on in (("PO", o.post_only), ("RO", o.reduce_only)) if on)
 
 
 class OpenOrdersPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"orders", "markets"})
+    AGE_TOPIC: ClassVar[str | None] = "orders"
     COLUMNS = COLUMNS
     TABLE_ID = "orders-table"
-    PRIORITY = ("market", "side", "price", "size", "type", "unfilled", "age", "flags", "tif", "cloid", "oid")
+    PRIORITY = (
+        "market", "side", "type", "price", "trigger", "size", "unfilled", "age", "flags", "tif", "cloid", "oid"
+    )  # fmt: skip
     LEFT = frozenset({"market", "side", "type", "tif", "flags", "cloid"})
 
     DEFAULT_CSS = """
@@ -90,15 +88,17 @@ class OpenOrdersPane(TablePane):
             age = fmt_age(self._now_s() - to_datetime(o.timestamp).timestamp())
         except (ValueError, OverflowError, OSError):
             age = "-"
-        price = "market" if o.is_market and not o.limit_price else fmt_price(o.limit_price, tick)
+        price = "market" if not o.limit_price else fit(fmt_price(o.limit_price, tick), o.limit_price, 14)
+        trigger = fit(fmt_price(o.trigger_px, tick), o.trigger_px, 14) if o.trigger_px else "-"
         return [
             Text(o.instrument),
             Text(f"{UP if buy else DOWN} {'buy' if buy else 'sell'}", style=c.side(buy)),
             Text(order_type(o)),
             _r(price),
-            _r(fmt_size(o.size, lot)),
-            _r(fmt_size(o.unfilled, lot)),
-            Text(f" {o.tif}"),
+            _r(trigger, "" if o.trigger_px else c.muted),
+            _r(fit(fmt_size(o.size, lot), o.size, 12)),
+            _r(fit(fmt_size(o.unfilled, lot), o.unfilled, 12)),
+            Text(o.tif),
             Text(order_flags(o)),
             Text(o.cloid or "-", style=c.muted if not o.cloid else ""),
             _r(age, c.muted),

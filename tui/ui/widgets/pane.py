@@ -29,6 +29,7 @@ class FollowsFeed:
     tick ``flush`` re-reads the state (``refresh_state``) of the widgets that follow one of them."""
 
     TOPICS: ClassVar[frozenset[str]] = frozenset()
+    AGE_TOPIC: ClassVar[str | None] = None  # its data's topic: dimmed when old while the connection is down
     dirty: bool
     is_mounted: bool
     display: bool
@@ -60,6 +61,9 @@ class FeedPane(FollowsFeed, Vertical):
     }
     FeedPane:focus-within {
         border: round $primary;
+    }
+    FeedPane.-stale > * {
+        text-opacity: 55%;  /* the connection is down and these values are older than STALE_AFTER_S */
     }
     FeedPane > DataTable {
         height: 1fr;
@@ -110,8 +114,12 @@ class FeedPane(FollowsFeed, Vertical):
 class TablePane(FeedPane):
     """A pane whose records are rows of one DataTable, kept by key and updated in place (``TableRows``).
 
-    Subclasses give ``COLUMNS`` and a row's cells for all of them; when the pane is too narrow for every
-    column, it shows those it has room for, taken in ``PRIORITY`` order (laid out in ``COLUMNS`` order).
+    Subclasses give ``COLUMNS`` and a row's cells for all of them. A column is as wide as its widest cell
+    (its label included) and at most the width ``COLUMNS`` gives it: a longer cell is cut with ``…``, so a
+    figure never runs into its neighbour, and one space separates every two columns. When the pane is too
+    narrow for every column, it shows those it has room for, taken in ``PRIORITY`` order (laid out in
+    ``COLUMNS`` order). Widths are the widest seen since the last resize, so a figure that grows by a digit
+    and shrinks back does not make columns come and go.
     """
 
     DEFAULT_CSS = """
@@ -121,15 +129,19 @@ class TablePane(FeedPane):
     """
 
     TABLE_ID: ClassVar[str] = ""
-    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, width)
+    COLUMNS: ClassVar[Sequence[tuple[str, str, int]]] = ()  # (key, label, widest allowed)
     PRIORITY: ClassVar[Sequence[str]] = ()  # column keys, most wanted first; empty: all columns, always
     LEFT: ClassVar[frozenset[str]] = frozenset()  # columns aligned left; the others are figures, aligned right
+    GAP: ClassVar[int] = 1  # spaces between two columns
 
     def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.rows: TableRows | None = None  # once the columns are set
         self.columns: tuple[str, ...] = ()  # the keys of the columns shown
         self._pick: list[int] | None = None  # where they are in COLUMNS (None: all of them)
+        self._widest: dict[str, int] = {}  # each column's widest cell since the last resize, label included
+        self._laid: tuple[tuple[str, int], ...] = ()  # (key, width) of the columns as laid out
+        self._cursor_to: str | None = None  # the row to put the cursor back on after a new layout
 
     def compose(self) -> ComposeResult:
         yield self.make_table()
@@ -139,31 +151,43 @@ class TablePane(FeedPane):
         self.set_columns(self.COLUMNS)
 
     def on_resize(self, _event: Resize) -> None:
+        self._widest = {}
         self.call_after_refresh(self._fit)  # once the table has its new size too
 
     def _fit(self, row_count: int | None = None) -> None:
         """Show the columns there is room for: the pane's width, less a column for the vertical
         scrollbar when the rows overflow (a cut-off figure would be a wrong figure)."""
-        if not self.PRIORITY or self.rows is None or not self.is_mounted or self.size.width <= 0:
+        if self.rows is None or not self.is_mounted or self.size.width <= 0:
             return  # not laid out yet
         table = self.table
         rows = table.row_count if row_count is None else row_count
         width = self.size.width - (1 if rows > table.size.height - 1 else 0)  # the header takes a line
         wanted = self.fitting(width)
-        if tuple(key for key, _, _ in wanted) != self.columns:
+        if self._layout(wanted) != self._laid:
             self.set_columns(wanted)
+
+    def _layout(self, columns: Sequence[tuple[str, str, int]]) -> tuple[tuple[str, int], ...]:
+        return tuple(
+            (key, self.column_width(key, label, cap) + (self.GAP if i else 0))
+            for i, (key, label, cap) in enumerate(columns)
+        )
+
+    def column_width(self, key: str, label: str, cap: int) -> int:
+        """How wide column ``key`` is drawn, without the gap: its widest cell so far, at most ``cap``."""
+        return min(cap, max(len(label), self._widest.get(key, 0)))
 
     def fitting(self, width: int) -> list[tuple[str, str, int]]:
         """The columns shown in ``width`` characters: by priority while they fit, in their order (the
         first by priority even if it does not fit: a table needs a column)."""
-        if not self.PRIORITY or sum(w for _, _, w in self.COLUMNS) <= width:
+        need = {key: self.column_width(key, label, cap) + self.GAP for key, label, cap in self.COLUMNS}
+        width += self.GAP  # the first column shown has no gap before it
+        if not self.PRIORITY or sum(need.values()) <= width:
             return list(self.COLUMNS)
-        widths = {key: w for key, _, w in self.COLUMNS}
         kept: set[str] = set()
         for key in self.PRIORITY:
-            if widths[key] <= width:
+            if need[key] <= width:
                 kept.add(key)
-                width -= widths[key]
+                width -= need[key]
         return [c for c in self.COLUMNS if c[0] in kept or (not kept and c[0] == self.PRIORITY[0])]
 
     def make_table(self) -> DataTable[Any]:
@@ -174,11 +198,19 @@ class TablePane(FeedPane):
         return self.query_one(f"#{self.TABLE_ID}", DataTable)
 
     def set_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
-        """Lay the table out with ``columns`` (of ``COLUMNS``), empty; the next refresh fills it."""
+        """Lay the table out with ``columns`` (of ``COLUMNS``), empty; the next refresh fills it.
+
+        Each column is as wide as its widest cell so far (``column_width``) and the gap before it;
+        ``sync`` cuts a cell to its column's widest allowed and puts the gap before it. The cursor goes
+        back to its row once the rows are back.
+        """
         table = self.table
+        self._cursor_to = self.cursor_key() or self._cursor_to
         table.clear(columns=True)
-        for key, label, width in columns:
-            table.add_column(Text(label, justify="left" if key in self.LEFT else "right"), width=width, key=key)
+        self._laid = self._layout(columns)
+        for i, ((key, label, _cap), (_, width)) in enumerate(zip(columns, self._laid, strict=True)):
+            text = Text(" " * (self.GAP if i else 0) + label, justify="left" if key in self.LEFT else "right")
+            table.add_column(text, width=width, key=key)
         self.columns = tuple(key for key, _, _ in columns)
         every = [key for key, _, _ in self.COLUMNS]
         self._pick = None if list(self.columns) == every else [every.index(key) for key in self.columns]
@@ -189,12 +221,44 @@ class TablePane(FeedPane):
         """Show ``rows`` (key, a cell per column of ``COLUMNS``); True when rows were added."""
         if self.rows is None:
             return False
-        if len(rows) != len(self.rows.cells):
-            self._fit(len(rows))  # the vertical scrollbar may come or go
-        pick = self._pick
-        if pick is not None:
-            rows = [(key, [cells[i] for i in pick]) for key, cells in rows]
-        return self.rows.sync(rows)
+        if self._measure(rows) or len(rows) != len(self.rows.cells):
+            self._fit(len(rows))  # wider cells, or the vertical scrollbar may come or go
+        pick = self._pick if self._pick is not None else range(len(self.COLUMNS))
+        caps = [self.COLUMNS[i][2] for i in pick]
+        shown = [
+            (
+                key,
+                [
+                    _fitted(cells[i], cap, self.GAP if n else 0)
+                    for n, (i, cap) in enumerate(zip(pick, caps, strict=True))
+                ],
+            )
+            for key, cells in rows
+        ]
+        added = self.rows.sync(shown)
+        if self._cursor_to is not None and added:
+            self._put_cursor(self._cursor_to)
+        return added
+
+    def _put_cursor(self, key: str) -> None:
+        self._cursor_to = None
+        keys = self.rows.keys if self.rows is not None else []
+        if key in keys:
+            self.table.move_cursor(row=self.table.get_row_index(key), animate=False)
+
+    def _measure(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> bool:
+        """Note each column's widest cell; True when a column shown grew past what the layout was made for."""
+        grew = False
+        widest = self._widest
+        for n, (key, _label, cap) in enumerate(self.COLUMNS):
+            old = widest.get(key, 0)
+            if old >= cap:
+                continue
+            new = max((_length(cells[n]) for _, cells in rows), default=0)
+            if new > old:
+                widest[key] = new
+                grew = grew or key in self.columns  # a hidden column growing stays hidden
+        return grew
 
     def restyle(self) -> None:
         if self.rows is not None:
@@ -214,6 +278,22 @@ class TablePane(FeedPane):
         else:
             subtitle = keys if count else ""
         self.show_titles(f"{name} ({count})" if count else name, subtitle)
+
+
+def _length(cell: Cell) -> int:
+    return cell.cell_len if isinstance(cell, Text) else len(cell)
+
+
+def _fitted(cell: Cell, cap: int, gap: int) -> Cell:
+    """``cell`` cut to ``cap`` characters (the last one ``…``), with ``gap`` spaces before it."""
+    if not gap and _length(cell) <= cap:
+        return cell
+    text = cell.copy() if isinstance(cell, Text) else Text(cell)
+    if text.cell_len > cap:
+        text.truncate(cap, overflow="ellipsis")
+    if gap:
+        text.pad_left(gap)
+    return text
 
 
 class FeedLine(FollowsFeed, Static):

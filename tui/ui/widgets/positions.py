@@ -9,26 +9,29 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from tui.api.models import Position
+from tui.feed.risk import Liquidation, liquidation
 
 from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
 from .pane import TablePane
 
 __all__ = ["PositionView", "PositionsPane", "position_view"]
 
+# (key, label, widest allowed): columns are as wide as their cells (see TablePane)
 COLUMNS = (
-    ("market", "Market", 10),
-    ("side", "Side", 8),
-    ("size", "Size", 10),
-    ("entry", "Entry", 11),
-    ("mark", "Mark", 11),
-    ("value", "Value", 11),
-    ("upnl", "uPnL", 10),
+    ("market", "Market", 12),
+    ("side", "Side", 7),  # "▲ long"
+    ("size", "Size", 12),
+    ("entry", "Entry", 12),
+    ("mark", "Mark", 12),
+    ("value", "Value", 12),
+    ("upnl", "uPnL", 12),
     ("roe", "uPnL%", 9),
-    ("liq", "Liq.", 11),
-    ("dist", "Liq.dist", 9),
+    ("liq", "Liq.", 12),
+    ("dist", "Liq.dist", 8),
     ("lev", "Lev", 5),
-    ("mode", " Mode", 7),
+    ("mode", "Mode", 8),
 )
+ESTIMATE = "≈"  # before a liquidation price derived here, not given by the exchange
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,20 +42,21 @@ class PositionView:
     mark: Decimal | None
     upnl: Decimal | None
     upnl_pct: Decimal | None
-    liquidation: Decimal | None
+    liquidation: Liquidation
     liq_distance: Decimal | None  # fraction of the mark
 
 
 def position_view(p: Position, mark: Decimal | None, summary: Any) -> PositionView:
-    """Join a position with its ticker mark and the account summary's perp_positions entry."""
+    """Join a position with its ticker mark and the account summary's perp_positions entry (see
+    ``tui.feed.risk`` for the liquidation price)."""
     leg = summary.perp_positions.get(p.instrument) if summary is not None else None
     upnl = leg.upnl if leg is not None else (mark - p.entry_price) * p.size if mark is not None else None
     margin = leg.im if leg is not None and leg.im else p.margin
     if not margin and p.leverage:
         margin = abs(p.size) * p.entry_price / p.leverage
     pct = upnl / margin if upnl is not None and margin else None
-    liq = leg.liquidation_price if leg is not None and leg.liquidation_price > 0 else None
-    dist = abs(mark - liq) / mark if liq is not None and mark else None
+    liq = liquidation(p, mark, summary)
+    dist = abs(mark - liq.price) / mark if liq.price is not None and mark else None
     return PositionView(p, mark, upnl, pct, liq, dist)
 
 
@@ -62,6 +66,7 @@ def position_key(p: Position) -> str:
 
 class PositionsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets"})
+    AGE_TOPIC: ClassVar[str | None] = "positions"
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
     PRIORITY = ("market", "side", "size", "upnl", "entry", "mark", "liq", "roe", "dist", "value", "lev", "mode")
@@ -86,13 +91,18 @@ class PositionsPane(TablePane):
         account = self.state.account
         market = self.state.market
         rows = []
+        notes: dict[str, None] = {}
         for p in sorted(account.positions, key=lambda x: x.instrument_id):
             t = market.tickers.get(p.instrument)
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
             rows.append((position_key(p), self._cells(view, info)))
+            if view.liquidation.reason:
+                notes[f"liq. none: {view.liquidation.reason}"] = None
+            elif view.liquidation.estimate:
+                notes[f"{ESTIMATE} estimated liq."] = None
         self.sync(rows)
-        self.show_account_titles("Positions", len(rows), "c close")
+        self.show_account_titles("Positions", len(rows), " · ".join(["c close", *notes]))
 
     def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
         c = self.colours
@@ -104,17 +114,23 @@ class PositionsPane(TablePane):
         return [
             Text(p.instrument),
             Text(f"{UP if long else DOWN} {'long' if long else 'short'}", style=c.side(long)),
-            _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 10)),
-            _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 11)),
-            _r(fit(fmt_price(v.mark, tick), v.mark, 11)),
-            _r(fit(fmt_money(abs(p.position_value)), abs(p.position_value), 11)),
-            _r(fit(fmt_money(v.upnl), v.upnl, 10), pnl_style),
+            _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 12)),
+            _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 12)),
+            _r(fit(fmt_price(v.mark, tick), v.mark, 12)),
+            _r(fit(fmt_money(abs(p.position_value)), abs(p.position_value), 12)),
+            _r(fit(fmt_money(v.upnl), v.upnl, 12), pnl_style),
             _r(fmt_pct(v.upnl_pct), pnl_style),
-            _r(fit(fmt_price(v.liquidation, tick), v.liquidation, 11)),
+            self._liq_cell(v.liquidation, tick),
             _r(fmt_pct(v.liq_distance, places=1, signed=False)),
             _r(f"{p.leverage.normalize():f}x"),
-            Text(f" {p.margin_mode}"),
+            Text(p.margin_mode),
         ]
+
+    def _liq_cell(self, liq: Liquidation, tick: Decimal | None) -> Text:
+        if liq.price is None:
+            return _r("none" if liq.reason else "-", self.colours.muted)
+        mark = ESTIMATE if liq.estimate else ""
+        return _r(mark + fit(fmt_price(liq.price, tick), liq.price, 12 - len(mark)))
 
 
 def _r(text: str, style: str = "") -> Text:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable, Static
@@ -40,6 +41,7 @@ class RecordTable(DataTable[Any]):
 
     def show(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
         """Show ``rows`` (key, cells) in this order."""
+        self._size_columns(rows)
         kept = self.rows_kept
         keys = [key for key, _ in rows]
         wanted = set(keys)
@@ -54,9 +56,20 @@ class RecordTable(DataTable[Any]):
             return
         kept.sync(rows)
 
+    def _size_columns(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> None:
+        """Each column as wide as its widest cell now. DataTable measures new rows on its next idle event,
+        which on a busy machine can come after a frame (or a screenshot) showing columns as wide as their labels."""
+        for i, column in enumerate(self.ordered_columns):
+            widest = max((_width(cells[i]) for _, cells in rows if i < len(cells)), default=0)
+            column.content_width = max(column.label.cell_len, widest)
+
     def selected_key(self) -> str | None:
         """The key of the row under the cursor."""
         return self.rows_kept.cursor_key()
+
+
+def _width(cell: Cell) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(str(cell))
 
 
 class Facts(Static):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -67,10 +68,11 @@ class StatusBar(FeedLine):
             used = rate.info_1m
             style = "$warning" if used.limit and used.used >= used.limit * 0.8 else ""
             parts.extend([" │ ", (f"rate {used.used}/{used.limit}", style)])
-            if rate.waiting_s > 0:
-                parts.append((f" wait {rate.waiting_s:.0f}s", "$warning"))
-            if rate.banned_until is not None:
-                parts.append((" BANNED", "bold $error"))
+            since = now - status.rate_at  # the waits were read then: they count down from there
+            if (wait := rate.waiting_s - since) > 0:
+                parts.append((f" wait {math.ceil(wait)}s", "$warning"))
+            if (ban := rate.banned_s - since) > 0:
+                parts.append((f" BANNED {math.ceil(ban)}s", "bold $error"))
         if status.clock_drift_ms is not None and not warning:
             parts.extend([" │ ", f"drift {status.clock_drift_ms:+d}ms"])
         if status.last_error:

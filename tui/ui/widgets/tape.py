@@ -1,7 +1,9 @@
 """Trade tape: the selected instrument's recent trades, newest on top, coloured by side; large ones stand out.
 
 Where the socket was lost a line crosses the tape ("reconnected 12:03:04 (5.2s)"): the trades above it
-came after the reconnect, so trades from before and after a gap are never read as one stream.
+came after the reconnect, so trades from before and after a gap are never read as one stream. The trader's
+own trades (the account is the maker or the taker, or a fill of it has the trade's id) carry a ``●`` after
+their time, which reads in every theme, the monochrome one included.
 """
 
 from __future__ import annotations
@@ -22,11 +24,20 @@ from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
 from .pane import FeedPane
 from .table_rows import TableRows
 
-__all__ = ["TradeTapePane", "large_threshold", "mark_cells", "with_marks"]
+__all__ = ["OWN_MARK", "TradeTapePane", "large_threshold", "mark_cells", "own_trade", "with_marks"]
 
 COLUMNS = (("time", "Time", 9), ("side", "", 1), ("price", "Price", 10), ("size", "Size", 8))
 LARGE_FLOOR = Decimal(1_000)  # USDC: never call a trade below this large
 LARGE_FACTOR = 3  # x the median notional of the trades on the tape
+OWN_MARK = "●"  # after the time (8 characters in a column of 9) of the trader's own trades
+
+
+def own_trade(t: Trade, account: str | None, fill_ids: set[int]) -> bool:
+    """The account took part in ``t``: as its maker or taker, or by a fill with its trade id."""
+    if t.trade_id in fill_ids:
+        return True
+    who = (account or "").lower()
+    return bool(who) and who in (t.maker.lower(), t.taker.lower())
 
 
 def large_threshold(trades: list[Trade]) -> Decimal:
@@ -73,7 +84,8 @@ def with_marks(trades: list[Trade], marks: list[TapeMark], slots: int) -> list[T
 
 
 class TradeTapePane(FeedPane):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"trades"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"trades", "fills"})
+    AGE_TOPIC: ClassVar[str | None] = "trades"
 
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -111,6 +123,9 @@ class TradeTapePane(FeedPane):
         trades = [t for t in market.trades if t.instrument == market.selected][: self.slots]
         big = large_threshold(trades)
         c = self.colours
+        account = self.state.account
+        fill_ids = {f.trade_id for f in account.fills if f.instrument == market.selected}
+        mine_shown = False
         rows: list[tuple[str, list[str | Text]]] = []
         for i, t in enumerate(with_marks(trades, list(market.tape_marks), self.slots)):
             if isinstance(t, TapeMark):
@@ -120,11 +135,16 @@ class TradeTapePane(FeedPane):
             colour = c.move(buy)
             large = t.price * t.size >= big
             style = f"bold reverse {colour}" if large else colour
+            mine = own_trade(t, account.address, fill_ids)
+            mine_shown = mine_shown or mine
+            when = Text(_clock(t.timestamp), style=c.accent if mine else c.muted)
+            if mine:
+                when.append(OWN_MARK, style=f"bold {c.accent}")
             rows.append(
                 (
                     f"t{i}",
                     [
-                        Text(_clock(t.timestamp), style=c.muted),
+                        when,
                         Text(UP if buy else DOWN, style=colour),
                         Text(fmt_price(t.price, tick), style=style, justify="right"),
                         Text(fmt_size(t.size, lot), style="bold" if large else "", justify="right"),
@@ -132,4 +152,4 @@ class TradeTapePane(FeedPane):
                 )
             )
         self._rows.sync(rows)
-        self.show_titles(f"Trades {market.selected}")
+        self.show_titles(f"Trades {market.selected}", f"{OWN_MARK} yours" if mine_shown else "")
