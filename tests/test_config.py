@@ -81,6 +81,7 @@ def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
             "line 2: confirm_through_book_pct: expected a number between 0 and 100",
         ),
         ('[profiles.local]\nconfirm_notional = "lots"\n', "line 2: confirm_notional: 'lots' is not a number"),
+        ("[profiles.local]\nmax_slippage_pct = 60\n", "line 2: max_slippage_pct: expected a number between 0 and 50"),
         ('[profiles.local]\nkeystore = "a"\nkey_env = "B"\n', "line 3: keystore and key_env: choose one key source"),
         ('[profiles.t]\nurl = "https://h"\nagent_keystore = "a"\n', "line 3: an agent key trades for an account"),
         ('[profiles.local]\nexplorer_url = "https://h"\n', "line 2: explorer_url needs url too"),
@@ -166,7 +167,8 @@ keymap = {{ buy = "b", sell = "ctrl+s, f2", "panel.next" = "n" }}
 def test_which_events_ring_the_bell(tmp_path: Path, text: str, bell: frozenset[str]) -> None:
     settings = resolve(env={"XTUI_CONFIG": str(config_at(tmp_path, text))})
     assert settings.config.bell == bell
-    assert apply_flags(settings, Flags()).options.bell == bell  # what the dashboard is given
+    options = apply_flags(settings, Flags()).options  # what the dashboard is given
+    assert options.bell == bell and options.slippage_pct == 1  # market orders: 1% beyond the best price
 
 
 def test_a_full_profile(tmp_path: Path) -> None:

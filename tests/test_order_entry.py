@@ -11,7 +11,10 @@ from tui.order_entry import (
     OrderInput,
     close_position_plan,
     confirmation_reasons,
+    estimate_fill,
     fmt_decimal,
+    market_estimate,
+    protection_price,
     validate,
 )
 
@@ -115,12 +118,49 @@ def test_size_in_quote_and_percent_is_floored_to_the_lot() -> None:
     assert "less than one lot" in validate(OrderInput(price="95000", size="1", size_unit="quote"), BTC).errors["size"]
 
 
-def test_market_orders_send_price_zero_and_ioc() -> None:
+def test_market_orders_carry_a_protection_price_and_are_ioc() -> None:
+    # a sell fills at most 1% below the best bid: 99,999.2 x 0.99 = 98,999.208, up to the tick
     v = validate(OrderInput(side="sell", kind="market", size="0.01"), BTC)
     assert v.plan is not None
     item = v.plan.to_wire()
-    assert item["isMarket"] and item["price"] == "0" and item["tif"] == "IOC"
+    assert item["isMarket"] and item["price"] == "98999.3" and item["tif"] == "IOC"
     assert v.plan.reference_price == BTC.best_bid
+    assert v.plan.describe() == "SELL 0.01 BTC-PERP @ market (at least 98,999.3) (market IOC)"
+    # a buy at most 0.5% above the best ask: 100,039.3 x 1.005 = 100,539.4965, down to the tick
+    v = validate(OrderInput(side="buy", kind="market", size="0.01"), replace(BTC, slippage_pct=D("0.5")))
+    assert v.plan is not None and v.plan.to_wire()["price"] == "100539.4"
+    # a stop at market is bounded around its trigger: 99,000 x 0.99
+    v = validate(OrderInput(side="sell", kind="stop", trigger="99000", size="0.01"), BTC)
+    assert v.plan is not None and v.plan.to_wire()["price"] == "98010" and v.plan.is_market
+    # no book and no mark: nothing to bound it by
+    empty = replace(BTC, best_bid=None, best_ask=None, mark=None)
+    assert "no price to bound" in validate(OrderInput(side="sell", kind="market", size="0.01"), empty).errors["price"]
+    assert protection_price("sell", D("0.3"), D(50), D("0.1")) == D("0.2")  # 0.15 up to the tick
+    assert protection_price("sell", D("0.1"), D(50), D("0.1")) == D("0.1")  # never below one tick
+
+
+ASKS = ((D("100039.3"), D("0.005")), (D(100050), D("0.01")), (D(101100), D(1)))
+
+
+def test_a_market_order_is_estimated_against_the_visible_book() -> None:
+    ctx = replace(BTC, asks=ASKS)
+    small = validate(OrderInput(side="buy", kind="market", size="0.01"), ctx).plan
+    assert small is not None
+    # 0.005 at 100,039.3 and 0.005 at 100,050: 100,044.65 on average, 5.35 (0.0053%) above the best ask
+    est = estimate_fill("buy", small.size, ctx.asks, small.price)
+    assert (est.size, est.average, est.worst, est.beyond) == (D("0.01"), D("100044.65"), D(100050), False)
+    assert market_estimate(small, ctx) == "est. avg 100,044.65 · slippage 0.01% · worst 101,039.6 (1%)"
+    assert confirmation_reasons(small, ctx, ConfirmPolicy()) == []
+    # 0.1 would walk past the bound (101,039.6) to 101,100: only 0.015 fills within it, so the trader is asked
+    big = validate(OrderInput(side="buy", kind="market", size="0.1"), ctx).plan
+    assert big is not None
+    assert confirmation_reasons(big, ctx, ConfirmPolicy()) == [
+        "the visible book fills only 0.015 of 0.1 within the 1% limit (101,039.6); the rest may not fill"
+    ]
+    assert "only 0.015 visible" in (market_estimate(big, ctx) or "")
+    # an empty side: nothing may fill
+    [reason] = confirmation_reasons(big, replace(ctx, asks=()), ConfirmPolicy())
+    assert reason.startswith("the visible book has nothing within the 1% limit")
 
 
 def test_trigger_orders() -> None:
@@ -180,6 +220,7 @@ def test_close_position_is_a_reduce_only_market_order_against_it() -> None:
     assert plan is not None
     item = plan.to_wire()
     assert item["side"] == "b" and item["size"] == "0.03" and item["ro"] and item["isMarket"]
+    assert item["price"] == "101039.6"  # bounded: 1% above the best ask 100,039.3, down to the tick
 
 
 def test_fmt_decimal() -> None:

@@ -4,28 +4,41 @@ Everything is checked before anything is sent: tick and lot multiples, the minim
 cap (notional against available balance x max leverage), reduce-only without a position to reduce,
 post-only that would cross, trigger prices on the wrong side of the mark. A failure is a message keyed
 by the form field it belongs to, so the form can show it under that field. Values stay ``Decimal``.
+
+Market orders are bounded: every market order (a close, a stop or TP/SL at market too) carries a
+protection price ``slippage_pct`` beyond the best price on its side (the trigger price for a trigger
+order), rounded to the tick toward the best price, so it never fills worse than that. Before a market
+order is sent its fill is estimated from the visible book (``estimate_fill``); when the book cannot fill
+it within the bound, the trader is asked (``confirmation_reasons``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
 from typing import Any, Literal
 
 from tui.api.wire import order_item
 
 __all__ = [
+    "DEFAULT_SLIPPAGE_PCT",
     "KINDS",
     "SIZE_UNITS",
     "TIFS",
     "ConfirmPolicy",
+    "FillEstimate",
     "OrderContext",
     "OrderInput",
     "OrderPlan",
     "Validation",
+    "amend_input",
+    "close_part_plan",
     "close_position_plan",
     "confirmation_reasons",
+    "estimate_fill",
     "fmt_decimal",
+    "market_estimate",
+    "protection_price",
     "validate",
 ]
 
@@ -39,6 +52,8 @@ SIZE_UNITS: tuple[SizeUnit, ...] = ("base", "quote", "percent")
 TIFS: tuple[Tif, ...] = ("GTC", "IOC", "FOK")
 TRIGGERED: frozenset[str] = frozenset({"stop", "take_profit", "stop_loss"})
 CLOID_MAX = 128
+DEFAULT_SLIPPAGE_PCT = Decimal(1)  # a market order fills at most this far beyond the best price
+Level = tuple[Decimal, Decimal]  # (price, size) of one book level
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +89,13 @@ class OrderContext:
     available: Decimal = Decimal(0)  # quote currency the account can commit
     base_available: Decimal | None = None  # spot: base asset the account holds (for sells)
     position: Decimal = Decimal(0)  # signed size of the perp position, negative when short
+    bids: tuple[Level, ...] = ()  # the visible book, best first: what a market order is estimated against
+    asks: tuple[Level, ...] = ()
+    slippage_pct: Decimal = DEFAULT_SLIPPAGE_PCT  # how far beyond the best price a market order may fill
+
+    def levels(self, side: Side) -> tuple[Level, ...]:
+        """The levels an order of ``side`` takes: the asks for a buy, the bids for a sell."""
+        return self.asks if side == "buy" else self.bids
 
     @property
     def base_asset(self) -> str:
@@ -88,7 +110,7 @@ class OrderPlan:
     symbol: str
     side: Side
     kind: Kind
-    price: Decimal  # 0 for a market order (the exchange bounds it by the mark and its slippage)
+    price: Decimal  # the limit price; a market order's protection price (0: bounded by the exchange)
     size: Decimal
     reference_price: Decimal  # the price the notional is computed at
     tif: Tif = "GTC"
@@ -96,6 +118,7 @@ class OrderPlan:
     reduce_only: bool = False
     trigger: Decimal | None = None
     cloid: str = ""
+    market: bool = False  # fills at market, bounded by ``price``
 
     @property
     def notional(self) -> Decimal:
@@ -103,7 +126,7 @@ class OrderPlan:
 
     @property
     def is_market(self) -> bool:
-        return self.kind == "market" or (self.kind in TRIGGERED and not self.price)
+        return self.market or self.kind == "market"
 
     def to_wire(self) -> dict[str, Any]:
         """The placeOrder item for this plan."""
@@ -125,11 +148,15 @@ class OrderPlan:
 
     def describe(self) -> str:
         """One line a person reads in a confirmation: 'BUY 0.5 BTC-PERP @ 100,000 (limit GTC)'."""
-        at = "market" if self.is_market else fmt_decimal(self.price)
+        at = fmt_decimal(self.price)
+        if self.is_market:
+            worst = "at most" if self.side == "buy" else "at least"
+            at = f"market ({worst} {fmt_decimal(self.price)})" if self.price else "market"
         trig = f", trigger {fmt_decimal(self.trigger)}" if self.trigger else ""
         flags = "".join((" post-only" if self.post_only else "", " reduce-only" if self.reduce_only else ""))
         kind = self.kind.replace("_", "-")
-        return f"{self.side.upper()} {fmt_decimal(self.size)} {self.symbol} @ {at} ({kind} {self.tif}{trig}{flags})"
+        tif = "IOC" if self.is_market and self.tif == "GTC" else self.tif  # as ``to_wire`` sends it
+        return f"{self.side.upper()} {fmt_decimal(self.size)} {self.symbol} @ {at} ({kind} {tif}{trig}{flags})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +173,12 @@ class Validation:
 
 @dataclass(frozen=True, slots=True)
 class ConfirmPolicy:
-    """When to ask before sending: a large notional, or a limit price far through the book."""
+    """When to ask before sending (a large notional, a limit price far through the book, a market order the
+    visible book cannot fill within its bound), and how far beyond the best price a market order may fill."""
 
     max_notional: Decimal = Decimal(50_000)
     max_through_pct: Decimal = Decimal(2)
+    slippage_pct: Decimal = DEFAULT_SLIPPAGE_PCT
 
 
 def fmt_decimal(value: Decimal | None) -> str:
@@ -245,7 +274,14 @@ def validate(form: OrderInput, ctx: OrderContext) -> Validation:
     if len(form.cloid) > CLOID_MAX:
         errors["cloid"] = f"client order id: at most {CLOID_MAX} characters"
 
-    ref = _reference_price(form, ctx, price)
+    market = form.kind == "market" or (triggered and price is None)
+    if market and not errors:
+        base = trigger if triggered else (ctx.best_ask if form.side == "buy" else ctx.best_bid) or ctx.mark
+        if base is None:
+            errors["price"] = "no price to bound the market order by: the book is empty"
+        else:
+            price = protection_price(form.side, base, ctx.slippage_pct, ctx.tick)
+    ref = _reference_price(form, ctx, None if market else price)
     size = _size(form, ctx, ref, errors)
     if size is None or ref is None or errors:
         if ref is None and "price" not in errors:
@@ -274,12 +310,60 @@ def validate(form: OrderInput, ctx: OrderContext) -> Validation:
         reduce_only=reduce_only,
         trigger=trigger,
         cloid=form.cloid.strip(),
+        market=market,
     )
     return Validation(plan)
 
 
 def _money(value: Decimal) -> str:
     return f"{value:,.2f}"
+
+
+def protection_price(side: Side, base: Decimal, slippage_pct: Decimal, tick: Decimal) -> Decimal:
+    """The worst price a market order of ``side`` accepts: ``slippage_pct`` beyond ``base``, on the tick,
+    rounded toward ``base`` (a buy's bound down, a sell's up) and never less than one tick."""
+    factor = slippage_pct / 100
+    if side == "buy":
+        return (base * (1 + factor) / tick).to_integral_value(ROUND_FLOOR) * tick
+    bound = (base * (1 - factor) / tick).to_integral_value(ROUND_CEILING) * tick
+    return max(bound, tick)
+
+
+@dataclass(frozen=True, slots=True)
+class FillEstimate:
+    """What a market order would take from the visible book: ``size`` of the ``wanted`` at ``average``."""
+
+    wanted: Decimal
+    size: Decimal  # what the visible book fills within the bound
+    average: Decimal | None  # None when nothing fills
+    best: Decimal | None  # the best price on the side the order takes
+    worst: Decimal | None  # the last level it reaches
+    beyond: bool  # the visible book within the bound is too thin: the order would go past it
+
+    @property
+    def slippage_pct(self) -> Decimal | None:
+        """How far the average is from the best price, in % (always >= 0)."""
+        if self.average is None or not self.best:
+            return None
+        return abs(self.average - self.best) / self.best * 100
+
+
+def estimate_fill(side: Side, size: Decimal, levels: tuple[Level, ...], bound: Decimal | None) -> FillEstimate:
+    """Walk ``levels`` (best first) for ``size``, stopping at ``bound`` (a buy takes asks up to it, a sell
+    bids down to it)."""
+    left, cost, worst = size, Decimal(0), None
+    for price, available in levels:
+        if bound and (price > bound if side == "buy" else price < bound):
+            break
+        take = min(left, available)
+        cost += take * price
+        left -= take
+        worst = price
+        if not left:
+            break
+    filled = size - left
+    best = levels[0][0] if levels else None
+    return FillEstimate(size, filled, cost / filled if filled else None, best, worst, bool(left))
 
 
 def _trigger_side(form: OrderInput, ctx: OrderContext, trigger: Decimal) -> str | None:
@@ -362,11 +446,37 @@ def _funds_problem(side: Side, size: Decimal, notional: Decimal, ctx: OrderConte
     return None
 
 
+def market_estimate(plan: OrderPlan, ctx: OrderContext) -> str | None:
+    """A market order's expected fill from the visible book, in words; None for other orders."""
+    if not plan.is_market or plan.trigger is not None:
+        return None
+    est = estimate_fill(plan.side, plan.size, ctx.levels(plan.side), plan.price)
+    places = max(0, -int(ctx.tick.normalize().as_tuple().exponent))
+    bound = f"worst {plan.price:,.{places}f} ({fmt_decimal(ctx.slippage_pct)}%)"
+    if est.average is None:
+        return f"est. nothing fills from the visible book · {bound}"
+    slip = est.slippage_pct or Decimal(0)
+    avg = fmt_decimal(est.average.quantize(ctx.tick / 10, ROUND_CEILING if plan.side == "buy" else ROUND_FLOOR))
+    part = f" · only {fmt_decimal(est.size)} visible" if est.beyond else ""
+    return f"est. avg {avg} · slippage {slip:.2f}%{part} · {bound}"
+
+
 def confirmation_reasons(plan: OrderPlan, ctx: OrderContext, policy: ConfirmPolicy) -> list[str]:
     """Why this order should be confirmed before it is sent; empty when it need not be."""
     reasons: list[str] = []
     if plan.notional > policy.max_notional:
         reasons.append(f"order value {_money(plan.notional)} USDC is above {fmt_decimal(policy.max_notional)} USDC")
+    if plan.is_market and plan.trigger is None:
+        est = estimate_fill(plan.side, plan.size, ctx.levels(plan.side), plan.price)
+        if est.beyond:
+            bound = f"the {fmt_decimal(ctx.slippage_pct)}% limit ({fmt_decimal(plan.price)})"
+            if not est.size:
+                reasons.append(f"the visible book has nothing within {bound}: nothing may fill")
+            else:
+                reasons.append(
+                    f"the visible book fills only {fmt_decimal(est.size)} of {fmt_decimal(plan.size)} within {bound};"
+                    " the rest may not fill"
+                )
     if plan.kind == "limit":
         far = ctx.best_ask if plan.side == "buy" else ctx.best_bid
         if far:
@@ -380,20 +490,101 @@ def confirmation_reasons(plan: OrderPlan, ctx: OrderContext, policy: ConfirmPoli
     return reasons
 
 
+def close_part_plan(ctx: OrderContext, amount: str, price: str) -> Validation:
+    """Close part or all of the position in ``ctx``: ``amount`` in the base asset or as a percentage
+    ("50%"), at ``price`` (a reduce-only GTC limit order) or, when ``price`` is empty, at market bounded by
+    ``slippage_pct``. Errors are keyed ``size`` and ``price``."""
+    if ctx.kind != "perp" or not ctx.position:
+        return Validation(None, {"size": f"no {ctx.symbol} position to close"})
+    held = abs(ctx.position)
+    side: Side = "sell" if ctx.position > 0 else "buy"
+    errors: dict[str, str] = {}
+    size = Decimal(0)
+    text = amount.strip()
+    try:
+        if text.endswith("%"):
+            pct = _parse(text[:-1], "size (%)")
+            if pct > 100:
+                raise ValueError("size (%) must be at most 100")
+            size = held if pct == 100 else _floor(held * pct / 100, ctx.lot)
+            if size <= 0:
+                raise ValueError(f"{fmt_decimal(pct)}% of {fmt_decimal(held)} is less than one lot")
+        else:
+            size = _parse(text, "size")
+            if msg := _off_grid(size, ctx.lot, "lot size", "size"):
+                raise ValueError(msg)
+            if size > held:
+                raise ValueError(f"size {fmt_decimal(size)} is more than the {fmt_decimal(held)} held")
+    except ValueError as exc:
+        errors["size"] = str(exc)
+    limit: Decimal | None = None
+    if price.strip():
+        try:
+            limit = _parse(price, "price")
+            if msg := _off_grid(limit, ctx.tick, "tick size", "price"):
+                raise ValueError(msg)
+        except ValueError as exc:
+            errors["price"] = str(exc)
+    best = (ctx.best_bid if side == "sell" else ctx.best_ask) or ctx.mark
+    if limit is None and not errors and best is None:
+        errors["price"] = "no price to bound the market order by: type a limit price"
+    if errors:
+        return Validation(None, errors)
+    assert best is not None or limit is not None
+    bound = limit if limit is not None else protection_price(side, best or Decimal(0), ctx.slippage_pct, ctx.tick)
+    plan = OrderPlan(
+        instrument_id=ctx.instrument_id,
+        symbol=ctx.symbol,
+        side=side,
+        kind="limit" if limit is not None else "market",
+        price=bound,
+        size=size,
+        reference_price=limit if limit is not None else best or bound,
+        tif="GTC" if limit is not None else "IOC",
+        reduce_only=True,
+        market=limit is None,
+    )
+    return Validation(plan)
+
+
+def amend_input(order: Any, price: str, trigger: str, size: str) -> OrderInput:
+    """The order form's input for ``order`` (an open order: ``tui.api.models.Order``) with a new price,
+    trigger and size: its side, kind, TIF, flags and client order id kept."""
+    kind: Kind = "limit"
+    if order.tpsl in ("tp", "sl"):
+        kind = "take_profit" if order.tpsl == "tp" else "stop_loss"
+    elif order.trigger_px:
+        kind = "stop"
+    tif: Tif = order.tif if order.tif in TIFS else "GTC"
+    return OrderInput(
+        side="buy" if order.side == "b" else "sell",
+        kind=kind,
+        price=price,
+        trigger=trigger,
+        size=size,
+        tif=tif,
+        post_only=bool(order.post_only),
+        reduce_only=bool(order.reduce_only),
+        cloid=order.cloid or "",
+    )
+
+
 def close_position_plan(ctx: OrderContext) -> OrderPlan | None:
     """A reduce-only market order that closes the whole position in ``ctx``; None if there is none."""
     if ctx.kind != "perp" or not ctx.position:
         return None
     side: Side = "sell" if ctx.position > 0 else "buy"
     ref = (ctx.best_bid if side == "sell" else ctx.best_ask) or ctx.mark or Decimal(0)
+    bound = protection_price(side, ref, ctx.slippage_pct, ctx.tick) if ref else Decimal(0)
     return OrderPlan(
         instrument_id=ctx.instrument_id,
         symbol=ctx.symbol,
         side=side,
         kind="market",
-        price=Decimal(0),
+        price=bound,
         size=abs(ctx.position),
         reference_price=ref,
         tif="IOC",
         reduce_only=True,
+        market=True,
     )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from textual.widgets import Checkbox, Input, Static
+from decimal import ROUND_FLOOR
+from decimal import Decimal as D
+
+from textual.widgets import Checkbox, Input, Select, Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, settle
@@ -91,3 +94,41 @@ async def test_watch_only_shows_every_pane_but_has_no_order_entry(
             await pilot.pause()
             assert app.screen is app.main, key  # no form, no confirmation: the keys are not offered
         assert len((await trader.open_orders(ALICE.address)).data) == 1  # x cancelled nothing
+
+
+async def test_a_market_order_shows_its_estimate_and_asks_when_the_book_is_too_thin(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        state = app.feed.state
+        await settle(pilot, lambda: state.account.summary is not None and state.market.book.loaded, what="the book")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        form = app.screen
+        assert isinstance(form, OrderFormScreen)
+        form.query_one("#kind", Select).value = "market"
+        await pilot.pause()
+        assert form.query_one("#price", Input).disabled
+        asks = state.market.book.levels("asks", 100)
+        best = asks[0][0]
+        bound = (best * D("1.01") / D("0.1")).to_integral_value(ROUND_FLOOR) * D("0.1")
+        within = sum((size for price, size in asks if price <= bound), D(0))
+
+        # one lot: it fills at the best ask, and the summary says so
+        form.query_one("#size", Input).value = "0.0001"
+        await pilot.pause()
+        summary = str(form.query_one("#summary", Static).render())
+        assert f"est. avg {best:,.1f} · slippage 0.00% · worst {bound:,.1f} (1%)" in summary
+
+        # more than the visible book holds within 1%: asked first, and Enter (No) sends nothing
+        form.query_one("#size", Input).value = str(within + 1)
+        form.query_one("#size", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        text = " ".join(str(s.render()) for s in app.screen.query(Static))
+        assert f"fills only {within.normalize():,f} of {within + 1:,f} within the 1% limit" in text
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="back to the form")
+        assert (await trader.open_orders(ALICE.address)).data == [] and not state.account.positions

@@ -120,10 +120,8 @@ async def test_panic_default_no_changes_nothing_then_yes_flattens_the_account(
     reports = [m for m in notes.messages if "cancelled every open order" in m or "reduce-only" in m or "done" in m]
     assert reports[0].startswith("cancelled every open order (2 shown) · tx 0x")
     closes = sorted(m.split("\n")[0] for m in reports[1:3])
-    assert closes == [
-        "SELL 0.002 BTC-PERP @ market (market IOC reduce-only)",
-        "SELL 0.05 ETH-PERP @ market (market IOC reduce-only)",
-    ]
+    assert [c.split(" @ ")[0] for c in closes] == ["SELL 0.002 BTC-PERP", "SELL 0.05 ETH-PERP"]
+    assert all(c.endswith(") (market IOC reduce-only)") and "@ market (at least " in c for c in closes)
     assert all("\noid " in m for m in reports[1:3])
     assert reports[-1] == "done: 2 of 2 position(s) closed"
 

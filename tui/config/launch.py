@@ -49,6 +49,7 @@ class DashboardOptions:
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"buy": "B"}
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending a larger order
     confirm_through_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
+    slippage_pct: Decimal = Decimal(1)  # a market order's protection price: this far beyond the best price
     read_only: bool = False  # no order entry, cancels, closes or panic
     bell: frozenset[str] = DEFAULT_BELL  # the kinds of account event that ring the terminal bell
 
@@ -105,6 +106,7 @@ class Launch:
             keymap=dict(p.keymap),
             confirm_notional=p.confirm_notional,
             confirm_through_pct=p.confirm_through_book_pct,
+            slippage_pct=p.max_slippage_pct,
             read_only=p.read_only,
             bell=self.settings.config.bell,
         )

@@ -121,6 +121,7 @@ class ProfileConfig:
     read_only: bool = False
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending an order larger than this
     confirm_through_book_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
+    max_slippage_pct: Decimal = Decimal(1)  # a market order (or close) fills at most this far beyond the best price
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
     theme: str = "xtui"
     symbol: str = "BTC-PERP"

@@ -144,6 +144,7 @@ dialect = "sdk"                   # wire dialect: "sdk" or "seed"
 read_only = false                 # true: watch only, every order form disabled
 confirm_notional = "50000"        # USDC: ask before sending an order larger than this
 confirm_through_book_pct = "2"    # ask before a limit price this many percent through the book
+max_slippage_pct = "1"            # market orders and closes fill at most this many percent beyond the best price
 theme = "xtui"                    # xtui, xtui-light, xtui-colorblind, xtui-mono or a theme file's name
 symbol = "BTC-PERP"               # the instrument shown first
 
@@ -167,6 +168,7 @@ dialect = "sdk"
 read_only = false
 confirm_notional = "50000"
 confirm_through_book_pct = "2"
+max_slippage_pct = "1"
 
 # The production exchange: real money. Used only when named (--profile mainnet, XTUI_PROFILE or
 # default_profile), and xtui warns when it starts with it.
@@ -181,6 +183,7 @@ dialect = "sdk"
 read_only = false
 confirm_notional = "50000"
 confirm_through_book_pct = "2"
+max_slippage_pct = "1"
 
 # The local exchange run on its own in another terminal: `xtui sim --port 8765` (it plays testnet;
 # for `xtui sim --network mainnet`, set network = "mainnet" here).

@@ -198,6 +198,7 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "read_only": _bool,
     "confirm_notional": _decimal(None),
     "confirm_through_book_pct": _decimal(Decimal(100)),
+    "max_slippage_pct": _decimal(Decimal(50)),
     "theme": _pattern(_THEME, "a theme name"),
     "symbol": _pattern(_SYMBOL, "an instrument symbol"),
 }

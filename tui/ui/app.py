@@ -105,7 +105,7 @@ class XtuiApp(App[None]):
             signer=signer.address if signer else None,
             demo_key=demo_key,
             read_only=options.read_only,
-            policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct),
+            policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
             clock=clock,
             wall_clock=wall_clock,
         )

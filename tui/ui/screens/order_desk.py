@@ -19,7 +19,15 @@ from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import ExchangeResponse, Order, Position
 from tui.feed.state import FeedState
-from tui.order_entry import ConfirmPolicy, OrderContext, OrderPlan, close_position_plan
+from tui.order_entry import (
+    DEFAULT_SLIPPAGE_PCT,
+    ConfirmPolicy,
+    OrderContext,
+    OrderPlan,
+    close_position_plan,
+    confirmation_reasons,
+    market_estimate,
+)
 from tui.ui.widgets.display import short_address
 
 from .confirm import ConfirmScreen
@@ -32,7 +40,10 @@ log = logging.getLogger(__name__)
 READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
 
 
-def order_context(state: FeedState, symbol: str) -> OrderContext | None:
+BOOK_DEPTH = 100  # levels a market order's fill is estimated against
+
+
+def order_context(state: FeedState, symbol: str, slippage_pct: Decimal = DEFAULT_SLIPPAGE_PCT) -> OrderContext | None:
     """What order entry needs to know about ``symbol`` now; None until its instrument is known."""
     market = state.market
     info = market.instruments.get(symbol)
@@ -69,6 +80,9 @@ def order_context(state: FeedState, symbol: str) -> OrderContext | None:
         available=available,
         base_available=base_available,
         position=position,
+        bids=tuple(book.levels("bids", BOOK_DEPTH)) if book else (),
+        asks=tuple(book.levels("asks", BOOK_DEPTH)) if book else (),
+        slippage_pct=slippage_pct,
     )
 
 
@@ -130,13 +144,16 @@ class OrderDesk:
         if self._refuse(f"{side} order"):
             return
         symbol = self.state.market.selected
-        ctx = order_context(self.state, symbol)
+        ctx = order_context(self.state, symbol, self.policy.slippage_pct)
         if ctx is None:
             self.screen.notify("No instrument data yet.", severity="warning")
             return
         price = self.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
         form = OrderFormScreen(
-            side=side, price=price, context=lambda: order_context(self.state, symbol), policy=self.policy
+            side=side,
+            price=price,
+            context=lambda: order_context(self.state, symbol, self.policy.slippage_pct),
+            policy=self.policy,
         )
 
         def sent(plan: OrderPlan | None) -> None:
@@ -242,7 +259,7 @@ class OrderDesk:
         if position is None:
             self.screen.notify("No position selected.", severity="warning")
             return
-        ctx = order_context(self.state, position.instrument)
+        ctx = order_context(self.state, position.instrument, self.policy.slippage_pct)
         if ctx is None:
             return
         plan = close_position_plan(ctx)
@@ -254,7 +271,8 @@ class OrderDesk:
             if yes:
                 self.place(plan)
 
-        lines = [plan.describe(), "A reduce-only market order: it fills against the book, with slippage."]
+        lines = [plan.describe(), "A reduce-only market order: it fills against the book, within its bound."]
+        lines += [*confirmation_reasons(plan, ctx, self.policy), *filter(None, [market_estimate(plan, ctx)])]
         self.screen.app.push_screen(ConfirmScreen(f"Close the {position.instrument} position?", lines), answered)
 
     # ---- panic ----------------------------------------------------------------------------------
@@ -316,7 +334,7 @@ class OrderDesk:
         return [p for p in self.state.account.positions if p.size]
 
     async def _close_now(self, position: Position) -> bool:
-        ctx = order_context(self.state, position.instrument)
+        ctx = order_context(self.state, position.instrument, self.policy.slippage_pct)
         plan = close_position_plan(replace(ctx, position=position.size)) if ctx is not None else None
         if plan is None:
             self._report(f"{position.instrument}: no instrument data to close it with", error=True)

@@ -25,6 +25,7 @@ from tui.order_entry import (
     OrderPlan,
     confirmation_reasons,
     fmt_decimal,
+    market_estimate,
     validate,
 )
 from tui.ui.widgets.display import fmt_money
@@ -265,7 +266,9 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         avail = f"avail {fmt_money(ctx.available)} USDC"
         lev = f" · max {fmt_decimal(ctx.max_leverage)}x" if ctx.kind == "perp" else ""
         if result.plan is not None:
-            summary.update(f"≈ {fmt_money(result.plan.notional)} USDC · {avail}{lev}")
+            estimate = market_estimate(result.plan, ctx)
+            value = f"≈ {fmt_money(result.plan.notional)} USDC"
+            summary.update(f"{value} · {estimate}\n{avail}{lev}" if estimate else f"{value} · {avail}{lev}")
         else:
             summary.update(f"{avail}{lev}")
 
@@ -301,7 +304,9 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             if yes:
                 self.dismiss(plan)
 
-        self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", reasons), answered)
+        estimate = market_estimate(plan, ctx)
+        lines = [*reasons, *([estimate] if estimate else [])]
+        self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", lines), answered)
 
 
 def fmt_plain(value: Decimal | None) -> str:
