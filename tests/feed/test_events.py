@@ -244,3 +244,22 @@ async def test_a_stop_loss_firing_and_funding(
     await changes.until(lambda: any(e.kind == "funding" for e in account.events.since(shown)))
     funding = next(e for e in account.events.since(shown) if e.kind == "funding")
     assert funding.instrument == "BTC-PERP" and funding.size == D("0.05") and funding.amount != 0
+
+
+async def test_an_order_placed_elsewhere_is_never_shown_as_a_row_invented_from_its_push(
+    make_feed: MakeFeed, alice: Client
+) -> None:
+    feed, changes = await make_feed(address(alice), poll_s=3600.0)  # only the push can bring the poll forward
+    account = feed.state.account
+    seen: list[tuple[D, bool]] = []  # every open order the state held, at every change
+
+    def record() -> bool:
+        seen.extend((o.trigger_px, o.is_market) for o in account.open_orders)
+        return bool(account.open_orders)
+
+    stop = wire.order_item(1, "s", "0", "0.1", trigger_px="95000", is_market=True, tif="IOC")  # a stop market sell
+    await alice.place_order([stop])  # from another client: the feed's first word of it is the push
+    await changes.until(record)
+    [order] = account.open_orders
+    assert (order.trigger_px, order.is_market, order.limit_price) == (D(95000), True, D(0))
+    assert set(seen) == {(D(95000), True)}  # never a "limit at 0" made from the push

@@ -49,16 +49,16 @@ def fill_fields(trade_id: int) -> dict[str, Any]:
 def test_a_poll_sent_before_a_push_does_not_undo_it() -> None:
     account = AccountState(address=USER)
     account.reconcile_orders([order(1), order(2)], since=0.0)
-    account.apply_order(ws_order(3), now=5.0)  # placed
-    account.apply_order(ws_order(1, "cancelled"), now=5.0)  # cancelled
-    account.apply_order(ws_order(2, unfilled="0.4"), now=5.0)  # partly filled
-    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(3, D(1)), (2, D("0.4"))]
-    # a poll sent at 4.0 (before those pushes) still lists 1 and 2 unchanged and not 3
+    assert not account.apply_order(ws_order(3), now=5.0)  # placed: not held, and no row is made from a push
+    assert account.apply_order(ws_order(1, "cancelled"), now=5.0)  # cancelled
+    assert account.apply_order(ws_order(2, unfilled="0.4"), now=5.0)  # partly filled
+    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(2, D("0.4"))]
+    # a poll sent at 4.0 (before those pushes) still lists 1 and 2 unchanged
     account.reconcile_orders([order(2), order(1)], since=4.0)
-    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(3, D(1)), (2, D("0.4"))]
-    # a poll sent after them is the truth
-    account.reconcile_orders([order(2, unfilled="0.3")], since=6.0)
-    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(2, D("0.3"))]
+    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(2, D("0.4"))]
+    # a poll sent after them is the truth, order 3 with every field the exchange records
+    account.reconcile_orders([order(3), order(2, unfilled="0.3")], since=6.0)
+    assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(3, D(1)), (2, D("0.3"))]
 
 
 def test_pushed_fills_give_way_to_the_polled_records() -> None:

@@ -158,3 +158,21 @@ async def test_every_way_to_quit_asks_first_while_a_submission_is_in_flight(
         app.main.desk.in_flight = 0
         await pilot.press("q")
         await settle(pilot, lambda: not app.is_running, what="the exit")
+
+
+async def test_a_key_typed_right_after_escape_is_not_lost(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Escape then b within the terminal's escape delay reach the app as the bytes ESC b, which the terminal
+    parser reads as one key, alt+b (the event below is what it makes of them): the dialog closes and b
+    opens the buy form, as the trader meant. A bound alt+ key keeps its binding."""
+    from textual import events
+
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await pilot.press("question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        app.post_message(events.Key("alt+b", "b"))
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the buy form")
+        assert app.screen_stack[-2] is app.main  # the help was closed on the way

@@ -37,7 +37,7 @@ async def open_orders_and_positions(trader: Client) -> None:
         await trader.place_order([order_item(instrument, "b", through, size, tif="IOC")])
 
 
-TRADING_KEYS = ("b", "s", "x", "X", "k", "c", "P")
+TRADING_KEYS = ("b", "s", "e", "x", "X", "C", "k", "c", "P")
 TRADING_LABELS = ("Buy", "Sell", "Cancel", "Close", "PANIC")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.ui.conftest import dashboard
 from tests.ui.screen_steps import cells, show, until
@@ -59,7 +61,7 @@ async def test_pages_filter_tabs_and_a_transfer_opened_in_the_explorer(
         await pilot.press("enter")  # empty: every instrument
         await until(pilot, lambda: "Orders · page 1 of 3 · 6 records" in str(line.render()), "every order")
         assert cells(orders)[0][1:5] == ["BTC-PERP", cells(orders)[0][2], "buy", "limit GTC"]
-        assert cells(orders)[0][-1] == "resting" and cells(orders)[0][8] == "open"
+        assert cells(orders)[0][-1] == "resting" and cells(orders)[0][9] == "open"
 
         await pilot.press("3")
         await until(pilot, lambda: "Funding · page 1 of 1 · 0 records" in str(line.render()), "funding")
@@ -69,7 +71,7 @@ async def test_pages_filter_tabs_and_a_transfer_opened_in_the_explorer(
         [row] = cells(transfers)
         assert row[1:] == [
             "derivative_balance_transfer", "0x5d5c…00D2", "0x" + BOB.address[2:6] + "…" + BOB.address[-4:], "USDC",
-            "12.5", sent.tx_hash[:6] + "…" + sent.tx_hash[-4:],
+            "12.50", sent.tx_hash[:6] + "…" + sent.tx_hash[-4:],
         ]  # fmt: skip
         transfers.focus()
         await pilot.press("enter")
@@ -81,3 +83,30 @@ async def test_pages_filter_tabs_and_a_transfer_opened_in_the_explorer(
         assert app.screen is screen  # back in the history
         await pilot.press("escape")
         assert app.screen is app.main
+
+
+async def test_order_history_shows_what_each_order_filled_and_money_at_the_collaterals_decimals(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    book = await trader.orderbook("BTC-PERP", depth=3)
+    size = book.asks[0].size + book.asks[1].size / 2  # walks into the second level: two fill prices
+    bound = (book.asks[0].price * Decimal("1.05")).quantize(book.asks[0].price)
+    await trader.place_order([order_item(1, "b", bound, size, tif="IOC", is_market=True)])
+    await trader.place_order([order_item(1, "b", "90000", "0.001")])  # rests: nothing filled
+    fills = (await trader.fills(ALICE.address)).data
+    value = sum((f.price * f.size for f in fills), Decimal(0))
+    average = (value / size).quantize(Decimal("0.001"))  # the tick (0.1), two places finer
+    assert {f.price for f in fills} == {book.asks[0].price, book.asks[1].price}
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await show(pilot, "history", HistoryScreen, page_size=50)
+        fills_table = screen.query_one("#fills-table", RecordTable)
+        await until(pilot, lambda: fills_table.row_count == 2, "the fills")
+        fees = [row[7] for row in cells(fills_table)]
+        assert all(len(fee.split(".")[1]) <= 6 for fee in fees), fees  # USDC: at most 6 decimals, never 8
+        await pilot.press("2")
+        orders = screen.query_one("#orders-table", RecordTable)
+        await until(pilot, lambda: orders.row_count == 2, "the orders")
+        resting, market = cells(orders)
+        assert market[4:10] == ["market", "market", f"{size:,f}", f"{size:,f}", f"{average.normalize():,f}", "filled"]
+        assert resting[5:9] == ["90,000", "0.001", "0", "-"]  # a limit order's price; nothing filled yet

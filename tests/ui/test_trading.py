@@ -14,6 +14,7 @@ from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.form import FormScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.screens.prompt import PromptScreen
 
@@ -74,15 +75,17 @@ async def test_a_crossing_order_fills_and_the_position_appears(
         assert cells[2] == f"{size:.4f}" and cells[3] == f"{ask:,.1f}"
         assert not state.account.open_orders  # filled in full: nothing rests
 
-        # c closes it: a reduce-only market order, after a confirmation that defaults to No
+        # c opens the close form: the whole position at market (within the slippage bound); Escape keeps it
         await pilot.press("c")
-        await settle(pilot, lambda: app.screen is not app.main, what="the confirmation")
-        await pilot.press("enter")  # No is focused: nothing happens
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
+        assert app.screen.query_one("#field-size", Input).value == str(size)
+        assert app.screen.query_one("#field-price", Input).value == ""
+        await pilot.press("escape")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert state.account.positions
         await pilot.press("c")
-        await settle(pilot, lambda: app.screen is not app.main, what="the confirmation")
-        await pilot.press("y")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
+        await pilot.press("enter")
         await settle(pilot, lambda: not state.account.positions, what="the position to close")
         await settle(pilot, lambda: table.row_count == 0, what="the positions pane to empty")
 

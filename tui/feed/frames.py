@@ -98,6 +98,7 @@ class FrameHandlers:
         self._resync_after = float("-inf")  # after a failed resync, gaps wait for the poll loop until then
         self._ready = asyncio.Event()
         self._info_timeouts = 0  # /info calls timed out in a row: evidence the exchange is unreachable
+        self._wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, stop(), a push
         self._clock_fed = 0  # the exchange's time last given to the client's clock
 
     # ---- status and notification ----------------------------------------------------------------
@@ -346,15 +347,21 @@ class FrameHandlers:
             return self._bad("orders", ValueError(why))
         now = self._clock()
         account, instruments = self.state.account, self.state.market.instruments
-        told = False
+        told = unknown = False
         for o in orders:
             prev = account.order(o.order_id)
-            account.apply_order(o, now)
+            unknown = not account.apply_order(o, now) or unknown
             told = account.events.order(o, prev, instruments.get(o.instrument), now) is not None or told
         self._touch("orders", now)
         if told:
             self._touch("events", now)
+        if unknown:
+            self._poll_soon()
         return None
+
+    def _poll_soon(self) -> None:
+        """Poll the account now: a push named an order not held (``Feed`` wakes its poll loop)."""
+        self._wake.set()
 
     def handle_position(self, data: Any) -> None:
         """A ``position`` push (the positions record of one instrument)."""

@@ -84,33 +84,11 @@ def _iso_ms(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def order_from_ws(o: WsOrder, prev: Order | None) -> Order:
-    """An ``orders`` push as an open_orders record; fields the push lacks come from ``prev`` when known
-    (trigger, tpsl, grouping, creation time), else neutral values until the next poll."""
-    if prev is not None:
-        return msgspec.structs.replace(
-            prev, limit_price=o.limit_price, size=o.size, unfilled=o.unfilled, state=o.state, tif=o.tif
-        )
-    return Order(
-        order_id=o.order_id,
-        instrument_id=o.instrument_id,
-        instrument=o.instrument,
-        side=o.side,
-        position_side=o.position_side,
-        limit_price=o.limit_price,
-        size=o.size,
-        unfilled=o.unfilled,
-        state=o.state,
-        cloid=o.cloid,
-        tif=o.tif,
-        post_only=o.post_only,
-        reduce_only=o.reduce_only,
-        user=o.account,
-        trigger_px=Decimal(0),
-        is_market=False,
-        tpsl="",
-        grouping="",
-        timestamp=_iso_ms(o.timestamp),
+def order_from_ws(o: WsOrder, prev: Order) -> Order:
+    """An ``orders`` push applied to the open order it is of: what the push carries (price, size, state)
+    replaces; what it lacks (trigger, tpsl, grouping, creation time) stays."""
+    return msgspec.structs.replace(
+        prev, limit_price=o.limit_price, size=o.size, unfilled=o.unfilled, state=o.state, tif=o.tif
     )
 
 
@@ -211,25 +189,26 @@ class AccountState:
 
     # ---- pushes -----------------------------------------------------------------------------------
 
-    def apply_order(self, o: WsOrder, now: float) -> None:
-        """An ``orders`` push: update, add or (filled, cancelled) remove the order."""
+    def apply_order(self, o: WsOrder, now: float) -> bool:
+        """An ``orders`` push: update or (filled, cancelled) remove the order. False when the push is of an
+        open order not held: the push lacks its type and trigger, so no row is invented from it (a stop would
+        read as a limit at 0); the caller polls for the exchange's record instead."""
         orders = self.open_orders
         i = next((k for k, x in enumerate(orders) if x.order_id == o.order_id), None)
+        rec: Order | None = None
         if o.state in OPEN_STATES:
-            rec = order_from_ws(o, orders[i] if i is not None else None)
-            if i is not None:
-                orders[i] = rec
-            else:
-                orders.append(rec)
-                orders.sort(key=lambda x: x.order_id, reverse=True)
+            if i is None:
+                return False
+            rec = order_from_ws(o, orders[i])
+            orders[i] = rec
         else:
-            rec = None
             if i is not None:
                 del orders[i]
             self._ended[o.order_id] = o.state
             if len(self._ended) > ENDED_KEPT:
                 self._ended.popitem(last=False)
         self._order_pushes[o.order_id] = (now, rec)
+        return True
 
     def order(self, order_id: int) -> Order | None:
         """The open order ``order_id``, if held."""

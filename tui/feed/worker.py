@@ -76,7 +76,6 @@ class Feed(ChannelSubscriptions):
         self._running = False
         self._stopping = asyncio.Event()
         self._done = asyncio.Event()
-        self._wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, or stop()
         self._down_poll_ok = False  # a poll made while the socket was down succeeded: "polling"
         self._last_ticker_poll = float("-inf")
         self._resyncing = False  # back after a reconnect, reloading what was missed: not live yet

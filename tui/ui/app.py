@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.theme import BUILTIN_THEMES
@@ -122,6 +123,17 @@ class XtuiApp(App[None]):
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         if self._fund:
             self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """Escape then a key, typed within the terminal's escape delay (100 ms), arrives as one alt+key: the
+        Escape that closed a dialog would swallow the next key. Unless alt+key is bound, it is both keys."""
+        if not event.key.startswith("alt+") or not event.character or not event.character.isprintable():
+            return
+        if any(b.binding.key == event.key for b in self.screen.active_bindings.values()):
+            return
+        event.stop()
+        self.simulate_key("escape")
+        self.simulate_key(event.character)
 
     async def on_unmount(self) -> None:
         await self.feed.stop()

@@ -88,8 +88,10 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
         check: Callable[[dict[str, str]], T],
         *,
         notes: Sequence[str] = (),
+        focus: str | None = None,
     ) -> None:
         super().__init__()
+        self._focus = focus
         self._title = title
         self._fields = list(fields)
         self._check = check
@@ -110,6 +112,10 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
             yield Label("Enter: review · Tab: next field · Escape: cancel", classes="hint")
 
     def on_mount(self) -> None:
+        """Focus ``focus`` if given (its text selected, so typing replaces it), else the first empty field."""
+        if self._focus is not None:
+            self.query_one(f"#field-{self._focus}", Input).focus()
+            return
         inputs = [self.query_one(f"#field-{f.name}", Input) for f in self._fields]
         empty = next((i for i in inputs if not i.value), None)
         (empty or inputs[0]).focus()

@@ -15,6 +15,13 @@ from textual.widgets import DataTable, Label
 
 __all__ = ["HelpScreen", "KeyHelp"]
 
+DIALOG_WIDTH = 140  # as the CSS sets it
+FRAME = 4  # the border and the padding, both sides
+SCROLLBAR = 2
+CELL_PADDING = 2  # a DataTable cell's padding, both sides
+KEY_MAX = 16
+DOES_MIN = 24
+
 
 @dataclass(frozen=True, slots=True)
 class KeyHelp:
@@ -38,7 +45,7 @@ class HelpScreen(ModalScreen[None]):
         align: center middle;
     }
     HelpScreen > Vertical {
-        width: 108;
+        width: 140;
         max-width: 100%;
         height: 90%;
         border: thick $primary;
@@ -67,15 +74,25 @@ class HelpScreen(ModalScreen[None]):
         with Vertical():
             yield Label("Keys")
             table: DataTable[Any] = DataTable(cursor_type="row", id="help-table")
-            table.add_column("Key", width=14, key="keys")
-            table.add_column("Does", width=52, key="does")
-            table.add_column("Id (keymap)", width=20, key="id")
-            table.add_column("Where", width=10, key="scope")
+            key_w = min(KEY_MAX, max((len(r.keys) for r in self._rows), default=3))
+            id_w = max((len(r.id) for r in self._rows), default=2)
+            scope_w = max((len(r.scope) for r in self._rows), default=5)
+            does_w = max(DOES_MIN, self._inner_width() - key_w - id_w - scope_w - 4 * CELL_PADDING)
+            table.add_column("Key", width=key_w, key="keys")
+            table.add_column("Does", width=does_w, key="does")
+            table.add_column("Id (keymap)", width=id_w, key="id")
+            table.add_column("Where", width=scope_w, key="scope")
             for row in self._rows:
                 scope, keys = Text(row.scope, style="dim"), Text(row.keys, style="bold")
-                table.add_row(keys, Text(row.tooltip or row.description), Text(row.id, style="dim"), scope)
+                does = Text(row.tooltip or row.description)
+                lines = len(does.wrap(self.app.console, does_w))  # in full: a long description takes two lines
+                table.add_row(keys, does, Text(row.id, style="dim"), scope, height=max(1, lines))
             yield table
             yield Label("Escape closes · ctrl+p lists every action · keys are remapped by id", classes="hint")
+
+    def _inner_width(self) -> int:
+        """The width the table has: the dialog's (140, or the screen's if narrower) less its frame."""
+        return min(DIALOG_WIDTH, self.app.size.width) - FRAME - SCROLLBAR
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -4,12 +4,19 @@
 instrument). Unfiltered, each page is one request for that page; filtered, the records are read page by
 page (up to ``SCAN_LIMIT``) and filtered here, because the interface has no instrument parameter. Enter
 or o on a row with a transaction hash (fills, transfers) opens it in the explorer.
+
+Order history shows what each order did, not only what it asked: its filled size and average fill price,
+summed from the account's fills (read back to the oldest order on the page, up to ``SCAN_LIMIT``), and a
+market order's price as "market" (its protection price is only a bound). Money (fees, PnL, notional,
+funding, transfers) is shown at its collateral's decimals.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, TypeVar
 
 from textual import on
@@ -41,8 +48,8 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     ],
     "orders": [
         ("time", "Time"), ("instrument", "Instrument"), ("oid", "Order id"), ("side", "Side"), ("type", "Type"),
-        ("price", "Price"), ("size", "Size"), ("unfilled", "Unfilled"), ("state", "State"), ("flags", "Flags"),
-        ("cloid", "Cloid"),
+        ("price", "Price"), ("size", "Size"), ("filled", "Filled"), ("avg", "Avg fill"), ("state", "State"),
+        ("flags", "Flags"), ("cloid", "Cloid"),
     ],
     "funding": [
         ("time", "Time"), ("instrument", "Instrument"), ("size", "Size"), ("mark", "Mark price"),
@@ -53,6 +60,42 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("amount", "Amount"), ("tx", "Tx"),
     ],
 }  # fmt: skip
+
+
+USDC_DECIMALS = 6  # when the collateral list has not said
+
+
+@dataclass(slots=True)
+class Filled:
+    """What an order's fills add up to."""
+
+    size: Decimal = Decimal(0)
+    value: Decimal = Decimal(0)  # sum of price x size
+
+    @property
+    def average(self) -> Decimal | None:
+        return self.value / self.size if self.size else None
+
+
+def filled_by_order(fills: Sequence[m.Fill]) -> dict[int, Filled]:
+    """Size and value filled per order id."""
+    out: dict[int, Filled] = {}
+    for f in fills:
+        acc = out.setdefault(f.order_id, Filled())
+        acc.size += f.size
+        acc.value += f.price * f.size
+    return out
+
+
+def fmt_money(value: Decimal, decimals: int) -> str:
+    """An amount of a collateral at its decimals (half-even), trailing zeros dropped down to two places."""
+    q = value.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_EVEN) if decimals >= 0 else value
+    text = f"{q:,f}"
+    if "." in text:
+        whole, frac = text.split(".")
+        frac = frac.rstrip("0").ljust(2, "0")
+        text = f"{whole}.{frac}"
+    return "0.00" if text in ("-0.00", "0") else text
 
 
 def paged(items: Sequence[T], page: int, size: int) -> tuple[list[T], int]:
@@ -94,7 +137,10 @@ class HistoryScreen(DataScreen):
         self.page_counts = dict.fromkeys(KINDS, 1)
         self.instrument: str | None = None
         self._names: dict[int, str] = {}  # instrument id -> name
+        self._ticks: dict[str, Decimal] = {}  # instrument name -> tick size
         self._symbols: dict[int, str] = {}  # collateral id -> symbol
+        self._decimals: dict[int, int] = {}  # collateral id -> decimals
+        self._filled: dict[int, Filled] = {}  # order id -> its fills, for the orders shown
         self._tx: dict[str, dict[str, str]] = {k: {} for k in KINDS}  # row key -> tx hash, of the rows shown
         self._tab = "fills"  # the tab loaded (the first load is on mount, not on the first tab's activation)
 
@@ -171,7 +217,11 @@ class HistoryScreen(DataScreen):
         if not self._names:
             instruments, collateral = await asyncio.gather(c.instruments(), c.supported_collateral())
             self._names = {p.id: p.name for p in instruments.perps} | {s.id: s.name for s in instruments.spot}
+            self._ticks = {p.name: p.tick_size for p in instruments.perps} | {
+                s.name: s.tick_size for s in instruments.spot
+            }
             self._symbols = {x.id: x.symbol for x in collateral}
+            self._decimals = {x.id: x.decimals for x in collateral}
         kind = self.kind
         rows, total, pages = await self._load(kind, account)
         self.page_counts[kind] = pages
@@ -197,10 +247,39 @@ class HistoryScreen(DataScreen):
         }[kind]
         if self.instrument is None:
             env = await getattr(c, method)(account, page=page, limit=size)
-            return self._rows(kind, env.data), str(env.total_count), max(1, env.total_pages)
-        wanted = await self._scan(method, record, account, keep)
-        chunk, pages = paged(wanted, page, size)
-        return self._rows(kind, chunk), str(len(wanted)), pages
+            chunk, total, pages = list(env.data), str(env.total_count), max(1, env.total_pages)
+        else:
+            wanted = await self._scan(method, record, account, keep)
+            chunk, pages = paged(wanted, page, size)
+            total = str(len(wanted))
+        if kind == "orders":
+            self._filled = await self._fills_of(account, chunk)
+        return self._rows(kind, chunk), total, pages
+
+    async def _fills_of(self, account: str, orders: Sequence[m.Order]) -> dict[int, Filled]:
+        """The fills of ``orders``, read newest first back to the oldest order's time (or ``SCAN_LIMIT``)."""
+        if not orders:
+            return {}
+        oids = {o.order_id for o in orders}
+        oldest = min(o.timestamp for o in orders)
+        found: list[m.Fill] = []
+        seen = 0
+        async for f in self.ctx.client.iter_pages(m.Fill, "fills", limit=FETCH, user=account):
+            seen += 1
+            if f.order_id in oids:
+                found.append(f)
+            if f.block_timestamp < oldest or seen >= SCAN_LIMIT:
+                break
+        return filled_by_order(found)
+
+    def _price(self, instrument: str, price: Decimal | None) -> str:
+        """An average price: two places finer than the instrument's tick, trailing zeros dropped."""
+        if price is None:
+            return "-"
+        return fmt_amount(price.quantize(self._ticks.get(instrument, Decimal("0.01")).scaleb(-2)))
+
+    def _money(self, value: Decimal, collateral_id: int = 1) -> str:
+        return fmt_money(value, self._decimals.get(collateral_id, USDC_DECIMALS))
 
     async def _scan(self, method: str, record: type[T], account: str, name_of: Callable[[T], str | None]) -> list[T]:
         out: list[T] = []
@@ -227,7 +306,8 @@ class HistoryScreen(DataScreen):
     def _fill(self, _: int, f: m.Fill) -> tuple[str, list[str]]:
         return f"{f.trade_id}:{f.order_id}:{f.side}", [
             fmt_iso(f.block_timestamp), f.instrument, fmt_side(f.side), f.direction, fmt_amount(f.price),
-            fmt_amount(f.size), fmt_amount(f.notional_value, 2), fmt_amount(f.fee), fmt_amount(f.closed_pnl),
+            fmt_amount(f.size), self._money(f.notional_value), self._money(f.fee, f.fee_token_id),
+            self._money(f.closed_pnl),
             "taker" if f.crossed else "maker", short_address(f.tx_hash),
         ]  # fmt: skip
 
@@ -236,20 +316,24 @@ class HistoryScreen(DataScreen):
         kind = "market" if o.is_market else f"limit {o.tif}"
         if o.trigger_px:
             kind += f" trigger {fmt_amount(o.trigger_px)}" + (f" {o.tpsl}" if o.tpsl else "")
+        filled = self._filled.get(o.order_id, Filled())
         return str(o.order_id), [
-            fmt_iso(o.timestamp), o.instrument, str(o.order_id), fmt_side(o.side), kind, fmt_amount(o.limit_price),
-            fmt_amount(o.size), fmt_amount(o.unfilled), o.state, flags or "-", o.cloid or "-",
+            fmt_iso(o.timestamp), o.instrument, str(o.order_id), fmt_side(o.side), kind,
+            "market" if o.is_market else fmt_amount(o.limit_price), fmt_amount(o.size), fmt_amount(filled.size),
+            self._price(o.instrument, filled.average),
+            o.state, flags or "-", o.cloid or "-",
         ]  # fmt: skip
 
     def _funding(self, i: int, f: m.FundingRecord) -> tuple[str, list[str]]:
         name = self._names.get(f.instrument_id, str(f.instrument_id))
         return f"{f.timestamp}:{f.instrument_id}:{i}", [
             fmt_iso(f.timestamp), name, fmt_amount(f.size), fmt_amount(f.mark_price), fmt_amount(f.funding_rate),
-            fmt_amount(f.funding_payment),
+            self._money(f.funding_payment),
         ]  # fmt: skip
 
     def _transfer(self, i: int, t: m.TransferRecord) -> tuple[str, list[str]]:
         return f"{t.tx_hash}:{i}", [
             fmt_iso(t.timestamp), t.type, short_address(t.from_), short_address(t.to),
-            self._symbols.get(t.collateral_id, str(t.collateral_id)), fmt_amount(t.amount), short_address(t.tx_hash),
+            self._symbols.get(t.collateral_id, str(t.collateral_id)), self._money(t.amount, t.collateral_id),
+            short_address(t.tx_hash),
         ]  # fmt: skip

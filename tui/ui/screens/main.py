@@ -60,11 +60,16 @@ class MainScreen(Screen[None]):
         Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy at the best ask or the picked price"),
         Binding("s", "sell", "Sell", id="sell", tooltip="Order form to sell at the best bid or the picked price"),
         Binding("x", "cancel_order", "Cancel", id="cancel_order", tooltip="Cancel the selected open order"),
+        Binding("e", "amend_order", "Amend", id="amend_order", show=False,
+                tooltip="Amend the selected open order: new price, trigger or size (cancel and replace)"),
         Binding("X", "cancel_instrument", "Cancel all", id="cancel_instrument", show=False,
                 tooltip="Cancel every open order on the selected instrument"),
+        Binding("C", "cancel_everything", "Cancel every order", id="cancel_all", show=False,
+                tooltip="Cancel every open order on every instrument (asks first; positions stay)"),
         Binding("k", "cancel_cloid", "Cancel by cloid", id="cancel_cloid", show=False,
                 tooltip="Cancel an order by its client order id"),
-        Binding("c", "close_position", "Close", id="close_position", tooltip="Close the selected position"),
+        Binding("c", "close_position", "Close", id="close_position",
+                tooltip="Close all or part of the selected position, at market or at a limit price"),
         Binding("P", "panic", "PANIC", id="panic",
                 tooltip="PANIC: cancel every open order and close every position (asks first)"),
         Binding("slash", "filter_markets", "Filter", id="filter_markets", show=False,
@@ -343,7 +348,17 @@ class MainScreen(Screen[None]):
     # ---- actions ------------------------------------------------------------------------------------
 
     TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {"buy", "sell", "cancel_order", "cancel_instrument", "cancel_cloid", "close_position", "panic"}
+        {
+            "buy",
+            "sell",
+            "amend_order",
+            "cancel_order",
+            "cancel_instrument",
+            "cancel_everything",
+            "cancel_cloid",
+            "close_position",
+            "panic",
+        }
     )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -359,8 +374,14 @@ class MainScreen(Screen[None]):
     def action_cancel_order(self) -> None:
         self.desk.cancel_order(self.query_one(OpenOrdersPane).selected())
 
+    def action_amend_order(self) -> None:
+        self.desk.amend_order(self.query_one(OpenOrdersPane).selected())
+
     def action_cancel_instrument(self) -> None:
         self.desk.cancel_instrument()
+
+    def action_cancel_everything(self) -> None:
+        self.desk.cancel_everything()
 
     def action_cancel_cloid(self) -> None:
         self.desk.cancel_by_cloid()

@@ -24,13 +24,20 @@ from tui.order_entry import (
     ConfirmPolicy,
     OrderContext,
     OrderPlan,
+    Validation,
+    amend_input,
+    close_part_plan,
     close_position_plan,
     confirmation_reasons,
+    fmt_decimal,
     market_estimate,
+    validate,
 )
 from tui.ui.widgets.display import short_address
 
 from .confirm import ConfirmScreen
+from .field_checks import FieldError
+from .form import FormField, FormScreen
 from .order_form import OrderFormScreen
 from .prompt import PromptScreen
 
@@ -84,6 +91,30 @@ def order_context(state: FeedState, symbol: str, slippage_pct: Decimal = DEFAULT
         asks=tuple(book.levels("asks", BOOK_DEPTH)) if book else (),
         slippage_pct=slippage_pct,
     )
+
+
+def _checked(result: Validation, fields: tuple[str, ...]) -> OrderPlan:
+    """The plan of ``result``, or a ``FieldError`` on the first field it faults (one of ``fields`` when
+    the fault is in a field the form does not have)."""
+    if result.ok and result.plan is not None:
+        return result.plan
+    name, message = next(iter(result.errors.items()), (fields[0], "cannot be sent"))
+    raise FieldError(name if name in fields else fields[0], message)
+
+
+def _plain(value: Decimal) -> str:
+    """A number as a form field holds it: plain digits, no separators, no trailing zeros."""
+    return format(value.normalize(), "f")
+
+
+def describe_order(order: Order) -> str:
+    """An open order as a person reads it: 'SELL 0.5 BTC-PERP @ 101,000 (GTC reduce-only)'."""
+    side = "BUY" if order.side == "b" else "SELL"
+    at = "market" if order.is_market else fmt_decimal(order.limit_price)
+    trig = f", trigger {fmt_decimal(order.trigger_px)}" if order.trigger_px else ""
+    kind = {"tp": "take-profit ", "sl": "stop-loss "}.get(order.tpsl, "stop " if order.trigger_px else "")
+    flags = " reduce-only" if order.reduce_only else ""
+    return f"{side} {fmt_decimal(order.unfilled)} {order.instrument} @ {at} ({kind}{order.tif}{trig}{flags})"
 
 
 def _oid(resp: ExchangeResponse[Any]) -> str:
@@ -176,6 +207,8 @@ class OrderDesk:
                 self.screen.notify(
                     f"{what}: rejected: {exc.message}", title="Exchange", severity="error", timeout=8, markup=False
                 )
+            except _AmendUnsure as exc:
+                self.screen.notify(f"{what}: {exc}", title=what, severity="error", timeout=15, markup=False)
             except AccountMismatch as exc:  # it was done, but to someone else: never shown as done
                 log.error("%s: %s", what, exc)
                 self.screen.notify(f"{what}: {exc}", title="WRONG ACCOUNT", severity="error", timeout=60, markup=False)
@@ -254,26 +287,157 @@ class OrderDesk:
         self.screen.app.push_screen(prompt, entered)
 
     def close_position(self, position: Position | None) -> None:
+        """A form to close all or part of ``position``: size in the base asset or as a percentage, at market
+        (within the slippage bound) or at a limit price; asks again only when the order needs it."""
         if self._refuse("close"):
             return
         if position is None:
             self.screen.notify("No position selected.", severity="warning")
             return
-        ctx = order_context(self.state, position.instrument, self.policy.slippage_pct)
-        if ctx is None:
+        symbol = position.instrument
+        if order_context(self.state, symbol, self.policy.slippage_pct) is None:
             return
-        plan = close_position_plan(ctx)
-        if plan is None:
-            self.screen.notify(f"No {position.instrument} position to close.", severity="warning")
+        held = abs(position.size)
+        side = "long" if position.size > 0 else "short"
+
+        def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            if ctx is None:
+                raise FieldError("size", f"no {symbol} data")
+            return _checked(close_part_plan(ctx, values["size"], values["price"]), ("size", "price")), ctx
+
+        def entered(answer: tuple[OrderPlan, OrderContext] | None) -> None:
+            if answer is not None:
+                self._confirm_then_place(*answer, title=f"Close the {symbol} position?")
+
+        fields = [
+            FormField("size", "Size", _plain(held), placeholder=f"{_plain(held)} or 50%"),
+            FormField("price", "Limit price", "", placeholder="empty: market"),
+        ]
+        notes = [
+            f"{symbol} {side} {fmt_decimal(held)} (entry {fmt_decimal(position.entry_price)})",
+            f"Size in {symbol.split('-')[0]} or as a percentage (50%).",
+            f"Price empty: at market, at most {fmt_decimal(self.policy.slippage_pct)}% beyond the best price;",
+            "a price: a reduce-only limit order (GTC).",
+        ]
+        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size")
+        self.screen.app.push_screen(form, entered)
+
+    def _confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
+        """Send ``plan``, asking first (default No) only when ``confirmation_reasons`` has any."""
+        reasons = confirmation_reasons(plan, ctx, self.policy)
+        if not reasons:
+            self.place(plan)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.place(plan)
 
-        lines = [plan.describe(), "A reduce-only market order: it fills against the book, within its bound."]
-        lines += [*confirmation_reasons(plan, ctx, self.policy), *filter(None, [market_estimate(plan, ctx)])]
-        self.screen.app.push_screen(ConfirmScreen(f"Close the {position.instrument} position?", lines), answered)
+        lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
+        self.screen.app.push_screen(ConfirmScreen(title, lines), answered)
+
+    # ---- amend ----------------------------------------------------------------------------------
+
+    def amend_order(self, order: Order | None) -> None:
+        """A form with the order's price, trigger and size; on Enter, cancel it and place the new one. The
+        new order is sent only once the exchange has cancelled the old one."""
+        if self._refuse("amend"):
+            return
+        if order is None:
+            self.screen.notify("No open order selected.", severity="warning")
+            return
+        symbol = order.instrument
+        if order_context(self.state, symbol, self.policy.slippage_pct) is None:
+            return
+        triggered = bool(order.trigger_px) or order.tpsl in ("tp", "sl")
+        fields = [
+            FormField(
+                "price",
+                "Price",
+                "" if order.is_market else _plain(order.limit_price),
+                placeholder="empty: market when triggered" if triggered else "",
+            )
+        ]
+        if triggered:
+            fields.append(FormField("trigger", "Trigger price", _plain(order.trigger_px)))
+        fields.append(FormField("size", "Size", _plain(order.unfilled)))
+        names = tuple(f.name for f in fields)
+
+        def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            if ctx is None:
+                raise FieldError("price", f"no {symbol} data")
+            new = amend_input(order, values["price"], values.get("trigger", ""), values["size"])
+            plan = _checked(validate(new, ctx), names)
+            return plan, ctx
+
+        def entered(answer: tuple[OrderPlan, OrderContext] | None) -> None:
+            if answer is None:
+                return
+            plan, ctx = answer
+            reasons = confirmation_reasons(plan, ctx, self.policy)
+            if not reasons:
+                self._amend(order, plan)
+                return
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._amend(order, plan)
+
+            lines = [f"oid {order.order_id} → {plan.describe()}", *reasons]
+            self.screen.app.push_screen(ConfirmScreen(f"Amend order {order.order_id}?", lines), answered)
+
+        notes = [
+            f"oid {order.order_id}: {describe_order(order)}",
+            "Cancels it, then places the new order; if the cancel fails, nothing is placed.",
+        ]
+        form = FormScreen(
+            f"Amend order {order.order_id}", fields, check, notes=notes, focus="trigger" if triggered else "price"
+        )
+        self.screen.app.push_screen(form, entered)
+
+    def _amend(self, order: Order, plan: OrderPlan) -> None:
+        async def call() -> str:
+            try:
+                await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+            except ActionRejected as exc:
+                raise ActionRejected(
+                    f"could not cancel oid {order.order_id} ({exc.message}): nothing was placed", exc.envelope
+                ) from exc
+            except ClientError as exc:
+                raise _AmendUnsure(order.order_id, exc) from exc
+            try:
+                resp = await self.client.place_order([plan.to_wire()])
+                new = _oid(resp)
+            except ClientError as exc:
+                raise _AmendUnsure(order.order_id, exc, cancelled=True) from exc
+            return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Amend", call)
+
+    def cancel_everything(self) -> None:
+        """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
+        if self._refuse("cancel"):
+            return
+        orders = self.state.account.open_orders
+        symbols = sorted({o.instrument for o in orders})
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_all()
+                return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel all", call)
+
+        lines = [f"{len(orders)} open order(s) on {len(symbols)} instrument(s) will be cancelled:"]
+        lines += [f"  {s}: {sum(1 for o in orders if o.instrument == s)}" for s in symbols[:8]]
+        lines += [f"  and {len(symbols) - 8} more instrument(s)"] if len(symbols) > 8 else []
+        lines.append("Positions are left as they are.")
+        self.screen.app.push_screen(ConfirmScreen("Cancel every order on every instrument?", lines), answered)
 
     # ---- panic ----------------------------------------------------------------------------------
 
@@ -347,6 +511,17 @@ class OrderDesk:
             return False
         self._report(f"{plan.describe()}\noid {oid} · tx {short_address(resp.tx_hash)}")
         return True
+
+
+class _AmendUnsure(ClientError):
+    """An amend that stopped half way: the cancel's outcome is unknown, or the old order is cancelled and
+    the new one was not placed."""
+
+    def __init__(self, oid: int, exc: ClientError, *, cancelled: bool = False) -> None:
+        if cancelled:
+            super().__init__(f"oid {oid} was cancelled but the new order was not placed ({_why(exc)})")
+        else:
+            super().__init__(f"the cancel of oid {oid} did not answer ({exc}): nothing was placed; check Open orders")
 
 
 def _why(exc: ClientError) -> str:

@@ -1,0 +1,193 @@
+"""Changing and closing the way traders do: amend an open order (cancel and replace, reported as one step,
+nothing placed when the cancel fails), close part of a position or at a limit price, cancel every order
+on every instrument as its own confirmed action."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.widgets import Input, Static
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import Notes, dashboard, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.form import FormScreen
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def buy_through_the_book(trader: Client, instrument: int, symbol: str, size: str) -> None:
+    book = await trader.orderbook(symbol, depth=5)
+    through = (book.asks[-1].price * Decimal("1.01")).quantize(book.asks[0].price)
+    await trader.place_order([order_item(instrument, "b", through, size, tif="IOC")])
+
+
+def field(app: object, name: str) -> Input:
+    return app.screen.query_one(f"#field-{name}", Input)  # type: ignore[attr-defined]
+
+
+async def test_amend_changes_price_and_size_in_one_step(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    await trader.place_order([order_item(1, "b", "90000", "0.01", cloid="mine-1")])
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
+        [old] = account.open_orders
+        await pilot.press("4", "e")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        assert (field(app, "price").value, field(app, "size").value) == ("90000", "0.01")  # the order as it is
+        assert not app.screen.query("#field-trigger")  # a plain limit order has no trigger to change
+        field(app, "price").value = "90500"
+        field(app, "size").value = "0.02"
+        await pilot.press("enter")
+        await settle(pilot, lambda: any(m.startswith("amended") for m in notes.messages), what="the amend")
+        await settle(pilot, lambda: [o.order_id for o in account.open_orders] != [old.order_id], what="the new order")
+    [new] = (await trader.open_orders(ALICE.address)).data
+    assert (new.limit_price, new.size, new.side, new.cloid) == (Decimal(90500), Decimal("0.02"), "b", "mine-1")
+    [report] = [m for m in notes.messages if m.startswith("amended")]
+    assert report.startswith(f"amended oid {old.order_id} → oid {new.order_id}\nBUY 0.02 BTC-PERP @ 90,500 (limit GTC)")
+    assert not [m for m in notes.messages if "exchange cancelled" in m.lower()]  # the trader's own cancel
+
+
+async def test_amend_sends_nothing_when_the_form_is_wrong_or_cancelled(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await trader.place_order([order_item(1, "b", "90000", "0.01")])
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
+        await pilot.press("4", "e")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        for price, said in (("90000.05", "tick size"), ("", "price")):
+            field(app, "price").value = price
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, FormScreen), price  # still open: nothing sent
+            error = str(app.screen.query_one("#form-error", Static).render())
+            assert error.startswith("Price: ") and said in error, (price, error)
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+    [order] = (await trader.open_orders(ALICE.address)).data
+    assert (order.limit_price, order.size) == (Decimal(90000), Decimal("0.01"))  # untouched
+
+
+async def test_amend_places_nothing_when_the_cancel_fails(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await trader.place_order([order_item(1, "b", "90000", "0.01")])
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
+        [old] = account.open_orders
+        await pilot.press("4", "e")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        await trader.cancel_by_oid([(old.order_id, 1)])  # gone (filled, cancelled elsewhere) while the form is open
+        field(app, "price").value = "90500"
+        await pilot.press("enter")
+        await settle(pilot, lambda: any("nothing was placed" in m for m in notes.messages), what="the refusal")
+    assert (await trader.open_orders(ALICE.address)).data == []  # no replacement without the cancel
+    [said] = [m for m in notes.messages if "nothing was placed" in m]
+    assert said.startswith(f"Amend: rejected: could not cancel oid {old.order_id} (")
+
+
+async def test_amend_a_stop_changes_its_trigger(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.01")
+    book = await trader.orderbook("BTC-PERP", depth=1)
+    stop = (book.bids[0].price * Decimal("0.9")).quantize(book.bids[0].price)
+    stop_item = order_item(1, "s", "0", "0.01", tif="IOC", trigger_px=stop, is_market=True, tpsl="sl")
+    await trader.place_order([{**stop_item, "r": True}])
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 1, what="the stop")
+        await pilot.press("4", "e")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        assert field(app, "price").value == ""  # a market stop: empty price means market when triggered
+        assert Decimal(field(app, "trigger").value) == stop
+        lower = stop - 1000
+        field(app, "trigger").value = str(lower)
+        await pilot.press("enter")
+        await settle(
+            pilot, lambda: [o.trigger_px for o in account.open_orders] == [lower], what="the stop's new trigger"
+        )
+    [order] = (await trader.open_orders(ALICE.address)).data
+    assert (order.trigger_px, order.tpsl, order.reduce_only, order.size) == (lower, "sl", True, Decimal("0.01"))
+
+
+async def test_close_half_at_market_then_the_rest_at_a_limit(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        state = app.feed.state
+        await settle(pilot, lambda: state.account.positions, what="the position")
+        await pilot.press("3", "c")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
+        assert app.screen.focused is field(app, "size")  # typed over: the whole text is selected
+        await pilot.press(*"0.03", "enter")
+        assert field(app, "size").value == "0.03"
+        for size, said in (("0.03", "more than the 0.02 held"), ("150%", "at most 100"), ("-1", "size")):
+            field(app, "size").value = size
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            error = str(app.screen.query_one("#form-error", Static).render())
+            assert isinstance(app.screen, FormScreen) and said in error, (size, error)
+        field(app, "size").value = "50%"
+        await pilot.press("enter")
+        await settle(pilot, lambda: [p.size for p in state.account.positions] == [Decimal("0.01")], what="half closed")
+
+        ask = state.market.book.best_ask
+        assert ask is not None
+        limit = ask + 500  # above the market: it rests as a reduce-only sell
+        await pilot.press("c")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
+        assert field(app, "size").value == "0.01"
+        field(app, "price").value = str(limit)
+        await pilot.press("enter")
+        await settle(pilot, lambda: state.account.open_orders, what="the resting close")
+    [order] = (await trader.open_orders(ALICE.address)).data
+    assert (order.side, order.limit_price, order.size, order.reduce_only) == ("s", limit, Decimal("0.01"), True)
+    assert [p.size for p in await trader.positions(ALICE.address) if p.size] == [Decimal("0.01")]
+
+
+async def test_cancel_every_order_asks_first_and_leaves_positions(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.01")
+    await trader.place_order([order_item(1, "b", "90000", "0.01")])
+    await trader.place_order([order_item(2, "b", "3000", "0.1")])
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 2, what="two orders")
+        await pilot.press("C")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        shown = " ".join(str(s.render()) for s in app.screen.query(".reason"))
+        assert "2 open order(s) on 2 instrument(s)" in shown and "ETH-PERP: 1" in shown
+        await pilot.press("enter")  # No has the focus
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        assert len((await trader.open_orders(ALICE.address)).data) == 2
+        await pilot.press("C")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("y")
+        await settle(pilot, lambda: not account.open_orders, what="every order cancelled")
+    assert (await trader.open_orders(ALICE.address)).data == []
+    assert [p.size for p in await trader.positions(ALICE.address) if p.size] == [Decimal("0.01")]
+    assert any(m.startswith("cancelled every open order, on every instrument") for m in notes.messages)
