@@ -82,6 +82,7 @@ def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
         ),
         ('[profiles.local]\nconfirm_notional = "lots"\n', "line 2: confirm_notional: 'lots' is not a number"),
         ("[profiles.local]\nmax_slippage_pct = 60\n", "line 2: max_slippage_pct: expected a number between 0 and 50"),
+        ('[profiles.local]\nlow_bandwidth = "yes"\n', "line 2: low_bandwidth: expected true or false"),
         ('[profiles.local]\nkeystore = "a"\nkey_env = "B"\n', "line 3: keystore and key_env: choose one key source"),
         ('[profiles.t]\nurl = "https://h"\nagent_keystore = "a"\n', "line 3: an agent key trades for an account"),
         ('[profiles.local]\nexplorer_url = "https://h"\n', "line 2: explorer_url needs url too"),
@@ -294,3 +295,12 @@ def test_config_path_init_show(tmp_path: Path) -> None:
     assert (rc, out) == (1, "") and err.startswith(f"xtui: {path} line 3: unknown key 'colour' in profile local")
     assert err.count("\n") == 1
     assert xtui("keys", "list", env=env)[0] == 0  # a broken config does not stop the other commands
+
+
+@pytest.mark.parametrize(
+    ("text", "flag", "low"),
+    [("", False, False), ("", True, True), ("[profiles.local]\nlow_bandwidth = true\n", False, True)],
+)
+def test_low_bandwidth_from_the_profile_or_the_flag(tmp_path: Path, text: str, flag: bool, low: bool) -> None:
+    settings = resolve(env={"XTUI_CONFIG": str(config_at(tmp_path, text))})
+    assert apply_flags(settings, Flags(low_bandwidth=flag)).options.low_bandwidth is low

@@ -77,8 +77,8 @@ async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenCl
     async with app.run_test(size=(120, 40)) as pilot:
         await app.feed.wait_ready()
         bar = app.main.query_one("#status", Static)
-        await settle(pilot, lambda: "book 0s" in status_text(app), what="fresh data")
-        assert "$stale" not in _styles_of(bar, "book 0s")
+        await settle(pilot, lambda: "data fresh" in status_text(app), what="fresh data")  # no ages while fresh
+        assert "$stale" not in _styles_of(bar, "data fresh")
         now[0] += 5  # five quiet seconds: no frame, no poll
         await settle(pilot, lambda: "book 5s" in status_text(app), what="the ages to move on")
         assert "$stale" in _styles_of(bar, "book 5s")

@@ -266,6 +266,19 @@ async def bench_dashboard_cpu(seconds: float) -> None:
     _report("  book updates the dashboard received", cpu["book_updates_per_s"], "/s")
 
 
+def bench_terminal(seconds: float) -> None:
+    """The default run (``xtui``, built-in exchange) in a real pty at 160x48: bytes to the terminal a second,
+    per pane, and CPU of the whole process; then the same with --low-bandwidth."""
+    from tui.bench.terminal import measure_default_run
+
+    for label, args in (("", ()), (" --low-bandwidth", ("--low-bandwidth",))):
+        cost = measure_default_run(seconds, (160, 48), extra_args=args)
+        _report(f"terminal bytes, default run{label}", cost.bytes_per_s, "B/s", "<= 12,000 B/s" if not args else "")
+        for pane, n in cost.by_pane.most_common():
+            _report(f"  of which {pane}", n / cost.seconds, "B/s")
+        _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
+
+
 def run_bench(quick: bool = False) -> int:
     scale = 1 if quick else 10
     sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
@@ -279,4 +292,5 @@ def run_bench(quick: bool = False) -> int:
     bench_order_ack(5 if quick else 20)
     bench_feed_under_keys(6 if quick else 15)
     asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0))
+    bench_terminal(10.0 if quick else 30.0)
     return 0

@@ -101,6 +101,11 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
     d.add_argument("--password-env", metavar="VAR", help="environment variable holding the profile's keystore password")
     d.add_argument("--read-only", action="store_true", help="no order entry, cancels, closes or panic; no key loaded")
+    d.add_argument(
+        "--low-bandwidth",
+        action="store_true",
+        help="for slow links (under 100 kbit/s): 2 redraws a second, no depth bars (or low_bandwidth in the profile)",
+    )
     d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
     d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")
 
@@ -266,6 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             symbol=args.symbol,
             password_env=args.password_env,
             network=args.network,
+            low_bandwidth=args.low_bandwidth,
         )
     except (UsageError, StartupError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")

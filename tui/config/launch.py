@@ -52,6 +52,7 @@ class DashboardOptions:
     slippage_pct: Decimal = Decimal(1)  # a market order's protection price: this far beyond the best price
     read_only: bool = False  # no order entry, cancels, closes or panic
     bell: frozenset[str] = DEFAULT_BELL  # the kinds of account event that ring the terminal bell
+    low_bandwidth: bool = False  # fewer redraws a second and no depth bars (--low-bandwidth)
 
 
 def profile_name(url: str) -> str:
@@ -77,6 +78,7 @@ class Flags:
     theme: str | None = None
     symbol: str | None = None
     network: str | None = None  # "testnet" or "mainnet": the network to sign for (--network)
+    low_bandwidth: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,7 @@ class Launch:
             slippage_pct=p.max_slippage_pct,
             read_only=p.read_only,
             bell=self.settings.config.bell,
+            low_bandwidth=p.low_bandwidth,
         )
 
 
@@ -171,6 +174,7 @@ def apply_flags(settings: Settings, flags: Flags) -> Launch:
     profile = replace(
         profile,
         read_only=profile.read_only or flags.read_only,
+        low_bandwidth=profile.low_bandwidth or flags.low_bandwidth,
         theme=flags.theme or profile.theme,
         symbol=flags.symbol or profile.symbol,
     )

@@ -125,6 +125,7 @@ class ProfileConfig:
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
     theme: str = "xtui"
     symbol: str = "BTC-PERP"
+    low_bandwidth: bool = False  # for links under 100 kbit/s: fewer redraws a second, no depth bars
 
     @property
     def builtin_exchange(self) -> bool:

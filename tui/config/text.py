@@ -147,6 +147,7 @@ confirm_through_book_pct = "2"    # ask before a limit price this many percent t
 max_slippage_pct = "1"            # market orders and closes fill at most this many percent beyond the best price
 theme = "xtui"                    # xtui, xtui-light, xtui-colorblind, xtui-mono or a theme file's name
 symbol = "BTC-PERP"               # the instrument shown first
+low_bandwidth = false             # true for links under 100 kbit/s: 2 redraws a second, no depth bars
 
 # Keys can be remapped per profile: binding id = "key" or "key1,key2".
 # [profiles.local.keymap]

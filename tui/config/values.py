@@ -196,6 +196,7 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "agent_keystore": _pattern(NAME_RE, "a keystore name (see `xtui keys list`)"),
     "agent_key_env": _pattern(ENV_NAME_RE, "an environment variable name"),
     "read_only": _bool,
+    "low_bandwidth": _bool,
     "confirm_notional": _decimal(None),
     "confirm_through_book_pct": _decimal(Decimal(100)),
     "max_slippage_pct": _decimal(Decimal(50)),

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import App
 from textual.binding import BindingType
+from textual.driver import Driver
 from textual.theme import BUILTIN_THEMES
 from textual.worker import Worker
 
@@ -106,6 +107,7 @@ class XtuiApp(App[None]):
             signer=signer.address if signer else None,
             demo_key=demo_key,
             read_only=options.read_only,
+            low_bandwidth=options.low_bandwidth,
             policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
             clock=clock,
             wall_clock=wall_clock,
@@ -123,6 +125,16 @@ class XtuiApp(App[None]):
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         if self._fund:
             self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
+        differences (``tui.ui.lean_output``): the same picture in ~40% fewer bytes."""
+        driver = super().get_driver_class()
+        if driver.__name__ == "LinuxDriver" and driver.__module__ == "textual.drivers.linux_driver":
+            from tui.ui.lean_output import LeanDriver
+
+            return LeanDriver
+        return driver
 
     def on_key(self, event: events.Key) -> None:
         """Escape then a key, typed within the terminal's escape delay (100 ms), arrives as one alt+key: the

@@ -83,6 +83,7 @@ def run_dashboard(
     symbol: str | None = None,
     password_env: str | None = None,
     network: str | None = None,
+    low_bandwidth: bool = False,
 ) -> int:
     """Start the dashboard on ``profile`` (``--profile``; else XTUI_PROFILE, default_profile, local).
 
@@ -90,7 +91,7 @@ def run_dashboard(
     keystore asks for its password here). The built-in exchange starts only for a profile without url, and
     plays the network the profile signs for.
     """
-    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network)
+    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network, low_bandwidth)
     launch = prepare(profile, flags)
     for warning in launch.warnings:
         sys.stderr.write(warning + "\n")

@@ -47,6 +47,7 @@ __all__ = ["MainScreen"]
 log = logging.getLogger(__name__)
 
 REFRESH_S = 0.1  # panes re-read the state at most this often
+LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
 TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
 ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
@@ -174,6 +175,7 @@ class MainScreen(Screen[None]):
         policy: ConfirmPolicy,
         mainnet: bool = False,
         read_only: bool = False,
+        low_bandwidth: bool = False,
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
     ) -> None:
@@ -184,6 +186,8 @@ class MainScreen(Screen[None]):
         self._signer = signer
         self._demo_key = demo_key
         self._read_only = read_only
+        self._low_bandwidth = low_bandwidth
+        self._refresh_s = LOW_BANDWIDTH_REFRESH_S if low_bandwidth else REFRESH_S  # how often panes redraw
         self._clock = clock
         self._wall_clock = wall_clock
         self._drift_told = False
@@ -230,7 +234,8 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._panes = self._live()
-        self.set_interval(REFRESH_S, self.flush_panes)
+        self.set_interval(self._refresh_s, self.flush_panes)
+        self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
         self.query_one("#markets-table", DataTable).focus()

@@ -63,6 +63,7 @@ class OrderBookPane(FeedPane):
         self._prices: dict[str, Decimal] = {}
         self._symbol = ""
         self._bar_width = BAR_WIDTH
+        self.bars = True  # depth bars; off on a slow link (--low-bandwidth): they change with every size
 
     def compose(self) -> ComposeResult:
         yield BookLines(_columns(self._bar_width), home="spread", id="book-table")
@@ -169,7 +170,7 @@ class OrderBookPane(FeedPane):
             (fmt_price(price, tick), colour),
             (fmt_size(size, lot), ""),
             (fmt_size(cum[i], lot), ""),
-            (" " + depth_bar(cum[i], scale, self._bar_width), colour),
+            (" " + depth_bar(cum[i], scale, self._bar_width) if self.bars else "", colour),
         )
 
     def _spread_cells(self, spread: Decimal | None, mid: Decimal | None, tick: Decimal | None) -> Row:

@@ -141,7 +141,7 @@ class BookLines(ScrollView, can_focus=True):
         for index, (old, cells) in enumerate(zip(self._rows, new, strict=True)):
             if old != cells:
                 self._rows[index] = cells
-                self._refresh_row(index)
+                self._refresh_cells(index, old, cells)
 
     def cell(self, key: str, column: int) -> str:
         """The text shown in row ``key``, ``column`` ("" when there is no such row)."""
@@ -244,6 +244,23 @@ class BookLines(ScrollView, can_focus=True):
             y = index + 1 - round(self.scroll_y)
             if 1 <= y < self.size.height:
                 self.refresh(Region(0, y, self.size.width, 1))
+
+    def _refresh_cells(self, index: int, old: Row, new: Row) -> None:
+        """Repaint the span of row ``index`` from its first changed cell to its last: a size that changed
+        rewrites that size, not the whole line (what is written to the terminal is what is repainted)."""
+        if len(old) != len(new) or len(new) > len(self._columns):
+            self._refresh_row(index)
+            return
+        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+        y = index + 1 - round(self.scroll_y)
+        if not changed or not 1 <= y < self.size.height:
+            return
+        starts = [0]
+        for column in self._columns:
+            starts.append(starts[-1] + column.width)
+        first, last = changed[0], changed[-1]
+        end = self.size.width if last == len(self._columns) - 1 else starts[last + 1]
+        self.refresh(Region(starts[first], y, end - starts[first], 1))
 
     def notify_style_update(self) -> None:
         # theme, focus (its tint and cursor colours), CSS: every cached line may look different now

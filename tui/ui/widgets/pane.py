@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Static
 from tui.feed.state import FeedState
 
 from .palette import Palette
-from .table_rows import Cell, TableRows
+from .table_rows import Cell, CellTable, TableRows
 
 __all__ = ["FeedLine", "FeedPane", "TablePane"]
 
@@ -191,7 +191,7 @@ class TablePane(FeedPane):
         return [c for c in self.COLUMNS if c[0] in kept or (not kept and c[0] == self.PRIORITY[0])]
 
     def make_table(self) -> DataTable[Any]:
-        return DataTable(cursor_type="row", cell_padding=0, id=self.TABLE_ID)
+        return CellTable(cursor_type="row", cell_padding=0, id=self.TABLE_ID)
 
     @property
     def table(self) -> DataTable[Any]:

@@ -1,4 +1,10 @@
-"""The status bar: the connection, how old each pane's data is, the rate-limit budget, clock drift, the last error."""
+"""The status bar: the connection, how old each pane's data is, the rate-limit budget, clock drift, the last error.
+
+While every pane's data is fresh (newer than ``STALE_AFTER_S``) the bar says "data fresh"; otherwise it
+names each pane whose data is older, with its age, greyed ("-": none yet). The bar then changes when
+something goes stale or recovers, not every second while all is well: over SSH every redraw of the bar
+is a line written to the terminal.
+"""
 
 from __future__ import annotations
 
@@ -56,13 +62,12 @@ class StatusBar(FeedLine):
         if status.reconnects:
             parts.append(f" ({status.reconnects}×)")
         parts.append(" │")
-        for topic, label in AGES:
-            at = status.updated.get(topic)
-            if at is None:
-                parts.append((f" {label} -", "$stale"))
-                continue
-            age = now - at
-            parts.append((f" {label} {fmt_age(age)}", "$stale" if age > STALE_AFTER_S else "$foreground"))
+        old = [
+            f" {label} -" if at is None else f" {label} {fmt_age(now - at)}"
+            for topic, label in AGES
+            if (at := status.updated.get(topic)) is None or now - at > STALE_AFTER_S
+        ]
+        parts.extend([(text, "$stale") for text in old] if old else [(" data fresh", "$foreground")])
         rate = status.rate
         if rate is not None:
             used = rate.info_1m

@@ -1,0 +1,99 @@
+"""One changed figure repaints that figure, not the table: what is repainted is what goes to the terminal.
+
+The tables record the regions they ask Textual to repaint (a wrapper around their own ``refresh``);
+the picture itself is checked too, so a repaint that is too small would show the old figure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.cli.main import build_parser
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
+from tui.ui.widgets.book_lines import BookLines, Column
+from tui.ui.widgets.table_rows import CellTable
+
+ALICE = Signer(ALICE_KEY)
+
+
+def spy_refreshes(widget: Any) -> list[tuple[Region, ...]]:
+    calls: list[tuple[Region, ...]] = []
+    refresh = widget.refresh
+
+    def recording(*regions: Region, **kwargs: Any) -> Any:
+        calls.append(regions)
+        return refresh(*regions, **kwargs)
+
+    widget.refresh = recording
+    return calls
+
+
+class Tables(App[None]):
+    def compose(self) -> ComposeResult:
+        yield CellTable(cursor_type="row", cell_padding=0, id="cells")
+        yield BookLines([Column("Price", 11), Column("Size", 10), Column("Bar", 12, right=False)], id="book")
+
+
+async def test_a_changed_cell_repaints_that_cell_only() -> None:
+    app = Tables()
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(CellTable)
+        for key, width in (("market", 10), ("last", 12), ("mark", 12)):
+            table.add_column(key, width=width, key=key)
+        table.add_row("BTC-PERP", "100,000.0", "100,001.0", key="btc")
+        table.add_row("ETH-PERP", "3,500.00", "3,500.10", key="eth")
+        await pilot.pause()
+        calls = spy_refreshes(table)
+        table.update_cell("eth", "last", "3,501.00")
+        await pilot.pause()
+        assert calls == [(Region(10, 2, 12, 1),)]  # row 2 (under the header), the second column: 12 cells
+        assert "3,501.00" in str(table.get_row("eth")) and app.export_screenshot().count("3,501.00") == 1
+
+
+async def test_a_book_row_repaints_from_its_first_changed_cell_to_its_last() -> None:
+    app = Tables()
+    async with app.run_test(size=(80, 20)) as pilot:
+        book = app.query_one(BookLines)
+        book.set_rows(
+            [("a0", (("100.0", ""), ("1.0", ""), ("██", ""))), ("b0", (("99.0", ""), ("2.0", ""), ("███", "")))]
+        )
+        await pilot.pause()
+        calls = spy_refreshes(book)
+        book.set_rows(
+            [("a0", (("100.0", ""), ("1.5", ""), ("██", ""))), ("b0", (("99.0", ""), ("2.0", ""), ("███", "")))]
+        )
+        await pilot.pause()
+        assert calls == [(Region(11, 1, 10, 1),)]  # only a0's size: the price and the bar are as they were
+        book.set_rows(
+            [("a0", (("100.0", ""), ("1.5", ""), ("██", ""))), ("b0", (("99.0", ""), ("2.5", ""), ("████", "")))]
+        )
+        await pilot.pause()
+        assert calls[1] == (Region(11, 2, book.size.width - 11, 1),)  # b0's size and bar, to the line's end
+        assert "2.5" in app.export_screenshot()
+
+
+async def test_low_bandwidth_draws_no_depth_bars_and_redraws_less_often(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    for low, bars in ((False, True), (True, False)):
+        app = dashboard(trader, sim, clock, ALICE, low_bandwidth=low)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.feed.wait_ready()
+            lines = app.main.query_one("#book-table", BookLines)
+            await settle(pilot, lambda: lines.cell("b0", 0) != "", what="the book")  # noqa: B023 (awaited here)
+            assert bool(lines.cell("b0", 3)) is bars and bool(lines.cell("a0", 3)) is bars
+            assert app.main._refresh_s == (LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S)
+
+
+def test_the_command_line_takes_low_bandwidth() -> None:
+    assert build_parser().parse_args(["--low-bandwidth"]).low_bandwidth is True
+    assert build_parser().parse_args([]).low_bandwidth is False

@@ -1,0 +1,190 @@
+"""What the default run costs over SSH: bytes written to the terminal a second, and CPU of the whole process.
+
+``xtui`` (no profile: the built-in exchange in the same process) runs in a real pseudo-terminal of the
+given size, as a trader's shell would run it; after a warm-up, everything it writes is read and counted
+for ``seconds``, and the CPU it used (user + system, every thread, from /proc) is divided by the wall time.
+
+Bytes are attributed to panes: the compositor writes each changed run of cells after a cursor move
+(``ESC [ row ; col H``), so each run is charged to the pane whose region holds its first cell. The regions
+come from the same layout drawn headless at the same size (``pane_regions``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pty
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["TerminalCost", "measure_default_run", "pane_regions"]
+
+MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
+Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
+PANES = ("header", "markets", "book", "tape", "chart", "positions", "orders-tabs", "account", "status")
+
+
+@dataclass
+class TerminalCost:
+    seconds: float
+    bytes: int
+    cpu_s: float
+    by_pane: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def bytes_per_s(self) -> float:
+        return self.bytes / self.seconds
+
+    @property
+    def cpu_pct(self) -> float:
+        return 100 * self.cpu_s / self.seconds
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _charge(chunk: bytes, regions: list[Region], by_pane: Counter[str], at: list[int]) -> None:
+    """Charge the bytes of ``chunk`` to panes by where the cursor was moved before them (``at``: x, y)."""
+    pos = 0
+    for m in MOVE.finditer(chunk):
+        by_pane[_pane_at(regions, at[0], at[1])] += m.start() - pos
+        at[1], at[0] = int(m.group(1)) - 1, int(m.group(2)) - 1
+        pos = m.start()
+    by_pane[_pane_at(regions, at[0], at[1])] += len(chunk) - pos
+
+
+def _pane_at(regions: list[Region], x: int, y: int) -> str:
+    for name, rx, ry, w, h in regions:
+        if rx <= x < rx + w and ry <= y < ry + h:
+            return name
+    return "other"
+
+
+def pane_regions(size: tuple[int, int]) -> list[Region]:
+    """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange."""
+    import asyncio
+
+    from tui.api.client import Client
+    from tui.sim.embedded import EmbeddedExchange
+    from tui.ui.app import make_app
+
+    async def run(url: str) -> list[Region]:
+        client = Client(url)
+        app = make_app(client, url.replace("http://", "ws://", 1) + "/ws/", None, account=None)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause(0.5)
+            out: list[Region] = []
+            for name in PANES:
+                with contextlib.suppress(Exception):
+                    r = app.main.query_one(f"#{name}").region
+                    out.append((name, r.x, r.y, r.width, r.height))
+            footer = app.main.query_one("Footer").region
+            out.append(("footer", footer.x, footer.y, footer.width, footer.height))
+        await client.aclose()
+        return out
+
+    with EmbeddedExchange() as exchange:
+        return asyncio.run(run(exchange.url))
+
+
+def measure_default_run(
+    seconds: float, size: tuple[int, int] = (160, 48), warmup: float = 8.0, extra_args: tuple[str, ...] = ()
+) -> TerminalCost:
+    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``."""
+    cols, rows = size
+    regions = pane_regions(size)
+    with tempfile.TemporaryDirectory(prefix="xtui-bench-") as home:
+        env = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "COLORTERM": "truecolor",
+            "XTUI_DATA_DIR": f"{home}/data",
+            "XTUI_CONFIG": f"{home}/config.toml",
+            "XTUI_LOG_DIR": f"{home}/log",
+            "COLUMNS": str(cols),
+            "LINES": str(rows),
+        }
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tui", *extra_args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(slave)
+        try:
+            _drain(master, warmup, None, None)
+            cpu0 = _cpu_s(proc.pid)
+            by_pane: Counter[str] = Counter()
+            t0 = time.perf_counter()
+            total = _drain(master, seconds, regions, by_pane)
+            elapsed = time.perf_counter() - t0
+            cpu = _cpu_s(proc.pid) - cpu0
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            os.close(master)
+    return TerminalCost(elapsed, total, cpu, by_pane)
+
+
+def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Counter[str] | None) -> int:
+    """Read ``fd`` for ``seconds``; the bytes read (charged to panes when ``regions`` is given)."""
+    end = time.perf_counter() + seconds
+    total = 0
+    at = [0, 0]
+    while (left := end - time.perf_counter()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        total += len(chunk)
+        if regions is not None and by_pane is not None:
+            _charge(chunk, regions, by_pane, at)
+    return total
+
+
+def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [-- xtui args]
+    args = sys.argv[1:]
+    extra: tuple[str, ...] = ()
+    if "--" in args:
+        i = args.index("--")
+        args, extra = args[:i], tuple(args[i + 1 :])
+    seconds = float(args[0]) if args else 20.0
+    cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
+    cost = measure_default_run(seconds, (cols, rows), extra_args=extra)
+    print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}")
+    for name, n in cost.by_pane.most_common():
+        print(f"  {name:<12} {n / cost.seconds:>10,.0f} B/s")
+
+
+if __name__ == "__main__":
+    main()
