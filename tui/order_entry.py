@@ -456,7 +456,8 @@ def market_estimate(plan: OrderPlan, ctx: OrderContext) -> str | None:
     if est.average is None:
         return f"est. nothing fills from the visible book · {bound}"
     slip = est.slippage_pct or Decimal(0)
-    avg = fmt_decimal(est.average.quantize(ctx.tick / 10, ROUND_CEILING if plan.side == "buy" else ROUND_FLOOR))
+    average = est.average.quantize(ctx.tick / 10, ROUND_CEILING if plan.side == "buy" else ROUND_FLOOR)
+    avg = f"{average:,.{places if average % ctx.tick == 0 else places + 1}f}"  # as prices are shown, or finer
     part = f" · only {fmt_decimal(est.size)} visible" if est.beyond else ""
     return f"est. avg {avg} · slippage {slip:.2f}%{part} · {bound}"
 
