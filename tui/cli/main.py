@@ -136,6 +136,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_doctor_arguments(p)
 
+    p = sub.add_parser("export", help="an account's fills, orders, funding or transfers as CSV or JSON (read-only)")
+    from tui.cli.export import add_export_arguments
+
+    add_export_arguments(p)
+
     p = sub.add_parser("sim", help="run the local exchange (HTTP + WebSocket on loopback)")
     from tui.sim.options import add_sim_arguments
 
@@ -243,6 +248,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.cli.doctor import run_doctor
 
             return run_doctor(args)
+        if args.command == "export":
+            from tui.cli.export import run_export
+
+            return run_export(args)
         if args.command == "sim":
             from tui.sim.options import run_from_args
 

@@ -17,6 +17,7 @@ from .brokers import BrokersScreen
 from .data_screen import DataScreen, ScreenContext
 from .explorer import ExplorerScreen
 from .history import HistoryScreen
+from .journal import JournalScreen
 from .reference import ReferenceScreen
 from .referrals import ReferralsScreen
 from .wallet import WalletScreen
@@ -32,6 +33,7 @@ SCREENS: dict[str, type[DataScreen]] = {
     "referrals": ReferralsScreen,
     "brokers": BrokersScreen,
     "agents": AgentsScreen,
+    "journal": JournalScreen,
 }
 
 SCREEN_BINDINGS = [
@@ -51,6 +53,8 @@ SCREEN_BINDINGS = [
             tooltip="Brokers: approved brokers and their max fee rates; approve one"),
     Binding("G", "open_screen('agents')", "Agents", id="screen_agents", show=False,
             tooltip="Agents: keys approved to trade for this account; add one (new encrypted key) or revoke"),
+    Binding("J", "open_screen('journal')", "Journal", id="screen_journal", show=False,
+            tooltip="Trade journal: realized PnL, fees and funding per day and per instrument, with a chart"),
 ]  # fmt: skip
 
 

@@ -1,0 +1,45 @@
+"""The trade journal screen: a round trip's realized PnL, fees and net, per day and per instrument."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard
+from tests.ui.screen_steps import cells, until
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.ui.screens.journal import JournalScreen
+from tui.ui.widgets.record_table import RecordTable
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_a_round_trip_in_the_journal(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    book = await trader.orderbook("BTC-PERP", depth=5)
+    await trader.place_order([order_item(1, "b", book.asks[-1].price, "0.01", tif="IOC")])
+    book = await trader.orderbook("BTC-PERP", depth=5)
+    await trader.place_order([order_item(1, "s", book.bids[-1].price, "0.01", tif="IOC")])
+    fills = (await trader.fills(ALICE.address)).data
+    realized = sum((f.closed_pnl for f in fills), Decimal(0))
+    fees = sum((f.fee + f.broker_fee for f in fills), Decimal(0))
+    net = realized - fees
+    app = dashboard(trader, sim, clock, ALICE, read_only=True)  # it sends nothing: read-only can read it
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.feed.wait_ready()
+        await pilot.press("J")
+        await until(pilot, lambda: isinstance(app.screen, JournalScreen) and app.screen.loads >= 1, "the journal")
+        screen = app.screen
+        assert isinstance(screen, JournalScreen)
+        [day] = cells(screen.query_one("#journal-days", RecordTable))
+        assert day[0] == "2026-01-01" and day[1] == str(len(fills))
+        assert day[3:7] == [f"{realized:,.2f}", f"{fees:,.2f}", "0.00", f"{net:,.2f}"]
+        [btc] = cells(screen.query_one("#journal-instruments", RecordTable))
+        assert btc[0] == "BTC-PERP" and btc[-1] == f"{net:,.2f}"
+        total = str(screen.query_one("#journal-total").render())
+        assert total.startswith(f"Last 30 days · net {net:,.2f} USDC = realized {realized:,.2f}")
+        await pilot.press("left_square_bracket")
+        await until(pilot, lambda: screen.days == 7 and screen.loads >= 2, "a week")

@@ -1,0 +1,154 @@
+"""The trade journal screen: realized PnL, fees and funding per day and per instrument, and the running net.
+
+Read from the account's own fills and funding payments (``tui.feed.journal``), back ``days`` days (``[``
+and ``]`` halve and double it, from a week to a year). Sends nothing, so it works read-only and
+watch-only. The same figures leave xtui with ``xtui export``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.color import Color
+from textual.containers import Horizontal
+from textual.widgets import Label
+from textual_plotext import PlotextPlot
+
+from tui.feed.journal import Journal, Totals, journal_of, read_history
+from tui.ui.widgets.palette import Palette
+from tui.ui.widgets.record_table import RecordTable
+
+from .data_screen import DataScreen
+
+__all__ = ["JournalScreen"]
+
+DAYS = (7, 30, 90, 365)
+COLUMNS = [
+    ("fills", "Fills"), ("volume", "Volume"), ("realized", "Realized"), ("fees", "Fees"), ("funding", "Funding"),
+    ("net", "Net"),
+]  # fmt: skip
+
+
+def _money(value: Decimal) -> str:
+    return f"{value:,.2f}"
+
+
+def _cells(t: Totals) -> list[str]:
+    return [str(t.fills), _money(t.volume), _money(t.realized), _money(t.fees), _money(t.funding), _money(t.net)]
+
+
+class JournalScreen(DataScreen):
+    SCREEN_TITLE = "Journal"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left_square_bracket", "days(-1)", "Fewer days", id="journal.fewer_days", tooltip="Look back less"),
+        Binding("right_square_bracket", "days(1)", "More days", id="journal.more_days", tooltip="Look back further"),
+    ]
+
+    DEFAULT_CSS = """
+    JournalScreen #journal-total {
+        height: 1;
+        padding: 0 1;
+    }
+    JournalScreen Horizontal {
+        height: 1fr;
+    }
+    JournalScreen #journal-days {
+        width: 3fr;
+    }
+    JournalScreen #journal-instruments {
+        width: 2fr;
+    }
+    JournalScreen PlotextPlot {
+        height: 1fr;
+        min-height: 8;
+    }
+    """
+
+    def __init__(self, ctx: Any, *, days: int = 30) -> None:
+        super().__init__(ctx)
+        self.days = days
+        self.journal: Journal | None = None
+        self._names: dict[int, str] = {}
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="journal-total")
+        with Horizontal():
+            yield RecordTable([("day", "Day (UTC)"), *COLUMNS, ("running", "Running net")], id="journal-days")
+            yield RecordTable([("instrument", "Instrument"), *COLUMNS], id="journal-instruments")
+        yield PlotextPlot(id="journal-chart")
+
+    @property
+    def polls(self) -> bool:
+        return False  # history changes slowly: r reloads
+
+    def action_days(self, step: int) -> None:
+        i = DAYS.index(self.days) if self.days in DAYS else 1
+        self.days = DAYS[max(0, min(len(DAYS) - 1, i + step))]
+        self.reload()
+
+    async def fetch(self) -> None:
+        account = self.account
+        if account is None:
+            self.query_one("#journal-total", Label).update("No account: start with a key or --address")
+            return
+        c = self.ctx.client
+        if not self._names:
+            instruments = await c.instruments()
+            self._names = {p.id: p.name for p in instruments.perps}
+        now = dt.datetime.fromtimestamp(self.ctx.now_ms() / 1000, dt.UTC)  # the app's wall clock
+        since = now - dt.timedelta(days=self.days)
+        since = since.replace(hour=0, minute=0, second=0, microsecond=0)
+        fills, funding = await asyncio.gather(
+            read_history(c, account, "fills", since), read_history(c, account, "funding", since)
+        )
+        self.show(journal_of(fills, funding, self._names))
+
+    def show(self, j: Journal) -> None:
+        self.journal = j
+        t = j.total
+        self.query_one("#journal-total", Label).update(
+            f"Last {self.days} days · net {_money(t.net)} USDC = realized {_money(t.realized)} − fees "
+            f"{_money(t.fees)} + funding {_money(t.funding)} · {t.fills} fills · [ ] days · r reload · "
+            "`xtui export` for spreadsheets"
+        )
+        running = Decimal(0)
+        rows = []
+        for day, totals in j.by_day.items():
+            running += totals.net
+            rows.append((day.isoformat(), [day.isoformat(), *_cells(totals), _money(running)]))
+        self.query_one("#journal-days", RecordTable).show(list(reversed(rows)))  # newest first
+        by_net = sorted(j.by_instrument.items(), key=lambda kv: kv[1].net)
+        self.query_one("#journal-instruments", RecordTable).show([(n, [n, *_cells(t)]) for n, t in by_net])
+        self._draw(j)
+
+    def _draw(self, j: Journal) -> None:
+        plot = self.query_one("#journal-chart", PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if not j.by_day:
+            plt.title(f"No fills or funding in the last {self.days} days")
+            plot.refresh()
+            return
+        colours = Palette.of(self.app)
+        days = list(j.by_day)
+        nets = [float(t.net) for t in j.by_day.values()]
+        running, total = [], 0.0
+        for n in nets:
+            total += n
+            running.append(total)
+        xs = [float(i) for i in range(len(days))]
+        up, down = Color.parse(colours.up).rgb, Color.parse(colours.down).rgb
+        plt.bar(xs, [max(n, 0.0) for n in nets], color=up, label="net a day: gain")
+        plt.bar(xs, [min(n, 0.0) for n in nets], color=down, label="loss")
+        plt.plot(xs, running, color=Color.parse(colours.accent).rgb, label="running net")
+        step = max(1, len(days) // 8)
+        plt.xticks(xs[::step], [d.isoformat()[5:] for d in days[::step]])
+        plt.title(f"Net PnL a day and running, USDC · {len(days)} day(s)")
+        plot.refresh()
