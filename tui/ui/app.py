@@ -21,8 +21,10 @@ from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
+from tui.feed.alerts import AlertBook, alerts_path
 from tui.feed.worker import Feed
 from tui.order_entry import ConfirmPolicy
+from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.messages import FeedChanged
@@ -71,6 +73,8 @@ class XtuiApp(App[None]):
         self.client = client
         client.on_network_mismatch = self._network_mismatch
         self._close_client = close_client
+        self._wall_clock = wall_clock
+        self.alerts = AlertBook.load(alerts_path(data_dir(), profile))  # checked on every ticker update
         self.options = options
         self.keymap = dict(options.keymap)
         self.feed = Feed(
@@ -120,6 +124,8 @@ class XtuiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.push_screen(self.main)
+        if self.alerts.problem:
+            self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
@@ -173,6 +179,26 @@ class XtuiApp(App[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
+        if "markets" in message.topics and self.alerts.alerts:
+            self._check_alerts()
+
+    def _check_alerts(self) -> None:
+        """Tell each alert the latest prices: a notice (and the bell, if the alert rings) for each that fires."""
+        prices = {}
+        for symbol, t in self.feed.state.market.tickers.items():
+            prices[(symbol, "last")], prices[(symbol, "mark")] = t.last_price, t.mark_price
+            prices[(symbol, "index")] = t.index_price
+        try:
+            fired = self.alerts.check(prices, self._wall_clock())
+        except OSError as exc:  # fired, but could not be saved disarmed: say so, it will fire again
+            log.error("alerts: %s", exc)
+            self.notify(f"Alerts could not be saved: {exc}", severity="error", markup=False)
+            return
+        for f in fired:
+            log.info("alert %s fired: %s", f.alert.id, f.text())
+            self.notify(f.text(), title=f"Alert {f.alert.id}", severity="warning", timeout=20, markup=False)
+        if any(f.alert.bell for f in fired):
+            self.bell()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)

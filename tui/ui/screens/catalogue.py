@@ -13,6 +13,7 @@ from textual.binding import Binding
 
 from .account import AccountScreen
 from .agents import AgentsScreen
+from .alerts import AlertsScreen
 from .brokers import BrokersScreen
 from .data_screen import DataScreen, ScreenContext
 from .explorer import ExplorerScreen
@@ -34,6 +35,7 @@ SCREENS: dict[str, type[DataScreen]] = {
     "brokers": BrokersScreen,
     "agents": AgentsScreen,
     "journal": JournalScreen,
+    "alerts": AlertsScreen,
 }
 
 SCREEN_BINDINGS = [
@@ -55,6 +57,8 @@ SCREEN_BINDINGS = [
             tooltip="Agents: keys approved to trade for this account; add one (new encrypted key) or revoke"),
     Binding("J", "open_screen('journal')", "Journal", id="screen_journal", show=False,
             tooltip="Trade journal: realized PnL, fees and funding per day and per instrument, with a chart"),
+    Binding("L", "open_screen('alerts')", "Alerts", id="screen_alerts", show=False,
+            tooltip="Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
 ]  # fmt: skip
 
 
