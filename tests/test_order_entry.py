@@ -15,6 +15,8 @@ from tui.order_entry import (
     fmt_decimal,
     market_estimate,
     protection_price,
+    scale_group_of,
+    scale_plan,
     validate,
 )
 
@@ -228,3 +230,39 @@ def test_fmt_decimal() -> None:
     assert fmt_decimal(D("-1234.000")) == "-1,234"
     assert fmt_decimal(D("1E+3")) == "1,000"
     assert fmt_decimal(None) == "-"
+
+
+def test_a_scale_order_by_hand() -> None:
+    ctx = OrderContext(
+        instrument_id=1, symbol="BTC-PERP", kind="perp", tick=D("0.1"), lot=D("0.001"), min_notional=D(10),
+        max_leverage=D(50), best_bid=D(100_000), best_ask=D("100000.1"), available=D(100_000),
+    )  # fmt: skip
+    plan, errors = scale_plan(ctx, "buy", "95000", "99000", "5", "0.1", "flat", "sc1")
+    assert errors == {} and plan is not None
+    assert [(o.price, o.size, o.cloid) for o in plan.orders] == [
+        (D(95000), D("0.02"), "sc1-1"), (D(96000), D("0.02"), "sc1-2"), (D(97000), D("0.02"), "sc1-3"),
+        (D(98000), D("0.02"), "sc1-4"), (D(99000), D("0.02"), "sc1-5"),
+    ]  # fmt: skip
+    assert plan.size == D("0.1") and plan.notional == D(9700) and plan.average == D(97000)
+    low, _ = scale_plan(ctx, "buy", "99000", "95000", "4", "1", "low", "sc2")  # either order of prices
+    assert low is not None  # weights 4:3:2:1 toward 95,000; 1/10 = 0.1 a unit
+    assert [(o.price, o.size) for o in low.orders] == [
+        (D(95000), D("0.4")), (D("96333.3"), D("0.3")), (D("97666.6"), D("0.2")), (D(99000), D("0.1")),
+    ]  # fmt: skip
+    high, _ = scale_plan(ctx, "sell", "101000", "102000", "3", "0.01", "high", "sc3")
+    assert high is not None and [o.size for o in high.orders] == [D("0.001"), D("0.003"), D("0.006")]  # rest to 102k
+    assert scale_group_of("sc3-2") == "sc3" and scale_group_of("mine-2") is None and scale_group_of("sc3") is None
+    for args, field, said in (
+        (("buy", "95000", "101000", "3", "0.1", "flat"), "high", "through the best ask"),
+        (("sell", "99000", "101000", "3", "0.1", "flat"), "low", "through the best bid"),
+        (("buy", "95000", "99000", "1", "0.1", "flat"), "count", "2 to 50"),
+        (("buy", "95000", "99000", "51", "0.1", "flat"), "count", "2 to 50"),
+        (("buy", "95000", "95000.2", "5", "0.1", "flat"), "count", "do not fit"),
+        (("buy", "95000", "99000", "5", "0.0004", "flat"), "size", "under one lot"),
+        (("buy", "5000", "9000", "5", "0.005", "flat"), "size", "worth 5.00, under the minimum 10 USDC"),
+        (("buy", "95000", "99000", "5", "60", "flat"), "size", "above available 100,000.00 x max leverage 50"),
+        (("buy", "95000", "99000", "5", "0.1", "middle"), "weight", "flat, low, high"),
+        (("buy", "x", "99000", "5", "0.1", "flat"), "low", "not a number"),
+    ):
+        plan, errors = scale_plan(ctx, *args, "sc9")  # type: ignore[arg-type]
+        assert plan is None and field in errors and said in errors[field], (args, errors)

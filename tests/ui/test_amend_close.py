@@ -1,12 +1,12 @@
 """Changing and closing the way traders do: amend an open order (cancel and replace, reported as one step,
 nothing placed when the cancel fails), close part of a position or at a limit price, cancel every order
-on every instrument as its own confirmed action."""
+on every instrument as its own confirmed action; scale orders placed as one and cancelled as a group."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, settle
@@ -191,3 +191,34 @@ async def test_cancel_every_order_asks_first_and_leaves_positions(
     assert (await trader.open_orders(ALICE.address)).data == []
     assert [p.size for p in await trader.positions(ALICE.address) if p.size] == [Decimal("0.01")]
     assert any(m.startswith("cancelled every open order, on every instrument") for m in notes.messages)
+
+
+async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    await trader.place_order([order_item(1, "b", "80000", "0.01", cloid="mine")])  # not of the group
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
+        await pilot.press("S")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the scale form")
+        for name, value in (("low", "90000"), ("high", "94000"), ("count", "5"), ("weight", "flat")):
+            field(app, name).value = value
+        await pilot.press(*"0.05", "enter")  # the size has the focus
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")
+        shown = [str(s.render()) for s in app.screen.query(".reason")]
+        assert shown[:5] == [f"BUY 0.01 @ {p}" for p in ("90,000", "91,000", "92,000", "93,000", "94,000")]
+        assert shown[5].startswith("total 0.05 BTC-PERP · 4,600.00 USDC · average 92,000.00")
+        await pilot.press("y")
+        await settle(pilot, lambda: len(account.open_orders) == 6, what="five more orders")
+        assert any(m.startswith("5 orders placed (group sc") for m in notes.messages)
+        app.main.query_one("#orders-table").focus()
+        table = app.main.query_one("#orders-table", DataTable)
+        scale_row = next(i for i, o in enumerate(account.open_orders) if o.cloid.startswith("sc"))
+        table.move_cursor(row=scale_row)
+        await pilot.press("K")
+        await settle(pilot, lambda: [o.cloid for o in account.open_orders] == ["mine"], what="the group cancelled")
+    assert [o.cloid for o in (await trader.open_orders(ALICE.address)).data] == ["mine"]

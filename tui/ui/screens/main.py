@@ -67,6 +67,10 @@ class MainScreen(Screen[None]):
                 tooltip="Cancel every open order on the selected instrument"),
         Binding("C", "cancel_everything", "Cancel every order", id="cancel_all", show=False,
                 tooltip="Cancel every open order on every instrument (asks first; positions stay)"),
+        Binding("S", "scale", "Scale", id="scale_order", show=False,
+                tooltip="Scale order: N limit orders between two prices, equal or weighted, previewed, one placeOrder"),
+        Binding("K", "cancel_group", "Cancel group", id="cancel_group", show=False,
+                tooltip="Cancel every order of the selected order's scale group"),
         Binding("k", "cancel_cloid", "Cancel by cloid", id="cancel_cloid", show=False,
                 tooltip="Cancel an order by its client order id"),
         Binding("c", "close_position", "Close", id="close_position",
@@ -360,6 +364,8 @@ class MainScreen(Screen[None]):
             "cancel_order",
             "cancel_instrument",
             "cancel_everything",
+            "scale",
+            "cancel_group",
             "cancel_cloid",
             "close_position",
             "panic",
@@ -381,6 +387,12 @@ class MainScreen(Screen[None]):
 
     def action_amend_order(self) -> None:
         self.desk.amend_order(self.query_one(OpenOrdersPane).selected())
+
+    def action_scale(self) -> None:
+        self.desk.scale()
+
+    def action_cancel_group(self) -> None:
+        self.desk.cancel_group(self.query_one(OpenOrdersPane).selected())
 
     def action_cancel_instrument(self) -> None:
         self.desk.cancel_instrument()

@@ -8,6 +8,7 @@ In read-only mode (or watch-only, with no key) every trading key says why it doe
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from decimal import Decimal
@@ -21,9 +22,11 @@ from tui.api.models import ExchangeResponse, Order, Position
 from tui.feed.state import FeedState
 from tui.order_entry import (
     DEFAULT_SLIPPAGE_PCT,
+    SCALE_MAX,
     ConfirmPolicy,
     OrderContext,
     OrderPlan,
+    ScalePlan,
     Validation,
     amend_input,
     close_part_plan,
@@ -31,6 +34,8 @@ from tui.order_entry import (
     confirmation_reasons,
     fmt_decimal,
     market_estimate,
+    scale_group_of,
+    scale_plan,
     validate,
 )
 from tui.ui.widgets.display import short_address
@@ -336,6 +341,87 @@ class OrderDesk:
 
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
         self.screen.app.push_screen(ConfirmScreen(title, lines), answered)
+
+    # ---- scale ----------------------------------------------------------------------------------
+
+    def scale(self) -> None:
+        """A form for N limit orders between two prices; a preview of every order; one placeOrder."""
+        if self._refuse("scale order"):
+            return
+        symbol = self.state.market.selected
+        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        if ctx0 is None:
+            self.screen.notify("No instrument data yet.", severity="warning")
+            return
+        group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
+        near = ctx0.best_bid or ctx0.mark or Decimal(0)
+
+        def check(values: dict[str, str]) -> ScalePlan:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                raise FieldError("side", "buy or sell")
+            plan, errors = scale_plan(
+                ctx, side, values["low"], values["high"], values["count"], values["size"],  # type: ignore[arg-type]
+                values["weight"].strip().lower(), group,
+            )  # fmt: skip
+            if plan is None:
+                name, message = next(iter(errors.items()))
+                raise FieldError(name, message)
+            return plan
+
+        def entered(plan: ScalePlan | None) -> None:
+            if plan is None:
+                return
+            lines = [f"{o.side.upper()} {fmt_decimal(o.size)} @ {fmt_decimal(o.price)}" for o in plan.orders]
+            lines = lines[:12] + ([f"… and {len(lines) - 12} more"] if len(lines) > 12 else [])
+            lines.append(
+                f"total {fmt_decimal(plan.size)} {symbol} · {plan.notional:,.2f} USDC · average {plan.average:,.2f}"
+            )
+            lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._place_scale(plan)
+
+            self.screen.app.push_screen(
+                ConfirmScreen(f"Place {len(plan.orders)} {symbol} limit orders?", lines), answered
+            )
+
+        fields = [
+            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            FormField("low", "Low price", _plain(near * Decimal("0.99")) if near else ""),
+            FormField("high", "High price", _plain(near) if near else ""),
+            FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),
+            FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
+            FormField("weight", "Weight", "flat", placeholder="flat, low (more at the low price) or high"),
+        ]
+        notes = [f"{symbol}: limit orders (GTC) from the low price to the high one, both included, on the tick."]
+        form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size")
+        self.screen.app.push_screen(form, entered)
+
+    def _place_scale(self, plan: ScalePlan) -> None:
+        async def call() -> str:
+            resp = await self.client.place_order([o.to_wire() for o in plan.orders])
+            return f"{len(plan.orders)} orders placed (group {plan.group}) · tx {short_address(resp.tx_hash)}"
+
+        self._run("Order", call)
+
+    def cancel_group(self, order: Order | None) -> None:
+        """Cancel every open order of the selected order's scale group (one cancelByCloid)."""
+        if self._refuse("cancel"):
+            return
+        group = scale_group_of(order.cloid) if order is not None else None
+        if order is None or group is None:
+            self.screen.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
+            return
+        members = [o for o in self.state.account.open_orders if scale_group_of(o.cloid) == group]
+
+        async def call() -> str:
+            resp = await self.client.cancel_by_cloid([(o.cloid, o.instrument_id) for o in members])
+            return f"cancelled {len(members)} order(s) of group {group} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Cancel group", call)
 
     # ---- amend ----------------------------------------------------------------------------------
 
