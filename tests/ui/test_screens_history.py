@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.ui.conftest import dashboard
@@ -89,7 +89,8 @@ async def test_order_history_shows_what_each_order_filled_and_money_at_the_colla
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     book = await trader.orderbook("BTC-PERP", depth=3)
-    size = book.asks[0].size + book.asks[1].size / 2  # walks into the second level: two fill prices
+    # walks into the second level (half of it, in whole lots: a level a taker has hit may hold an odd number)
+    size = (book.asks[0].size + (book.asks[1].size / 2).quantize(Decimal("0.0001"), ROUND_CEILING)).normalize()
     bound = (book.asks[0].price * Decimal("1.05")).quantize(book.asks[0].price)
     await trader.place_order([order_item(1, "b", bound, size, tif="IOC", is_market=True)])
     await trader.place_order([order_item(1, "b", "90000", "0.001")])  # rests: nothing filled

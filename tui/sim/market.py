@@ -1,44 +1,80 @@
-"""The synthetic market: a seeded random walk of index prices, makers quoting ladders, takers crossing.
+"""The synthetic market: seeded random walks of index prices, makers quoting ladders, takers crossing.
 
 It trades through the engine's own order entry, as exchange-owned accounts, so everything it does is
 subject to the same rules as a user's orders and shows up in books, the tape, tickers and candles.
 Prices move in whole ticks drawn from integers, so no float ever becomes money.
+
+It moves like a market: each instrument at its own volatility (``tui.sim.history.ANNUAL_VOL``: BTC ~50% a
+year, a few percent a day), in quiet and busy stretches (takers trade more in busy ones, so volume clusters
+with volatility); a stable pair is pulled back to its peg, within a few basis points; a spot pair with a
+perp on the same asset follows that perp's index. Perp makers quote around the index plus a premium that
+wanders slowly (a few basis points either way), so the mark sits above or below the index for a while and
+funding follows it. Makers quote a ladder on a fixed grid of prices (a level's size depends on its price),
+so a small move changes the levels at the top of the book, not every level of it.
+
+Charts open on a past (``tui.sim.history``) made from the same seed and volatilities, ending where this
+market starts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import random
-from decimal import Decimal
+from decimal import ROUND_CEILING, Decimal
 
 from .engine import Exchange, OrderRequest, Rejected
 from .engine.core import derived_address
 from .engine.instruments import USDC_ID
 from .engine.markets import Market
+from .history import ANNUAL_VOL, BUSY, DEFAULT_VOL, QUIET, YEAR_MS, MarketPast, base_asset
 
 STEP_MS = 250
 LEVELS = 12  # per side
-REQUOTE_EVERY = 8  # steps; sooner when the index has moved
-TAKER_CHANCE = 0.25  # per market per step
+REQUOTE_EVERY = 8  # steps: sizes taken by takers are restored this often at the latest
+TAKER_CHANCE = 0.25  # per market per step, in an ordinary stretch (scaled by the stretch's multiplier)
+TAKER_NOTIONAL = 500  # quote value of a taker's smallest order
+STRETCH_STEPS = 45 * 60_000 // STEP_MS  # a quiet or busy stretch lasts ~45 minutes on average
+PEG_PULL = 0.1  # a stable pair's distance from its peg shrinks by this share a step ...
+PEG_NOISE_TICKS = 0.4  # ... and moves by this much (its typical distance: ~1 tick, a basis point)
+PREMIUM_BP = 3.0  # a perp's typical premium of its quotes over the index, in basis points ...
+PREMIUM_STEPS = 20 * 60_000 // STEP_MS  # ... which changes over ~20 minutes
 MAKER_USDC = Decimal(10) ** 12
 MAX_CATCH_UP_STEPS = 40  # after a pause, jump ahead instead of replaying minutes of market
+# what takers trade in an ordinary minute: chance x steps x size (1 + a geometric number, mean ~1.54)
+NOTIONAL_PER_MINUTE = TAKER_CHANCE * (60_000 / STEP_MS) * TAKER_NOTIONAL * 2.54
 
 
 class SyntheticMarket:
     def __init__(self, engine: Exchange, seed: int) -> None:
         self.engine = engine
         self.rng = random.Random(seed)
+        self.seed = seed
         self.markets: list[Market] = sorted(engine.markets.values(), key=lambda m: m.id)
-        self.anchor = {m.id: m.index for m in self.markets}
+        perps = {base_asset(m.name): m for m in self.markets if m.is_perp}
+        # a spot pair follows the perp on the same asset; the others walk on their own
+        self.twin = {
+            m.id: perps[base_asset(m.name)] for m in self.markets if not m.is_perp and base_asset(m.name) in perps
+        }
+        self.stable = {m.id for m in self.markets if getattr(m.spec, "stable_pair", False)}
+        self.sigma = {
+            m.id: ANNUAL_VOL.get(base_asset(m.name), DEFAULT_VOL) * math.sqrt(STEP_MS / YEAR_MS) for m in self.markets
+        }
+        self.busy = {m.id: False for m in self.markets}
+        self.premium = {m.id: 0.0 for m in self.markets if m.is_perp}  # in basis points
+        # the makers' ladder: levels ~1 basis point of the starting index apart, in whole ticks, for good
+        self.gap = {m.id: max(m.tick, _floor(m.index * Decimal("0.0001"), m.tick)) for m in self.markets}
         self.maker = derived_address("market-maker")
         self.taker = derived_address("market-taker")
         for who in (self.maker, self.taker):
             engine.deposit(who, USDC_ID, MAKER_USDC)
             for c in engine.collaterals.values():
                 engine.deposit(who, c.id, MAKER_USDC if c.id == USDC_ID else Decimal(10) ** 7, spot=True)
-        self.quoted_at: dict[int, Decimal] = {}
+        self.quoted_at: dict[int, tuple[Decimal, Decimal]] = {}  # market -> (best bid, best ask) quoted
         self.steps = 0
         self.next_ms = engine.clock.now_ms()
+        # charts open on weeks of this market's past, which ends where it starts: made now, before it moves
+        engine.candles.past = MarketPast(engine, seed, NOTIONAL_PER_MINUTE)
 
     def step(self, now_ms: int) -> None:
         """Run every market step due by ``now_ms``."""
@@ -51,48 +87,71 @@ class SyntheticMarket:
     def _step(self) -> None:
         self.steps += 1
         for m in self.markets:
+            if self.rng.random() < 1 / STRETCH_STEPS:
+                self.busy[m.id] = not self.busy[m.id]
             self._walk(m)
-            quoted = self.quoted_at.get(m.id)
-            tick = m.tick
-            if quoted is None or abs(m.index - quoted) >= 2 * tick or self.steps % REQUOTE_EVERY == 0:
-                self._quote(m)
-            if self.rng.random() < TAKER_CHANCE:
+            bid, ask = self._touch(m)
+            if self.quoted_at.get(m.id) != (bid, ask) or self.steps % REQUOTE_EVERY == 0:
+                self._quote(m, bid, ask)
+            if self.rng.random() < TAKER_CHANCE * self._stretch(m):
                 self._take(m)
 
+    def _stretch(self, m: Market) -> float:
+        return BUSY if self.busy[m.id] else QUIET
+
     def _walk(self, m: Market) -> None:
-        """Move the index by a whole number of ticks: ~0.04% a step, pulled gently back to its start."""
+        """Move the index by a whole number of ticks (and a perp's premium)."""
+        if m.id in self.premium:
+            keep = 1 - 1 / PREMIUM_STEPS
+            self.premium[m.id] = self.premium[m.id] * keep + self.rng.gauss(0.0, PREMIUM_BP * math.sqrt(1 - keep**2))
         tick = m.tick
         price = m.index
-        ticks_per_sigma = max(1, int(price * Decimal("0.0004") / tick))
-        pull = -int((price - self.anchor[m.id]) / (self.anchor[m.id] * Decimal("0.02")))  # reverts past ~2%
-        move = round(self.rng.gauss(pull * 0.05, 1.0) * ticks_per_sigma)
-        new = price + move * tick
-        if new > 0 and move:
+        twin = self.twin.get(m.id)
+        if twin is not None:  # a spot pair: its perp's index, within a tick or two
+            new = (twin.index // tick) * tick + self.rng.choice((-1, 0, 0, 1)) * tick
+        elif m.id in self.stable:  # pulled back to its peg of 1
+            off = (price - 1) / tick
+            new = 1 + round(float(off) * (1 - PEG_PULL) + self.rng.gauss(0.0, PEG_NOISE_TICKS)) * tick
+        else:
+            sigma_ticks = float(price / tick) * self.sigma[m.id] * self._stretch(m)
+            new = price + round(self.rng.gauss(0.0, sigma_ticks)) * tick
+        if new > 0 and new != price:
             self.engine.set_index_price(m.id, new)
 
-    def _quote(self, m: Market) -> None:
+    def _touch(self, m: Market) -> tuple[Decimal, Decimal]:
+        """Where the makers' best bid and ask go now: on the grid, a grid step or more from the index plus
+        the premium."""
+        gap = self.gap[m.id]
+        center = m.index
+        if m.id in self.premium:
+            center += _floor(m.index * Decimal(round(self.premium[m.id] * 100)) / 1_000_000, m.tick)
+        bid = _floor(center - gap, gap)
+        ask = (((center + gap) / gap).to_integral_value(ROUND_CEILING)) * gap
+        return bid, ask
+
+    def _size(self, m: Market, price: Decimal, base: Decimal) -> Decimal:
+        """A level's size: a function of its price (and the seed), so a level keeps its size as the ladder moves."""
+        h = (int(price / m.tick) * 2_654_435_761 + self.seed * 97 + m.id) % 4_294_967_291
+        return base * (1 + h % 8)
+
+    def _quote(self, m: Market, best_bid: Decimal, best_ask: Decimal) -> None:
         e = self.engine
-        tick, lot = m.tick, m.lot
         e.cancel_by_instrument(self.maker, m.id)
-        index = m.index
-        gap = max(tick, _floor(index * Decimal("0.0001"), tick))
-        half_spread = max(tick, _floor(index * Decimal("0.0002"), tick))
-        base_size = max(lot, _floor(Decimal(2_000) / index, lot))
+        gap = self.gap[m.id]
+        base_size = max(m.lot, _floor(Decimal(2_000) / m.index, m.lot))
         orders = []
         for i in range(LEVELS):
-            size = base_size * (1 + self.rng.randrange(8) + i // 3)
-            bid = _floor(index - half_spread - i * gap, tick)
-            ask = _floor(index + half_spread + i * gap, tick) + tick
+            bid, ask = best_bid - i * gap, best_ask + i * gap
             if bid > 0:
-                orders.append(OrderRequest(m.id, True, bid, size, post_only=False))
-            orders.append(OrderRequest(m.id, False, ask, size))
+                orders.append(OrderRequest(m.id, True, bid, self._size(m, bid, base_size), post_only=False))
+            orders.append(OrderRequest(m.id, False, ask, self._size(m, ask, base_size)))
         with contextlib.suppress(Rejected):  # a quote the rules refuse (a price band after a jump) is skipped
             e.place_orders(self.maker, orders)
-        self.quoted_at[m.id] = index
+        self.quoted_at[m.id] = (best_bid, best_ask)
 
     def _take(self, m: Market) -> None:
         buy = self.rng.random() < 0.5
-        base = max(m.lot, _floor(Decimal(500) / m.index, m.lot))
+        base = max(m.lot, _floor(TAKER_NOTIONAL / m.index, m.lot))
         size = base * (1 + int(self.rng.expovariate(0.5)))
         bound = m.index * (Decimal("1.01") if buy else Decimal("0.99"))
         price = _floor(bound, m.tick)

@@ -47,7 +47,9 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     d = Limits()
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
     p.add_argument("--port", type=int, default=0, help="port (0: any free port; the first line says which)")
-    p.add_argument("--seed", type=int, default=1, help="random seed of the synthetic market")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
+    )
     p.add_argument("--faucet", type=_decimal, default=Decimal(100_000), help="USDC a new account receives")
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
     p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
@@ -107,6 +109,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         url = await sim.start()
         sys.stdout.write(f"listening on {url}\n")
         sys.stdout.flush()
+        sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -44,7 +45,7 @@ _decode = msgspec.json.Decoder().decode
 class SimConfig:
     host: str = "127.0.0.1"
     port: int = 0
-    seed: int = 1
+    seed: int | None = None  # of the synthetic market and its history; None: a fresh one each start
     faucet: Decimal = Decimal(100_000)
     block_ms: int = 500
     market: bool = True  # synthetic makers and takers
@@ -78,9 +79,8 @@ class LocalExchange:
     def __init__(self, config: SimConfig | None = None, clock: Clock | None = None) -> None:
         self.config = config or SimConfig()
         self.clock: Clock = clock or SystemClock()
-        self.dispatch = Dispatcher(
-            self.clock, seed=self.config.seed, faucet=self.config.faucet, market=self.config.market
-        )
+        self.seed = self.config.seed if self.config.seed is not None else random.SystemRandom().randrange(2**31)
+        self.dispatch = Dispatcher(self.clock, seed=self.seed, faucet=self.config.faucet, market=self.config.market)
         self.engine = self.dispatch.engine
         self.limiter = RateLimiter(self.clock, self.config.limits)
         self.hub = Hub(

@@ -5,12 +5,14 @@ seven coarser series. A query (or a ``chart`` event) of a coarser resolution mer
 its last candle on the fly, so every answer is current while a trade costs one candle update. Buckets
 are aligned to the Unix epoch, weeks to Monday 00:00 UTC. A bucket in which nothing happened is filled
 with a flat candle at the previous close (up to ``max_candles`` of them), so charts have no holes.
-Each series keeps at most ``max_candles`` candles.
+Each series keeps at most ``max_candles`` candles. A series may have a past (``past``, from
+``tui.sim.history``): each resolution's is put before its candles the first time it is asked for.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -138,6 +140,27 @@ class Series:
     def last(self) -> Candle | None:
         return self.candles[-1] if self.candles else None
 
+    def prepend(self, older: list[Candle]) -> None:
+        """Put ``older`` (oldest first, ending where this series starts) before its candles, up to the cap.
+        A bucket both hold is one candle: the older open, both ranges, the newer close, both volumes. A past
+        that does not reach this series' first candle (trimmed away meanwhile) is left out: no holes."""
+        if not older:
+            return
+        if self.candles:
+            first, past = self.candles[0], older[-1]
+            if past.time == first.time:
+                first.open = past.open
+                first.high = max(first.high, past.high)
+                first.low = min(first.low, past.low)
+                first.volume += past.volume
+                older = older[:-1]
+            elif past.time + self.res_ms != first.time:
+                return
+        keep = max(0, self.max_candles - len(self.candles))
+        older = older[len(older) - keep :] if keep else []
+        self.candles[:0] = older
+        self.times[:0] = [c.time for c in older]
+
 
 class CandleStore:
     """All series of all instruments; remembers which (instrument, chart type) changed since the last flush."""
@@ -146,6 +169,21 @@ class CandleStore:
         self.max_candles = max_candles
         self.series: dict[tuple[int, str], list[Series]] = {}
         self.dirty: set[tuple[int, str]] = set()
+        # the past of a series at some resolutions (``tui.sim.history``), added the first time each is asked
+        # for: (instrument, chart type, resolutions) -> candles by resolution. None: charts start empty.
+        self.past: Callable[[int, str, Iterable[str]], dict[str, list[Candle]]] | None = None
+        self._with_past: set[tuple[int, str, str]] = set()
+
+    def _add_past(self, inst_id: int, chart_type: str, resolutions: Iterable[str]) -> None:
+        if self.past is None:
+            return
+        missing = [r for r in resolutions if (inst_id, chart_type, r) not in self._with_past]
+        if not missing:
+            return
+        self._with_past.update((inst_id, chart_type, r) for r in missing)
+        series = dict(zip(RESOLUTIONS, self._get(inst_id, chart_type), strict=True))
+        for res, older in self.past(inst_id, chart_type, missing).items():
+            series[res].prepend(older)
 
     def _get(self, inst_id: int, chart_type: str) -> list[Series]:
         key = (inst_id, chart_type)
@@ -181,6 +219,7 @@ class CandleStore:
             self.update(inst_id, chart_type, t_ms, price)
 
     def query(self, inst_id: int, chart_type: str, resolution: str, from_ms: int, to_ms: int) -> list[Candle]:
+        self._add_past(inst_id, chart_type, (resolution,))
         all_series = self._get(inst_id, chart_type)
         i = list(RESOLUTIONS).index(resolution)
         found = all_series[i].between(from_ms, to_ms)
@@ -193,6 +232,7 @@ class CandleStore:
 
     def current(self, inst_id: int, chart_type: str) -> list[tuple[str, Candle]]:
         """The open candle of every resolution, for ``chart`` events."""
+        self._add_past(inst_id, chart_type, RESOLUTIONS)  # an open candle may begin in the past
         out: list[tuple[str, Candle]] = []
         series = self._get(inst_id, chart_type)
         minute = series[0].last()

@@ -26,7 +26,7 @@ from tui.api.models import (
     UserFees,
 )
 from tui.ui.widgets.display import fmt_pct, short_address
-from tui.ui.widgets.record_format import fmt_amount, fmt_ms, fmt_seconds, yes_no
+from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_seconds, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .account_chart import draw_history
@@ -240,8 +240,9 @@ class AccountScreen(DataScreen):
             for i, leg in enumerate(p.legs):
                 cells = [
                     leg.instrument_name or name, p.position_type, leg.side, fmt_amount(leg.size),
-                    fmt_amount(leg.entry_price), f"{leg.leverage.type} {fmt_amount(leg.leverage.value)}x",
-                    fmt_amount(leg.position_value, 2), fmt_amount(p.liquidation_price), fmt_amount(p.im, 2),
+                    fmt_average(leg.entry_price), f"{leg.leverage.type} {fmt_amount(leg.leverage.value)}x",
+                    fmt_amount(leg.position_value, 2), fmt_amount(p.liquidation_price) if p.liquidation_price else "-",
+                    fmt_amount(p.im, 2),
                     fmt_amount(p.mm, 2), fmt_amount(p.upnl, 2),
                 ]  # fmt: skip
                 legs.append((f"{name}:{i}", cells))

@@ -43,6 +43,15 @@ def fmt_amount(value: Decimal | None, places: int | None = None) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def fmt_average(value: Decimal | None) -> str:
+    """An average price (an entry made of several fills): about eight significant figures, at least two
+    decimals, trailing zeros dropped: 100,016.67, 39.98133, 0.9999512."""
+    if value is None:
+        return "-"
+    digits = len(str(abs(int(value)))) if abs(value) >= 1 else 0
+    return fmt_amount(value.quantize(Decimal(1).scaleb(-max(2, 8 - digits))))
+
+
 def fmt_side(side: str) -> str:
     return {"b": "buy", "s": "sell"}.get(side, side)
 
