@@ -33,7 +33,10 @@ from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.main import MainScreen
+from tui.ui.screens.order_desk import order_context
+from tui.ui.screens.twap import TwapScreen
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
+from tui.ui.twap import Twap, TwapRunner
 from tui.ui.worker_errors import report_worker_error
 
 __all__ = ["XtuiApp", "known_themes", "make_app"]
@@ -75,6 +78,9 @@ class XtuiApp(App[None]):
         self._close_client = close_client
         self._wall_clock = wall_clock
         self.alerts = AlertBook.load(alerts_path(data_dir(), profile))  # checked on every ticker update
+        self.twaps: TwapRunner | None = None  # with a key to trade with (see on_mount)
+        self._account = account
+        self._signer = signer
         self.options = options
         self.keymap = dict(options.keymap)
         self.feed = Feed(
@@ -124,6 +130,11 @@ class XtuiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.push_screen(self.main)
+        if self._signer is not None and self._account is not None and not self.options.read_only:
+            slippage = self.options.slippage_pct
+            self.twaps = TwapRunner(
+                self.client, self._account, lambda s: order_context(self.feed.state, s, slippage), self._twap_changed
+            )
         if self.alerts.problem:
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
@@ -182,6 +193,13 @@ class XtuiApp(App[None]):
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
+    def _twap_changed(self, twap: Twap, what: str) -> None:
+        stopped = twap.state == "stopped"
+        log.log(logging.WARNING if stopped else logging.INFO, "twap %s: %s", twap.id, what)
+        self.notify(what, title=f"TWAP {twap.id}", severity="error" if stopped else "information", markup=False)
+        if isinstance(self.screen, TwapScreen):
+            self.screen.show()
+
     def _check_alerts(self) -> None:
         """Tell each alert the latest prices: a notice (and the bell, if the alert rings) for each that fires."""
         prices = {}
@@ -223,6 +241,17 @@ class XtuiApp(App[None]):
         self.action_quit_app()
 
     def action_quit_app(self) -> None:
+        running = self.twaps.active if self.twaps is not None else []
+        if running:
+
+            def stop_them(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
+
+            lines = [f"TWAP {t.id}: {t.progress()}" for t in running]
+            lines.append("Quitting cancels them; the slices already sent stay as they are.")
+            self.push_screen(ConfirmScreen(f"Quit with {len(running)} TWAP(s) running?", lines), stop_them)
+            return
         if self.main.desk.in_flight:
 
             def answered(yes: bool | None) -> None:
@@ -235,6 +264,8 @@ class XtuiApp(App[None]):
         self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
     async def _stop_and_exit(self) -> None:
+        if self.twaps is not None:
+            await self.twaps.stop_all()
         await self.feed.stop()
         self.exit()
 

@@ -21,6 +21,7 @@ from .history import HistoryScreen
 from .journal import JournalScreen
 from .reference import ReferenceScreen
 from .referrals import ReferralsScreen
+from .twap import TwapScreen
 from .wallet import WalletScreen
 
 __all__ = ["SCREENS", "SCREEN_BINDINGS", "open_screen"]
@@ -36,6 +37,7 @@ SCREENS: dict[str, type[DataScreen]] = {
     "agents": AgentsScreen,
     "journal": JournalScreen,
     "alerts": AlertsScreen,
+    "twap": TwapScreen,
 }
 
 SCREEN_BINDINGS = [
@@ -59,6 +61,8 @@ SCREEN_BINDINGS = [
             tooltip="Trade journal: realized PnL, fees and funding per day and per instrument, with a chart"),
     Binding("L", "open_screen('alerts')", "Alerts", id="screen_alerts", show=False,
             tooltip="Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
+    Binding("V", "open_screen('twap')", "TWAP", id="screen_twap", show=False,
+            tooltip="TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
 ]  # fmt: skip
 
 

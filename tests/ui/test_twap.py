@@ -1,0 +1,156 @@
+"""TWAP: slices on a stepped clock against the local exchange (filled, averaged, stopped at a refusal, paused,
+resumed, cancelled), and the screen a trader starts and cancels one from."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+from textual.widgets import Input
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.screen_steps import cells, until
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.order_entry import OrderContext
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.form import FormScreen
+from tui.ui.screens.twap import TwapScreen
+from tui.ui.twap import Twap, TwapRunner, TwapSpec
+from tui.ui.widgets.record_table import RecordTable
+
+ALICE = Signer(ALICE_KEY)
+D = Decimal
+
+
+def runner_on(sim: LocalExchange, trader: Client, said: list[str]) -> tuple[TwapRunner, list[float]]:
+    """A runner whose time is the exchange's frozen time: a wait steps the market on by that much."""
+    now = [0.0]
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+        sim.step(int(seconds * 1000))
+        await asyncio.sleep(0)
+
+    def context(symbol: str) -> OrderContext:
+        m = sim.engine.markets[1]
+        book = sim.engine.orderbook(symbol, 50)
+        levels = {side: tuple((D(str(x["price"])), D(str(x["size"]))) for x in book[side]) for side in ("bids", "asks")}
+        return OrderContext(
+            instrument_id=1, symbol=symbol, kind="perp", tick=m.tick, lot=m.lot, min_notional=D(10),
+            max_leverage=D(50), best_bid=levels["bids"][0][0], best_ask=levels["asks"][0][0], mark=m.mark,
+            available=D(100_000), bids=levels["bids"], asks=levels["asks"],
+        )  # fmt: skip
+
+    def changed(twap: Twap, what: str) -> None:
+        said.append(what)
+
+    assert trader.signer is not None
+    return TwapRunner(trader, trader.signer.address, context, changed, clock=lambda: now[0], sleep=sleep), now
+
+
+async def until_over(twap: Twap) -> None:
+    async with asyncio.timeout(20):
+        while twap.active:
+            await asyncio.sleep(0.01)
+
+
+async def test_a_twap_buys_its_size_in_slices(sim: LocalExchange, trader: Client) -> None:
+    said: list[str] = []
+    runner, now = runner_on(sim, trader, said)
+    twap = runner.start(TwapSpec("BTC-PERP", "buy", D("0.05"), 5, 10.0))
+    await until_over(twap)
+    assert (twap.state, twap.sent, twap.filled) == ("done", 5, D("0.05"))
+    fills = [f for f in (await trader.fills(ALICE.address)).data if f.cloid.startswith("tw1x")]
+    assert len({f.cloid for f in fills}) == 5 and sum((f.size for f in fills), D(0)) == D("0.05")
+    assert twap.average == sum((f.price * f.size for f in fills), D(0)) / D("0.05")  # by hand, from the fills
+    assert 40 * 0.8 <= now[0] <= 50 * 1.2  # four waits of 10 s, each within 20%
+    assert said[0].startswith("started: TWAP BUY 0.05 BTC-PERP in 5 slices") and said[-1].startswith("done: 0.05")
+    [position] = [p for p in await trader.positions(ALICE.address) if p.size]
+    assert position.size == D("0.05")
+
+
+async def test_a_twap_stops_at_the_first_refusal(sim: LocalExchange, trader: Client) -> None:
+    said: list[str] = []
+    runner, _ = runner_on(sim, trader, said)
+    twap = runner.start(TwapSpec("BTC-PERP", "buy", D(500), 2, 10.0))  # 250 BTC a slice: far past the margin
+    await until_over(twap)
+    assert twap.state == "stopped" and twap.reason.startswith("slice 1 refused: ") and twap.sent == 1
+    assert said[-1] == f"stopped: {twap.reason}"
+
+
+async def test_pause_resume_and_cancel(sim: LocalExchange, trader: Client) -> None:
+    said: list[str] = []
+    runner, _ = runner_on(sim, trader, said)
+    twap = runner.start(TwapSpec("BTC-PERP", "sell", D("0.03"), 3, 10.0))
+    async with asyncio.timeout(10):
+        while twap.sent < 1 or not said[-1].startswith("slice 1: filled"):
+            await asyncio.sleep(0.01)
+    runner.pause(twap)
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+    assert twap.sent == 1 and twap.state == "paused"  # nothing while paused
+    runner.resume(twap)
+    async with asyncio.timeout(10):
+        while twap.sent < 2 or not said[-1].startswith("slice 2: filled"):
+            await asyncio.sleep(0.01)
+    runner.cancel(twap)
+    await until_over(twap)
+    assert (twap.state, twap.sent, twap.filled) == ("cancelled", 2, D("0.02"))
+
+
+async def test_the_twap_screen_starts_one_and_cancels_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
+        await pilot.press("V")
+        await until(pilot, lambda: isinstance(app.screen, TwapScreen) and app.screen.loads >= 1, "the TWAP screen")
+        screen = app.screen
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        form = app.screen
+        for value, said in (("1e5", "plain positive number"), ("0.00001", "multiple of the lot")):
+            form.query_one("#field-size", Input).value = value
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            assert app.screen is form and said in str(form.query_one("#form-error").render())
+        form.query_one("#field-size", Input).value = "0.02"
+        form.query_one("#field-interval", Input).value = "3600"  # the second slice is an hour away
+        await pilot.press("enter")
+        assert app.twaps is not None
+        await until(
+            pilot, lambda: app.twaps is not None and app.twaps.twaps and app.twaps.twaps[0].sent == 1, "a slice"
+        )
+        table = screen.query_one("#twap-table", RecordTable)
+        await until(pilot, lambda: table.row_count == 1 and cells(table)[0][2] == "running", "the TWAP listed")
+        await pilot.press("x")
+        await until(pilot, lambda: cells(table)[0][2] == "cancelled", "cancelled")
+        assert any(m.startswith("started: TWAP BUY 0.02 BTC-PERP in 10 slices") for m in notes.messages)
+
+
+async def test_quitting_with_a_twap_running_asks_first(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
+        runner = app.twaps
+        assert runner is not None
+        twap = runner.start(TwapSpec("BTC-PERP", "buy", D("0.02"), 4, 3600.0))
+        await until(pilot, lambda: twap.sent == 1, "the first slice")
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert str(app.screen.query_one(".title").render()) == "Quit with 1 TWAP(s) running?"
+        await pilot.press("enter")  # No
+        await until(pilot, lambda: app.screen is app.main, "back")
+        assert twap.state == "running"
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        await pilot.press("y")
+        await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")

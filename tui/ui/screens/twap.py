@@ -1,0 +1,157 @@
+"""The TWAP screen: every TWAP of this session with its progress (filled, average price, next slice); n starts
+one, p pauses, u resumes, x cancels. The slices run in the app (``XtuiApp.twaps``), so leaving this
+screen leaves them running; quitting xtui asks first and cancels them."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Label
+
+from tui.order_entry import fmt_decimal
+from tui.ui.twap import Twap, TwapRunner, TwapSpec
+from tui.ui.widgets.record_table import RecordTable
+
+from .data_screen import DataScreen
+from .field_checks import FieldError
+from .form import FormField, FormScreen
+
+__all__ = ["TwapScreen", "twap_from_form"]
+
+PLAIN = re.compile(r"[0-9]+(\.[0-9]+)?|\.[0-9]+")  # ASCII digits and one point: no sign, exponent or space
+MAX_SLICES = 500
+INTERVAL_S = (5, 3600)
+
+
+def twap_from_form(values: dict[str, str], symbol: str, lot: Decimal) -> TwapSpec:
+    """The TWAP a form describes; ``FieldError`` on the first field that is wrong."""
+    side = values["side"].strip().lower()
+    if side not in ("buy", "sell"):
+        raise FieldError("side", "buy or sell")
+    text = values["size"].strip()
+    if not PLAIN.fullmatch(text) or not Decimal(text):
+        raise FieldError("size", "a plain positive number, in the base asset")
+    total = Decimal(text)
+    if total % lot:
+        raise FieldError("size", f"a multiple of the lot size {fmt_decimal(lot)}")
+    slices = values["slices"].strip()
+    if not slices.isdigit() or not 2 <= int(slices) <= MAX_SLICES:
+        raise FieldError("slices", f"a whole number from 2 to {MAX_SLICES}")
+    if total / int(slices) < lot:
+        raise FieldError("slices", f"{fmt_decimal(total)} in {slices} slices is under one lot a slice")
+    interval = values["interval"].strip()
+    if not interval.isdigit() or not INTERVAL_S[0] <= int(interval) <= INTERVAL_S[1]:
+        raise FieldError("interval", f"whole seconds from {INTERVAL_S[0]} to {INTERVAL_S[1]}")
+    return TwapSpec(symbol, side, total, int(slices), float(interval))  # type: ignore[arg-type]
+
+
+class TwapScreen(DataScreen):
+    SCREEN_TITLE = "TWAP"
+    SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset({"new", "pause", "resume", "cancel"})
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new", "New TWAP", id="twap.new", tooltip="Start a TWAP on the selected instrument"),
+        Binding("p", "pause", "Pause", id="twap.pause", tooltip="Pause the selected TWAP before its next slice"),
+        Binding("u", "resume", "Resume", id="twap.resume", tooltip="Resume the selected TWAP"),
+        Binding("x", "cancel", "Cancel", id="twap.cancel", tooltip="Cancel the selected TWAP (slices sent stay)"),
+    ]
+
+    DEFAULT_CSS = """
+    TwapScreen #twap-note {
+        height: auto;
+        padding: 0 1;
+        color: $foreground-muted;
+    }
+    """
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+
+    @property
+    def runner(self) -> TwapRunner | None:
+        runner: TwapRunner | None = self.app.twaps  # type: ignore[attr-defined]
+        return runner
+
+    def compose_body(self) -> ComposeResult:
+        yield Label("", id="twap-note")
+        columns = [("id", "#"), ("twap", "TWAP"), ("state", "State"), ("progress", "Done"), ("next", "Next slice")]
+        yield RecordTable([*columns, ("why", "Stopped because")], id="twap-table")
+
+    @property
+    def polls(self) -> bool:
+        return True  # the "next slice" countdown
+
+    async def fetch(self) -> None:
+        self.show()
+
+    def show(self) -> None:
+        runner = self.runner
+        twaps = runner.twaps if runner is not None else []
+        rows = []
+        for t in reversed(twaps):
+            nxt = f"in {max(0.0, t.next_at - runner.clock()):.0f} s" if runner is not None and t.active else "-"
+            nxt = "paused" if t.state == "paused" else nxt
+            rows.append((str(t.id), [str(t.id), t.spec.describe(), t.state, t.progress(), nxt, t.reason or "-"]))
+        self.query_one("#twap-table", RecordTable).show(rows)
+        note = (
+            "Each slice is a market order bounded by the slippage limit; the TWAP stops at the first refusal. "
+            "n new · p pause · u resume · x cancel"
+        )
+        if runner is None:
+            note = "TWAP needs a key to trade with (watch-only and read-only cannot send orders)."
+        self.query_one("#twap-note", Label).update(note)
+
+    def _selected(self) -> Twap | None:
+        runner = self.runner
+        key = self.query_one("#twap-table", RecordTable).selected_key()
+        return next((t for t in runner.twaps if str(t.id) == key), None) if runner is not None else None
+
+    def action_new(self) -> None:
+        runner = self.runner
+        if self.refuse("TWAP") or runner is None:
+            return
+        market = self.ctx.feed.state.market
+        symbol = market.selected
+        info = market.instruments.get(symbol)
+        if info is None:
+            self.notify("No instrument data yet.", severity="warning")
+            return
+        fields = [
+            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
+            FormField("slices", "Slices", "10"),
+            FormField("interval", "Every (s)", "30", placeholder=f"{INTERVAL_S[0]} to {INTERVAL_S[1]} seconds"),
+        ]
+
+        def entered(spec: TwapSpec | None) -> None:
+            if spec is not None:
+                runner.start(spec)
+                self.show()
+
+        notes = [f"{symbol}: each slice a market order (IOC) at most the slippage limit beyond the best price,",
+                 "sent about every interval (±20%); the last slice takes what is left."]  # fmt: skip
+        form: FormScreen[TwapSpec] = FormScreen(
+            f"TWAP · {symbol}", fields, lambda v: twap_from_form(v, symbol, info.lot_size), notes=notes, focus="size"
+        )
+        self.app.push_screen(form, entered)
+
+    def _act(self, what: str) -> None:
+        runner, twap = self.runner, self._selected()
+        if runner is None or twap is None:
+            self.notify("No TWAP selected.", severity="warning")
+            return
+        getattr(runner, what)(twap)
+        self.show()
+
+    def action_pause(self) -> None:
+        self._act("pause")
+
+    def action_resume(self) -> None:
+        self._act("resume")
+
+    def action_cancel(self) -> None:
+        self._act("cancel")
