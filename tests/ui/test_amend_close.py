@@ -222,3 +222,52 @@ async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
         await pilot.press("K")
         await settle(pilot, lambda: [o.cloid for o in account.open_orders] == ["mine"], what="the group cancelled")
     assert [o.cloid for o in (await trader.open_orders(ALICE.address)).data] == ["mine"]
+
+
+async def test_a_bracket_and_a_positions_stop_from_the_keyboard(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        state = app.feed.state
+        await settle(pilot, lambda: state.market.book.loaded and state.account.summary is not None, what="ready")
+        bid = state.market.book.best_bid
+        assert bid is not None
+        entry = bid - 1000
+        await pilot.press("o")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the bracket form")
+        field(app, "price").value = str(entry)
+        field(app, "size").value = "0.01"
+        for tp, sl, said in (("", "", "a take-profit or a stop-loss"), (str(entry - 500), "", "goes above")):
+            field(app, "tp").value, field(app, "sl").value = tp, sl
+            await pilot.press("enter")
+            await pilot.pause(0.05)
+            assert isinstance(app.screen, FormScreen) and said in str(app.screen.query_one("#form-error").render())
+        field(app, "tp").value, field(app, "sl").value = str(entry + 2000), str(entry - 1000)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")
+        await pilot.press("y")
+        await settle(pilot, lambda: len(state.account.open_orders) == 3, what="the bracket")
+        assert sorted(o.tpsl for o in state.account.open_orders) == ["", "sl", "tp"]
+        assert all(o.reduce_only for o in state.account.open_orders if o.tpsl)
+
+        book = await trader.orderbook("BTC-PERP", depth=5)
+        through = (book.asks[-1].price * Decimal("1.01")).quantize(book.asks[0].price)
+        await trader.place_order([order_item(1, "b", through, "0.01", tif="IOC")])  # a position of its own
+        await settle(pilot, lambda: state.account.positions, what="the position")
+        await pilot.press("3", "a")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the TP/SL form")
+        field(app, "sl").value = str(bid - 5000)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")
+        await pilot.press("y")
+        await settle(pilot, lambda: len(state.account.open_orders) == 4, what="the position's stop")
+    orders = (await trader.open_orders(ALICE.address)).data
+    assert sorted((o.tpsl, o.grouping) for o in orders) == [
+        ("", ""),
+        ("sl", "normal"),
+        ("sl", "position"),
+        ("tp", "normal"),
+    ]

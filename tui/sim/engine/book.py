@@ -42,6 +42,7 @@ class Order:
         "is_market",
         "lock",
         "oid",
+        "parent",
         "post_only",
         "price",
         "reduce_only",
@@ -98,6 +99,7 @@ class Order:
         self.created_ms = now_ms
         self.updated_ms = now_ms
         self.lock = ZERO  # spot: the balance this resting order reserves
+        self.parent: Order | None = None  # a bracket's TP/SL (grouping "normal"): the entry it waits for
 
     @property
     def live(self) -> bool:

@@ -89,9 +89,33 @@ class RiskExchange(ControlsExchange):
             self._record_history(now)
 
     # ----------------------------------------------------------------- triggers
+    def _grouped(self, m: Market, now: int) -> set[int]:
+        """TP/SL orders with a grouping: those whose entry has not filled yet (they cannot fire: returned),
+        and those that go: the entry ended unfilled, or the position they protect is closed."""
+        waiting: set[int] = set()
+        for o in [o for o in m.triggers.values() if o.tpsl and o.grouping in ("normal", "position")]:
+            parent = o.parent
+            if parent is not None and parent.unfilled == parent.size:
+                if parent.live:
+                    waiting.add(o.oid)
+                    continue
+                gone = True  # the entry was cancelled (or expired) with nothing filled
+            else:
+                pos = o.account.positions.get(m.id)
+                gone = pos is None or not pos.size
+            if gone:
+                del m.triggers[o.oid]
+                self._close_order(o, CANCELLED, now)
+        return waiting
+
     def _fire_triggers(self, m: Market, now: int) -> None:
         mark = m.mark
-        due = [o for o in m.triggers.values() if (mark >= o.trigger_px if o.trigger_above else mark <= o.trigger_px)]
+        waiting = self._grouped(m, now) if m.triggers else set()
+        due = [
+            o
+            for o in m.triggers.values()
+            if o.oid not in waiting and (mark >= o.trigger_px if o.trigger_above else mark <= o.trigger_px)
+        ]
         for o in sorted(due, key=lambda o: o.oid):
             del m.triggers[o.oid]
             acct = o.account
@@ -114,6 +138,8 @@ class RiskExchange(ControlsExchange):
                 self._close_order(o, CANCELLED, now)
                 continue
             self._execute(acct, m, o, tx, now)
+        if due and m.triggers:
+            self._grouped(m, now)  # a TP or SL that just closed the position takes its sibling with it
 
     # ----------------------------------------------------------------- liquidation
     def _check_liquidations(self, now: int) -> None:

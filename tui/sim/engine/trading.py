@@ -1,5 +1,10 @@
 """Order placement, matching, cancels and leverage.
 
+A bracket: in one placeOrder, an entry followed by TP/SL orders with grouping "normal" (as the exchange's SDK
+sends them): each TP/SL waits until the entry has filled (it cannot fire before), is cancelled if the entry
+ends with nothing filled, and like any TP/SL with a grouping ("normal" or "position") is cancelled once
+the position it protects is closed (see ``risk``).
+
 placeOrder with several orders: every order is first validated on its own (instrument, tick, lot, notional,
 flags); any failure there rejects the whole action. The orders are then executed in turn; an order that
 fails a check that depends on state (margin, post-only would cross, FOK/IOC without liquidity, reduce-only
@@ -68,6 +73,7 @@ class TradingExchange(SettlementExchange):
         tx: Tx | None = None
         statuses: list[dict[str, object]] = []
         first_error = ""
+        entry: Order | None = None  # the batch's last order that is not a TP/SL: a bracket's entry
         for req, m in zip(orders, markets, strict=True):
             try:
                 order = self._prepare(acct, m, req, now, broker_acct, broker_rate)
@@ -77,6 +83,10 @@ class TradingExchange(SettlementExchange):
                 continue
             if tx is None:
                 tx = self._tx(acct, tx_type, now)
+            if req.tpsl and req.grouping == "normal" and entry is not None and entry.inst_id == m.id:
+                order.parent = entry  # waits for the entry to fill; goes if the entry goes unfilled
+            elif not req.tpsl:
+                entry = order
             self._submit(acct, m, order, tx, now)
             statuses.append({"oid": order.oid})
         if tx is None:

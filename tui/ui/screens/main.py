@@ -67,6 +67,10 @@ class MainScreen(Screen[None]):
                 tooltip="Cancel every open order on the selected instrument"),
         Binding("C", "cancel_everything", "Cancel every order", id="cancel_all", show=False,
                 tooltip="Cancel every open order on every instrument (asks first; positions stay)"),
+        Binding("o", "bracket", "Bracket", id="bracket_order", show=False,
+                tooltip="Bracket order: an entry with a take-profit and/or stop-loss that wait for it to fill"),
+        Binding("a", "attach_exits", "TP/SL", id="position_tpsl", show=False,
+                tooltip="Take-profit and/or stop-loss for the selected position (they go when it closes)"),
         Binding("S", "scale", "Scale", id="scale_order", show=False,
                 tooltip="Scale order: N limit orders between two prices, equal or weighted, previewed, one placeOrder"),
         Binding("K", "cancel_group", "Cancel group", id="cancel_group", show=False,
@@ -366,6 +370,8 @@ class MainScreen(Screen[None]):
             "cancel_everything",
             "scale",
             "cancel_group",
+            "bracket",
+            "attach_exits",
             "cancel_cloid",
             "close_position",
             "panic",
@@ -387,6 +393,12 @@ class MainScreen(Screen[None]):
 
     def action_amend_order(self) -> None:
         self.desk.amend_order(self.query_one(OpenOrdersPane).selected())
+
+    def action_bracket(self) -> None:
+        self.desk.bracket()
+
+    def action_attach_exits(self) -> None:
+        self.desk.attach_exits(self.query_one(PositionsPane).selected())
 
     def action_scale(self) -> None:
         self.desk.scale()

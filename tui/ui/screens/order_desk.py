@@ -29,11 +29,13 @@ from tui.order_entry import (
     ScalePlan,
     Validation,
     amend_input,
+    bracket_plans,
     close_part_plan,
     close_position_plan,
     confirmation_reasons,
     fmt_decimal,
     market_estimate,
+    position_exit_plans,
     scale_group_of,
     scale_plan,
     validate,
@@ -341,6 +343,99 @@ class OrderDesk:
 
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
         self.screen.app.push_screen(ConfirmScreen(title, lines), answered)
+
+    # ---- brackets -------------------------------------------------------------------------------
+
+    def bracket(self) -> None:
+        """An entry with a take-profit and/or a stop-loss, one placeOrder: the TP/SL wait for the entry."""
+        if self._refuse("bracket order"):
+            return
+        symbol = self.state.market.selected
+        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        if ctx0 is None or ctx0.kind != "perp":
+            self.screen.notify("Brackets are for perps: select one.", severity="warning")
+            return
+
+        def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                raise FieldError("side", "buy or sell")
+            plans, errors = bracket_plans(ctx, side, values["price"], values["size"], values["tp"], values["sl"])  # type: ignore[arg-type]
+            if plans is None:
+                name, message = next(iter(errors.items()))
+                raise FieldError(name if name in ("price", "size", "tp", "sl") else "price", message)
+            return plans, ctx
+
+        fields = [
+            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            FormField(
+                "price", "Entry price", _plain(ctx0.best_bid) if ctx0.best_bid else "", placeholder="empty: market"
+            ),
+            FormField("size", "Size", "", placeholder=f"in {symbol.split('-')[0]}"),
+            FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
+            FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
+        ]
+        notes = [
+            f"{symbol}: the TP and SL are reduce-only trigger market orders for the entry's size; they wait",
+            "for the entry to fill, and go if it is cancelled unfilled or the position closes.",
+        ]
+        self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?")
+
+    def attach_exits(self, position: Position | None) -> None:
+        """A take-profit and/or stop-loss for the selected position, for its whole size."""
+        if self._refuse("TP/SL"):
+            return
+        if position is None:
+            self.screen.notify("No position selected.", severity="warning")
+            return
+        symbol = position.instrument
+
+        def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            if ctx is None:
+                raise FieldError("tp", f"no {symbol} data")
+            plans, errors = position_exit_plans(ctx, values["tp"], values["sl"])
+            if plans is None:
+                name, message = next(iter(errors.items()))
+                raise FieldError(name, message)
+            return plans, ctx
+
+        fields = [
+            FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
+            FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
+        ]
+        side = "long" if position.size > 0 else "short"
+        notes = [f"{symbol} {side} {fmt_decimal(abs(position.size))} (entry {fmt_decimal(position.entry_price)}):",
+                 "reduce-only trigger market orders for the whole position; they go when it is closed."]  # fmt: skip
+        self._exits_form(f"TP/SL · {symbol}", fields, check, notes, f"Protect the {symbol} position?")
+
+    def _exits_form(self, title: str, fields: list[FormField], check: Any, notes: list[str], question: str) -> None:
+        def entered(answer: tuple[list[OrderPlan], OrderContext] | None) -> None:
+            if answer is None:
+                return
+            plans, ctx = answer
+            lines = [p.describe() for p in plans]
+            lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.policy)]
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._place_many(plans)
+
+            self.screen.app.push_screen(ConfirmScreen(question, lines, yes="Send (y)"), answered)
+
+        self.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
+
+    def _place_many(self, plans: list[OrderPlan]) -> None:
+        async def call() -> str:
+            resp = await self.client.place_order([p.to_wire() for p in plans])
+            statuses = resp.data.get("status", []) if isinstance(resp.data, dict) else []
+            refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
+            said = "; ".join(str(r) for r in refused)
+            done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
+            return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Order", call)
 
     # ---- scale ----------------------------------------------------------------------------------
 
