@@ -88,6 +88,8 @@ def test_order_types_are_named_as_traders_name_them() -> None:
     assert order_type(order(trigger_px="101300", limit_price="101400")) == "stop limit"
     assert order_type(order(trigger_px="101300", tpsl="tp", limit_price="0", is_market=True)) == "TP market"
     assert order_type(order(trigger_px="90000", tpsl="sl", limit_price="89900")) == "SL limit"
+    assert order_type(order(trigger_px="90000", tpsl="sl", grouping="normal", is_market=True)) == "bracket SL"
+    assert order_type(order(trigger_px="110000", tpsl="tp", grouping="position", is_market=True)) == "position TP"
 
 
 def _summary(**kw: object) -> AccountSummary:

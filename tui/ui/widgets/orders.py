@@ -32,8 +32,11 @@ COLUMNS = (
 
 
 def order_type(o: Order) -> str:
-    """What the order is: limit, market, stop market, stop limit, TP or SL (a market TP/SL says so)."""
+    """What the order is: limit, market, stop market, stop limit, TP or SL (a market TP/SL says so); the TP/SL
+    of a bracket or of a position say so instead ("bracket TP", "position SL")."""
     market = o.is_market or not o.limit_price
+    if o.tpsl in ("tp", "sl") and o.grouping in ("normal", "position"):  # one of a group: which one says it
+        return ("bracket " if o.grouping == "normal" else "position ") + o.tpsl.upper()
     if o.tpsl in ("tp", "sl"):
         return o.tpsl.upper() + (" market" if market else " limit")
     if o.trigger_px:
