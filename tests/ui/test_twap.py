@@ -116,7 +116,11 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
         form = app.screen
-        for value, said in (("1e5", "plain positive number"), ("0.00001", "multiple of the lot")):
+        for value, said in (
+            ("1e5", "plain positive number"),
+            ("0.00001", "multiple of the lot"),
+            ("0.0001", "under one lot a slice"),  # ten slices of a tenth of a lot
+        ):
             form.query_one("#field-size", Input).value = value
             await pilot.press("enter")
             await pilot.pause(0.05)
