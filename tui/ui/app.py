@@ -79,6 +79,7 @@ class XtuiApp(App[None]):
         self._wall_clock = wall_clock
         self.alerts = AlertBook.load(alerts_path(data_dir(), profile))  # checked on every ticker update
         self.twaps: TwapRunner | None = None  # with a key to trade with (see on_mount)
+        self._help_rows: list[Any] | None = None  # what the installed help screen lists
         self._account = account
         self._signer = signer
         self.options = options
@@ -224,8 +225,17 @@ class XtuiApp(App[None]):
     # ---- actions ------------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(key_catalogue(self, self.BINDINGS, self.keymap)))
+        """The help screen, made once and kept (installed) while the keys stay as they are: opening it again
+        only shows it."""
+        if isinstance(self.screen, HelpScreen):
+            return
+        rows = key_catalogue(self, self.BINDINGS, self.keymap)
+        if self._help_rows != rows:
+            if self.is_screen_installed("help"):
+                self.uninstall_screen("help")
+            self.install_screen(HelpScreen(rows), name="help")
+            self._help_rows = rows
+        self.push_screen("help")
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)
