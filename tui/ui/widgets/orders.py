@@ -79,7 +79,8 @@ class OpenOrdersPane(TablePane):
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
         self.sync(rows)
-        self.show_account_titles("Open orders", len(rows), "x cancel · X cancel all · k by cloid")
+        keys = "x cancel · e amend · X cancel all · k by cloid" if self.offers("cancel_order") else ""
+        self.show_account_titles("Open orders", len(rows), keys)
 
     def _cells(self, o: Order) -> list[str | Text]:
         c = self.colours

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content, Span
+from textual.dom import NoScreen
 from textual.events import Resize
 from textual.widgets import DataTable, Static
 
@@ -90,6 +91,14 @@ class FeedPane(FollowsFeed, Vertical):
 
     def restyle(self) -> None:
         """The theme changed: forget cached styled text so the next refresh rebuilds it."""
+
+    def offers(self, action: str) -> bool:
+        """Whether the screen offers ``action`` now (watch-only and read-only offer no trading keys), so a
+        pane names only keys that do something."""
+        try:
+            return self.screen.check_action(action, ()) is not False
+        except NoScreen:  # not on a screen yet
+            return True
 
     def show_titles(self, title: str | None = None, subtitle: str | None = None) -> None:
         """Set the border's title and subtitle (None: leave it) only if it changed.

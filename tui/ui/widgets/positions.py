@@ -102,7 +102,8 @@ class PositionsPane(TablePane):
             elif view.liquidation.estimate:
                 notes[f"{ESTIMATE} estimated liq."] = None
         self.sync(rows)
-        self.show_account_titles("Positions", len(rows), " · ".join(["c close", *notes]))
+        keys = ["c close · a TP/SL"] if self.offers("close_position") else []  # none where nothing can be sent
+        self.show_account_titles("Positions", len(rows), " · ".join([*keys, *notes]))
 
     def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
         c = self.colours
