@@ -93,6 +93,8 @@ class MainScreen(Screen[None]):
                 tooltip="Chart last trade, mark or index price"),
         Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,
                 tooltip="Poll the account now"),
+        Binding("v", "cycle_panes", "Panes", id="cycle_panes",
+                tooltip="Where the book, the tape and the chart share a place (a small terminal): show the next"),
         Binding("1", "focus_pane('markets')", "Markets", id="focus_markets", show=False, tooltip="Focus the markets"),
         Binding("2", "focus_pane('book')", "Book", id="focus_book", show=False, tooltip="Focus the order book"),
         Binding("3", "focus_pane('positions')", "Positions", id="focus_positions", show=False,
@@ -135,20 +137,29 @@ class MainScreen(Screen[None]):
     MainScreen.-narrow #positions, MainScreen.-narrow #orders-tabs {
         column-span: 2;
     }
-    MainScreen.-short #grid {
-        grid-rows: 10 1fr 1fr;
+    /* narrow: the book and the tape share a cell (v shows the other) */
+    MainScreen.-narrow.-show-tape #tape {
+        display: block;
     }
-    MainScreen.-wide.-short #grid {
-        grid-size: 3 3;
-    }
-    MainScreen.-narrow.-short #grid {
-        grid-size: 2 3;
-    }
-    MainScreen.-short #chart {
+    MainScreen.-narrow.-show-tape #book {
         display: none;
     }
-    MainScreen.-short #book, MainScreen.-short #tape {
+    /* short: the book, the tape and the chart share the right-hand column, one at a time (v cycles them);
+       the markets, positions and orders get the rest of the width */
+    MainScreen.-short #grid {
+        grid-size: 2 3;
+        grid-rows: 10 1fr 1fr;
+        grid-columns: 1fr 46;
+    }
+    MainScreen.-narrow.-short #grid {
+        grid-columns: 1fr 40;
+    }
+    MainScreen.-short #book, MainScreen.-short #tape, MainScreen.-short #chart {
         row-span: 3;
+        display: none;
+    }
+    MainScreen.-short.-show-book #book, MainScreen.-short.-show-tape #tape, MainScreen.-short.-show-chart #chart {
+        display: block;
     }
     MainScreen.-short #positions, MainScreen.-short #orders-tabs {
         column-span: 1;
@@ -187,7 +198,7 @@ class MainScreen(Screen[None]):
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
     ) -> None:
-        super().__init__(id="main")
+        super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
         self._profile = profile
         self._mainnet = mainnet
@@ -379,8 +390,37 @@ class MainScreen(Screen[None]):
     )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Trading keys are not offered when nothing can be sent: watch-only (no key) or read-only."""
+        """Trading keys are not offered when nothing can be sent: watch-only (no key) or read-only; the pane
+        cycle only where panes share a place."""
+        if action == "cycle_panes":
+            return bool(self._shared_panes())
         return not (action in self.TRADING_ACTIONS and (self._read_only or self._signer is None))
+
+    def _shared_panes(self) -> tuple[str, ...]:
+        """The panes that take turns in one place at this size: book, tape and chart when short, book and
+        tape when narrow, none at full size."""
+        if self.has_class("-short"):
+            return ("book", "tape", "chart")
+        if self.has_class("-narrow"):
+            return ("book", "tape")
+        return ()
+
+    def action_cycle_panes(self) -> None:
+        shared = self._shared_panes()
+        if not shared:
+            return
+        shown = next((p for p in shared if self.has_class(f"-show-{p}")), shared[0])
+        following = shared[(shared.index(shown) + 1) % len(shared)]
+        for name in ("book", "tape", "chart"):
+            self.set_class(name == following, f"-show-{name}")
+        pane = self.query_one(f"#{following}")
+        pane.dirty = True  # type: ignore[attr-defined]  # it did not redraw while hidden
+        self.call_after_refresh(self.flush_panes)
+        names = {"book": "order book", "tape": "trades", "chart": "chart"}
+        self.notify(f"Showing the {names[following]} (v: the next)", timeout=2)
+
+    def on_resize(self, _event: object) -> None:
+        self.call_after_refresh(self.refresh_bindings)  # the pane cycle key comes and goes with the size
 
     def action_buy(self) -> None:
         self.desk.open_form("buy")
