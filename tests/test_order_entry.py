@@ -72,9 +72,12 @@ def test_size_off_the_lot() -> None:
 def test_missing_and_garbage_numbers() -> None:
     v = validate(OrderInput(price="", size="abc"), BTC)
     assert v.errors["price"] == "price is required"
-    assert "'abc' is not a number" in v.errors["size"]
-    assert "greater than 0" in validate(OrderInput(price="-5", size="1"), BTC).errors["price"]
-    assert "not a number" in validate(OrderInput(price="nan", size="1"), BTC).errors["price"]
+    assert '"abc" is not a plain decimal' in v.errors["size"]
+    assert "greater than 0" in validate(OrderInput(price="0", size="1"), BTC).errors["price"]
+    # one grammar at every edge: no sign, exponent, spaces, separators or other scripts' digits
+    for price in ("-5", "+1", "1e5", "nan", "1 ", " 1", "１", "100,000", "1.2.3", ".5", "5."):
+        said = validate(OrderInput(price=price, size="1"), BTC).errors["price"]
+        assert said.startswith(f'price: "{price}" is not a plain decimal'), (price, said)
 
 
 def test_below_min_notional() -> None:
@@ -262,7 +265,7 @@ def test_a_scale_order_by_hand() -> None:
         (("buy", "5000", "9000", "5", "0.005", "flat"), "size", "worth 5.00, under the minimum 10 USDC"),
         (("buy", "95000", "99000", "5", "60", "flat"), "size", "above available 100,000.00 x max leverage 50"),
         (("buy", "95000", "99000", "5", "0.1", "middle"), "weight", "flat, low, high"),
-        (("buy", "x", "99000", "5", "0.1", "flat"), "low", "not a number"),
+        (("buy", "x", "99000", "5", "0.1", "flat"), "low", "not a plain decimal"),
     ):
         plan, errors = scale_plan(ctx, *args, "sc9")  # type: ignore[arg-type]
         assert plan is None and field in errors and said in errors[field], (args, errors)

@@ -15,9 +15,10 @@ it within the bound, the trader is asked (``confirmation_reasons``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, InvalidOperation
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Literal
 
+from tui.api.decimals import parse_decimal
 from tui.api.wire import order_item
 
 __all__ = [
@@ -202,20 +203,15 @@ def fmt_decimal(value: Decimal | None) -> str:
 
 
 def _parse(text: str, name: str) -> Decimal:
-    """A positive finite decimal from the form, or ValueError with a message for the field."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned:
+    """A positive decimal from the form in the one grammar of every edge (``tui.api.decimals``: ASCII digits
+    and at most one point), or ValueError with a message for the field."""
+    if not text:
         raise ValueError(f"{name} is required")
-    try:
-        value = Decimal(cleaned)
-    except InvalidOperation:
-        raise ValueError(f"{name}: {text.strip()!r} is not a number") from None
-    if not value.is_finite():
-        raise ValueError(f"{name}: {text.strip()!r} is not a number")
+    value = parse_decimal(text, name)  # DecimalError is a ValueError
     if value <= 0:
         raise ValueError(f"{name} must be greater than 0")
     if abs(value.adjusted()) > 30:
-        raise ValueError(f"{name}: {text.strip()!r} is out of range")
+        raise ValueError(f"{name}: {text!r} is out of range")
     return value
 
 

@@ -47,3 +47,10 @@ def test_json_fields_are_typed_inside_too() -> None:
 def test_a_value_that_does_not_fit_its_field_is_refused_by_name(field: str, text: str, why: str) -> None:
     with pytest.raises(FieldError, match=why.replace("[", r"\[").replace("]", r"\]")):
         typed_fields({field: text})
+
+
+def test_the_command_line_reads_numbers_in_the_one_grammar() -> None:
+    for text in ("1e5", "+1", "1 ", "１", "-2", "1,000"):
+        with pytest.raises(FieldError, match="plain: no sign, exponent or spaces"):
+            typed_fields({"amount": text})
+    assert typed_fields({"amount": "1000.5"})["amount"] == "1000.5"

@@ -319,7 +319,7 @@ def test_fee_signs() -> None:
 def test_unknown_decimal_input_is_refused() -> None:
     from tui.sim.engine import OrderRequest
 
-    with pytest.raises(Rejected, match="is not a decimal number"):
+    with pytest.raises(Rejected, match="is not a plain decimal"):
         OrderRequest.from_wire({"instrumentId": 1, "side": "b", "price": "abc", "size": "1"})
     with pytest.raises(Rejected, match="must be a decimal string"):
         OrderRequest.from_wire({"instrumentId": 1, "side": "b", "price": 1.5, "size": "1"})

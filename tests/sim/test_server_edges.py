@@ -121,11 +121,11 @@ async def test_expired_action_is_rejected(sim: LocalExchange, funded: Client, cl
     assert await _state(funded) == before
 
 
-async def test_unknown_action_is_rejected_with_the_envelope(sim: LocalExchange, funded: Client) -> None:
+async def test_unknown_action_is_a_400_and_changes_nothing(sim: LocalExchange, funded: Client) -> None:
     before = await _state(funded)
     body = {"action": {"type": "mintMoney", "data": {"nonce": 1}}, "signature": "0x" + "00" * 65, "nonce": 1}
     resp = await _post(sim, "/exchange", httpx.Request("POST", "/", json=body).content)
-    assert resp.status_code == 200 and "unknown action" in resp.json()["error"]
+    assert resp.status_code == 400 and "unknown action type" in resp.json()["message"]
     assert await _state(funded) == before
 
 

@@ -57,10 +57,14 @@ async def test_bad_input_gets_a_message_under_its_field_and_nothing_is_sent(
         assert "no short position in BTC-PERP" in errors["reduce_only"]
         # post-only at the best ask would cross
         assert "would cross the best ask" in (await attempt(str(best_ask), "0.01", post_only=True))["post_only"]
-        # not a number at all
-        assert "'abc' is not a number" in (await attempt("abc", "0.01"))["price"]
+        # not a number at all, or not in the one grammar: an exponent, a full-width digit, a sign, a space
+        assert '"abc" is not a plain decimal' in (await attempt("abc", "0.01"))["price"]
+        assert '"1e5" is not a plain decimal' in (await attempt("1e5", "0.01"))["price"]
         # the messages are on screen, under their fields
         assert form.query_one("#err-price", Static).display
+        for size in ("１", "+1", "1 "):
+            assert f'"{size}" is not a plain decimal' in (await attempt("90000", size))["size"]
+        assert form.query_one("#err-size", Static).display
         assert isinstance(app.screen, OrderFormScreen)  # the form stays open
         assert app.feed.state.account.open_orders == []
         assert (await trader.open_orders(ALICE.address)).data == []

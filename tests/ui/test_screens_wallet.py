@@ -127,11 +127,13 @@ async def test_read_only_opens_no_form(sim: LocalExchange, clock: FrozenClock, t
 
 
 def test_field_checks() -> None:
-    assert parse_amount("a", " 1,250.50 ", decimals=6, maximum=Decimal(2000)) == Decimal("1250.50")
+    assert parse_amount("a", "1250.50", decimals=6, maximum=Decimal(2000)) == Decimal("1250.50")
     assert parse_fraction("r", "0.05%") == Decimal("0.0005") and parse_fraction("r", "0") == 0
     assert parse_address("d", BOB.address.lower()) == BOB.address
-    for bad, message in [("", "enter an amount"), ("-1", "more than 0"), ("abc", "not a number"),
-                         ("1e3", "more than the 100"), ("NaN", "more than 0")]:  # fmt: skip
+    for bad, message in [("", "enter an amount"), ("0", "more than 0"), ("abc", "not a plain decimal"),
+                         ("1e3", "not a plain decimal"), ("NaN", "not a plain decimal"), ("-1", "not a plain decimal"),
+                         (" 1,250.50 ", "not a plain decimal"), ("１", "not a plain decimal"),
+                         ("101", "more than the 100")]:  # fmt: skip
         with pytest.raises(FieldError, match=message):
             parse_amount("a", bad, decimals=6, maximum=Decimal(100))
     with pytest.raises(FieldError, match="from 0 to 1"):

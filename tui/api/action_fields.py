@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from .decimals import is_plain_decimal
 from .wire import decimal_str
 
 __all__ = ["FIELD_KINDS", "FieldError", "FieldKind", "typed_fields"]
@@ -70,10 +71,11 @@ def _typed(path: str, value: str, kind: FieldKind) -> Any:
 def _decimal(path: str, value: str) -> str:
     if value == "" and path.rsplit(".", 1)[-1] in _EMPTY_OK:
         return ""
-    try:
-        return decimal_str(value)
-    except (ArithmeticError, ValueError):
-        raise FieldError(f"{path}: a decimal number such as 10 or 0.25, not {value[:20]!r}") from None
+    if not is_plain_decimal(value):  # the one grammar of every edge: ASCII digits and at most one point
+        raise FieldError(
+            f"{path}: a decimal number such as 10 or 0.25 (plain: no sign, exponent or spaces), not {value[:20]!r}"
+        )
+    return decimal_str(value)
 
 
 def _int(path: str, value: str) -> int:

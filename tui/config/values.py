@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui.api.decimals import is_plain_decimal
 from tui.api.network import NETWORKS
 from tui.api.signing import checksum_address, is_checksum_address
 from tui.keys import ENV_NAME_RE, NAME_RE
@@ -109,8 +110,10 @@ def _decimal(high: Decimal | None) -> Callable[[Any], Decimal]:
     def parse(value: Any) -> Decimal:
         if isinstance(value, bool) or not isinstance(value, int | Decimal | str):
             raise ValueError(f"expected a number, not {kind_of(value)}")
+        if isinstance(value, str) and not is_plain_decimal(value):  # the one grammar of every edge
+            raise ValueError(f"{shown(value)} is not a plain decimal (ASCII digits and at most one point)")
         try:
-            number = Decimal(value.strip() if isinstance(value, str) else value)
+            number = Decimal(value)
         except InvalidOperation:
             raise ValueError(f"{shown(str(value))} is not a number") from None
         if not number.is_finite() or number < 0 or (high is not None and number > high):

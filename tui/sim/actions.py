@@ -14,6 +14,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from tui.api import wire
+from tui.api.decimals import is_plain_decimal
 from tui.api.signing import SigningError, action_digest, checksum_address, recover_digest
 
 from .network import Network, sources
@@ -53,6 +54,8 @@ def _decimal(path: str, value: Any, *, allow_empty: bool = False, number_ok: boo
         or (not number_ok and not isinstance(value, str))
     ):
         raise BadRequest(f"{path}: expected a decimal string, got {_show(value)}")
+    if isinstance(value, str) and not is_plain_decimal(value):  # the one grammar: no sign, exponent, spaces
+        raise BadRequest(f"{path}: {_show(value)} is not a plain decimal (ASCII digits and at most one point)")
     try:
         d = Decimal(str(value))
     except InvalidOperation:
@@ -66,9 +69,14 @@ def _show(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+INT_LIMIT = 2**63  # ids, nonces and chain ids fit a signed 64-bit integer; anything else is a malformed body
+
+
 def _int(path: str, value: Any, *, positive: bool = False) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise BadRequest(f"{path}: expected an integer, got {_show(value)}")
+    if not -INT_LIMIT < value < INT_LIMIT:
+        raise BadRequest(f"{path}: {_show(value)} is out of range (at most {INT_LIMIT - 1})")
     if positive and value <= 0:
         raise BadRequest(f"{path}: must be > 0, got {value}")
 
@@ -180,7 +188,8 @@ OPTIONAL = {"revokeAgent": ("forAccount",), "placeOrder": ("brokerConfig",)}
 
 
 def parse_body(raw: bytes) -> ParsedAction:
-    """Parse and type-check a POST /exchange body. Raises ``BadRequest`` or, for an unknown action, ``Rejected``."""
+    """Parse and type-check a POST /exchange body; ``BadRequest`` (HTTP 400) names what is malformed, an
+    unknown action type included."""
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError) as exc:
@@ -203,8 +212,8 @@ def parse_body(raw: bytes) -> ParsedAction:
     _int("nonce", nonce, positive=True)
     assert isinstance(nonce, int)
     spec = wire.resolve_action(str(type_text))
-    if spec is None:
-        raise Rejected(f"unknown action type {_show(type_text)}")
+    if spec is None:  # not an action at all: a malformed body, not a refused action
+        raise BadRequest(f"action.type: unknown action type {_show(type_text)}")
     optional = OPTIONAL.get(spec.name, ())
     for name in spec.fields:
         if name not in data or (data[name] is None and name in optional):

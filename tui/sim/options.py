@@ -9,11 +9,15 @@ import signal
 import sys
 from decimal import Decimal, InvalidOperation
 
+from tui.api.decimals import is_plain_decimal
+
 from .network import DEFAULT_NETWORK, NETWORKS
 from .ratelimit import Limits
 
 
 def _decimal(text: str) -> Decimal:
+    if not is_plain_decimal(text):  # the one grammar of every edge: ASCII digits and at most one point
+        raise argparse.ArgumentTypeError(f"not a plain decimal (ASCII digits and at most one point): {text!r}")
     try:
         d = Decimal(text)
     except InvalidOperation:

@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
 
@@ -199,6 +199,9 @@ class LocalExchange:
             envelope, _ = self._submit(await request.body())
         except BadRequest as exc:
             return _error(str(exc), 400, verdict.headers)
+        except ClientDisconnect:  # it hung up before its body arrived: nothing to answer, nothing went wrong here
+            log.info("client %s hung up during POST /exchange", self._ip(request))
+            return _error("client disconnected", 400, verdict.headers)
         return _json(envelope, 200, verdict.headers)
 
     def _submit(self, raw: bytes) -> tuple[dict[str, Any], bool]:
@@ -220,6 +223,9 @@ class LocalExchange:
             body = _decode(await request.body())
         except (msgspec.DecodeError, RecursionError) as exc:
             return _error(f"body is not valid JSON: {exc}", 400, verdict.headers)
+        except ClientDisconnect:
+            log.info("client %s hung up during POST /%s", self._ip(request), endpoint)
+            return _error("client disconnected", 400, verdict.headers)
         try:
             result = self.query(endpoint, body)
         except QueryError as exc:

@@ -7,8 +7,10 @@ rendered here (decimal strings without exponent, ISO 8601 UTC with milliseconds)
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import ROUND_DOWN, Decimal
 from typing import Any
+
+from tui.api.decimals import is_plain_decimal
 
 from .errors import Rejected
 
@@ -30,13 +32,11 @@ def parse_decimal(value: Any, field: str, *, positive: bool = False) -> Decimal:
     if isinstance(value, Decimal):
         d = value
     elif isinstance(value, str):
-        text = value.strip()
-        if not text:
+        if not value:
             raise Rejected(f"{field} is empty")
-        try:
-            d = Decimal(text)
-        except InvalidOperation:
-            raise Rejected(f"{field} {value!r} is not a decimal number") from None
+        if not is_plain_decimal(value):  # the one grammar of every edge (tui.api.decimals)
+            raise Rejected(f"{field} {value!r} is not a plain decimal (ASCII digits and at most one point)")
+        d = Decimal(value)
     elif isinstance(value, int) and not isinstance(value, bool):
         d = Decimal(value)
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
+from tui.api.decimals import DecimalError, parse_decimal
 from tui.api.signing import checksum_address, is_checksum_address
 
 __all__ = [
@@ -41,13 +42,12 @@ def parse_amount(
     limit_name: str = "available",
 ) -> Decimal:
     """A positive amount with at most ``decimals`` places, not above ``maximum`` (when given)."""
-    raw = text.strip().replace(",", "").replace("_", "")
-    if not raw:
+    if not text:
         raise FieldError(field, "enter an amount")
     try:
-        value = Decimal(raw)
-    except InvalidOperation:
-        raise FieldError(field, f"{raw[:20]!r} is not a number") from None
+        value = parse_decimal(text, "amount")  # the one grammar of every edge: ASCII digits, one point
+    except DecimalError as exc:
+        raise FieldError(field, str(exc)) from None
     if not value.is_finite() or value <= 0:
         raise FieldError(field, "the amount must be more than 0")
     places = -value.normalize().as_tuple().exponent  # type: ignore[operator]
