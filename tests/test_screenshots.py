@@ -1,4 +1,4 @@
-"""`xtui screenshot` pictures every screen: the dashboard at two sizes, the dialogs and each data screen."""
+"""`xtui screenshot` pictures every screen: the dashboard at three sizes, the dialogs and each data screen."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from tui.ui.screenshots import take_screenshots
 def test_screenshot_writes_every_screen(tmp_path: Path) -> None:
     written = take_screenshots(str(tmp_path))
     names = {Path(p).name for p in written}
-    assert names == {"main.svg", "main-80x24.svg", "order-form.svg", "help.svg"} | {f"{n}.svg" for n in SCREENS}
+    main = {"main.svg", "main-120x30.svg", "main-80x24.svg"}  # 160x48, and the two small sizes
+    assert names == main | {"order-form.svg", "help.svg"} | {f"{n}.svg" for n in SCREENS}
     for name, kind in SCREENS.items():
         svg = (tmp_path / f"{name}.svg").read_text()
         title = kind.SCREEN_TITLE.replace(" ", "&#160;")

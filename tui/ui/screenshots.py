@@ -21,15 +21,17 @@ __all__ = ["take_screenshots"]
 
 SCREENSHOT_KEY = "0x" + "5e" * 32  # a fixed demo key, so the screenshots show the same account every time
 SCREENSHOT_SEED = 7
-SCREENSHOT_MINUTES = 40  # of synthetic market before the screenshots: enough candles for the chart
-SCREENSHOT_SIZES = ((120, 40), (80, 24))
+SCREENSHOT_SECONDS = 20  # of synthetic market before the screenshots: a new user's first look (history included)
+SCREENSHOT_SIZES = ((160, 48), (120, 30), (80, 24))
 
 
 def take_screenshots(out_dir: str, *, seed: int = SCREENSHOT_SEED, theme: str = "xtui") -> list[str]:
     """SVG screenshots of every screen on the built-in exchange, with a fixed seed and a frozen clock.
 
-    The market runs ``SCREENSHOT_MINUTES`` of exchange time first; the demo account then rests a bid and
-    buys a little, so the positions and open orders panes have something to show.
+    The market runs ``SCREENSHOT_SECONDS`` of exchange time first (the charts' weeks of history are there
+    from the start); the demo account then rests a bid and buys a little, so the positions and open orders
+    panes have something to show. The dashboard at 160x48 (``main.svg``, with every other screen), 120x30
+    and 80x24.
     """
     return asyncio.run(_capture(Path(out_dir), seed=seed, theme=theme))
 
@@ -41,8 +43,8 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
     await sim.start()
     written: list[str] = []
     try:
-        for _ in range(SCREENSHOT_MINUTES):
-            sim.step(60_000)
+        for _ in range(SCREENSHOT_SECONDS * 4):
+            sim.step(250)
         signer = Signer(SCREENSHOT_KEY)
         testnet = sim.config.network == "testnet"
         async with Client(sim.url, signer=signer, clock_ms=clock.now_ms, testnet=testnet) as client:
