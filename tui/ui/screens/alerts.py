@@ -8,13 +8,14 @@ here is sent to the exchange, so read-only and watch-only can use it.
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
+from tui.api.decimals import is_plain_decimal
 from tui.feed.alerts import CONDITIONS, SOURCES, Alert, AlertBook
 from tui.ui.widgets.record_table import RecordTable
 
@@ -37,13 +38,10 @@ def alert_from_form(values: dict[str, str], alert_id: int, symbols: set[str]) ->
     condition = values["condition"].strip().lower()
     if condition not in CONDITIONS:
         raise FieldError("condition", f"one of {', '.join(CONDITIONS)}")
-    text = values["level"].strip().replace(",", "").rstrip("%")
-    if not text or not all(c in "0123456789." for c in text) or text.count(".") > 1:
+    text = values["level"].removesuffix("%")
+    if not is_plain_decimal(text):  # the one grammar of every edge (tui.api.decimals)
         raise FieldError("level", "a plain positive number (a price; for a move, a percentage)")
-    try:
-        level = Decimal(text)
-    except InvalidOperation:
-        raise FieldError("level", "a plain positive number") from None
+    level = Decimal(text)
     if level <= 0 or (condition == "move" and level > 100):
         raise FieldError("level", "above 0 (and at most 100 for a move's percentage)")
     window_s = 0

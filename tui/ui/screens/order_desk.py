@@ -45,7 +45,7 @@ from tui.ui.widgets.display import short_address
 from .confirm import ConfirmScreen
 from .field_checks import FieldError
 from .form import FormField, FormScreen
-from .order_form import OrderFormScreen
+from .order_form import OrderFormScreen, fmt_plain
 from .prompt import PromptScreen
 
 __all__ = ["OrderDesk", "order_context"]
@@ -100,18 +100,18 @@ def order_context(state: FeedState, symbol: str, slippage_pct: Decimal = DEFAULT
     )
 
 
+def _first_error(errors: dict[str, str], fields: tuple[str, ...]) -> FieldError:
+    """The first of ``errors`` as a ``FieldError`` on its field, or on the form's first field when the fault
+    is in a field the form does not have."""
+    name, message = next(iter(errors.items()), (fields[0], "cannot be sent"))
+    return FieldError(name if name in fields else fields[0], message)
+
+
 def _checked(result: Validation, fields: tuple[str, ...]) -> OrderPlan:
-    """The plan of ``result``, or a ``FieldError`` on the first field it faults (one of ``fields`` when
-    the fault is in a field the form does not have)."""
+    """The plan of ``result``, or a ``FieldError`` on the first field it faults."""
     if result.ok and result.plan is not None:
         return result.plan
-    name, message = next(iter(result.errors.items()), (fields[0], "cannot be sent"))
-    raise FieldError(name if name in fields else fields[0], message)
-
-
-def _plain(value: Decimal) -> str:
-    """A number as a form field holds it: plain digits, no separators, no trailing zeros."""
-    return format(value.normalize(), "f")
+    raise _first_error(result.errors, fields)
 
 
 def describe_order(order: Order) -> str:
@@ -318,7 +318,7 @@ class OrderDesk:
                 self._confirm_then_place(*answer, title=f"Close the {symbol} position?")
 
         fields = [
-            FormField("size", "Size", _plain(held), placeholder=f"{_plain(held)} or 50%"),
+            FormField("size", "Size", fmt_plain(held), placeholder=f"{fmt_plain(held)} or 50%"),
             FormField("price", "Limit price", "", placeholder="empty: market"),
         ]
         notes = [
@@ -363,14 +363,13 @@ class OrderDesk:
                 raise FieldError("side", "buy or sell")
             plans, errors = bracket_plans(ctx, side, values["price"], values["size"], values["tp"], values["sl"])  # type: ignore[arg-type]
             if plans is None:
-                name, message = next(iter(errors.items()))
-                raise FieldError(name if name in ("price", "size", "tp", "sl") else "price", message)
+                raise _first_error(errors, ("price", "size", "tp", "sl"))
             return plans, ctx
 
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),
             FormField(
-                "price", "Entry price", _plain(ctx0.best_bid) if ctx0.best_bid else "", placeholder="empty: market"
+                "price", "Entry price", fmt_plain(ctx0.best_bid) if ctx0.best_bid else "", placeholder="empty: market"
             ),
             FormField("size", "Size", "", placeholder=f"in {symbol.split('-')[0]}"),
             FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
@@ -397,8 +396,7 @@ class OrderDesk:
                 raise FieldError("tp", f"no {symbol} data")
             plans, errors = position_exit_plans(ctx, values["tp"], values["sl"])
             if plans is None:
-                name, message = next(iter(errors.items()))
-                raise FieldError(name, message)
+                raise _first_error(errors, ("tp", "sl"))
             return plans, ctx
 
         fields = [
@@ -461,8 +459,7 @@ class OrderDesk:
                 values["weight"].strip().lower(), group,
             )  # fmt: skip
             if plan is None:
-                name, message = next(iter(errors.items()))
-                raise FieldError(name, message)
+                raise _first_error(errors, ("low", "high", "count", "size", "weight"))
             return plan
 
         def entered(plan: ScalePlan | None) -> None:
@@ -485,8 +482,8 @@ class OrderDesk:
 
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),
-            FormField("low", "Low price", _plain(near * Decimal("0.99")) if near else ""),
-            FormField("high", "High price", _plain(near) if near else ""),
+            FormField("low", "Low price", fmt_plain(near * Decimal("0.99")) if near else ""),
+            FormField("high", "High price", fmt_plain(near) if near else ""),
             FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),
             FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
             FormField("weight", "Weight", "flat", placeholder="flat, low (more at the low price) or high"),
@@ -536,13 +533,13 @@ class OrderDesk:
             FormField(
                 "price",
                 "Price",
-                "" if order.is_market else _plain(order.limit_price),
+                "" if order.is_market else fmt_plain(order.limit_price),
                 placeholder="empty: market when triggered" if triggered else "",
             )
         ]
         if triggered:
-            fields.append(FormField("trigger", "Trigger price", _plain(order.trigger_px)))
-        fields.append(FormField("size", "Size", _plain(order.unfilled)))
+            fields.append(FormField("trigger", "Trigger price", fmt_plain(order.trigger_px)))
+        fields.append(FormField("size", "Size", fmt_plain(order.unfilled)))
         names = tuple(f.name for f in fields)
 
         def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:

@@ -4,7 +4,6 @@ screen leaves them running; quitting xtui asks first and cancels them."""
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -12,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
+from tui.api.decimals import is_plain_decimal
 from tui.order_entry import fmt_decimal
 from tui.ui.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.widgets.record_table import RecordTable
@@ -22,7 +22,6 @@ from .form import FormField, FormScreen
 
 __all__ = ["TwapScreen", "twap_from_form"]
 
-PLAIN = re.compile(r"[0-9]+(\.[0-9]+)?|\.[0-9]+")  # ASCII digits and one point: no sign, exponent or space
 MAX_SLICES = 500
 INTERVAL_S = (5, 3600)
 
@@ -32,8 +31,8 @@ def twap_from_form(values: dict[str, str], symbol: str, lot: Decimal) -> TwapSpe
     side = values["side"].strip().lower()
     if side not in ("buy", "sell"):
         raise FieldError("side", "buy or sell")
-    text = values["size"].strip()
-    if not PLAIN.fullmatch(text) or not Decimal(text):
+    text = values["size"]
+    if not is_plain_decimal(text) or not Decimal(text):  # the one grammar of every edge (tui.api.decimals)
         raise FieldError("size", "a plain positive number, in the base asset")
     total = Decimal(text)
     if total % lot:
