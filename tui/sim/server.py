@@ -34,7 +34,7 @@ from .dispatch import Dispatcher, QueryError
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
-from .ws_hub import Hub, PostError
+from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
@@ -124,6 +124,7 @@ class LocalExchange:
             access_log=False,
             lifespan="off",
             ws_ping_interval=None,
+            ws_max_size=MAX_FRAME_BYTES,  # a bigger frame is closed with 1009, "message too big"
         )
         self._server = _Server(cfg)
         serve = asyncio.create_task(self._server.serve())

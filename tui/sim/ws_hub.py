@@ -16,6 +16,12 @@ Each subscription's first picture (``pictures``) is therefore sent, freshly buil
 
 A picture is the current state or an empty batch, so a client that keeps every copy counts nothing twice.
 
+Hostile clients. A binary frame, a frame that is not JSON-RPC or an unknown method is answered with an error
+frame and the connection goes on; a frame over ``MAX_FRAME_BYTES`` is closed with 1009; past the per-address
+message limit each message is refused with a 429 error frame, and ``REFUSALS_BEFORE_CLOSE`` of them close the
+connection with 1008 and the reason; connections and subscriptions past their limits are refused (the
+subscriptions of a connection are given back when it ends).
+
 Requests over the socket (``post``) answer with the HTTP body in ``result.data``; a refused action, a bad
 query or a rate limit is a JSON-RPC ``error`` (codes in ``PostError``), which the SDKs raise.
 """
@@ -37,9 +43,27 @@ from .ratelimit import RateLimiter
 from .ws_channels import ALL_SYMBOLS, Key, SubscribeError, subscription_key
 
 log = logging.getLogger(__name__)
-_encode = msgspec.json.Encoder(decimal_format="number").encode
+_encoder = msgspec.json.Encoder(decimal_format="number")
+
+
+def _text(message: Any) -> str:
+    """A JSON-RPC message as the text of one frame."""
+    return _encoder.encode(message).decode()
+
+
 QUEUE_FRAMES = 4_096
 REPEAT_AFTER_S = (0.25, 1.0)  # a subscription's picture goes again this long after the reply
+MAX_FRAME_BYTES = 1 << 20  # an inbound frame past this is closed with 1009 (a 50-order post is ~15 KB)
+REFUSALS_BEFORE_CLOSE = 50  # messages refused for the rate limit, on one connection, before it is closed
+CLOSE_WAIT_S = 5.0  # how long a connection being closed has to take its last frames
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Queued after a connection's last frame: the writer closes the socket with this code and reason."""
+
+    code: int
+    reason: str
 
 
 class PostError(Exception):
@@ -71,11 +95,12 @@ Post = Callable[[dict[str, Any], str], Awaitable[Any]]
 class Connection:
     ws: WebSocket
     ip: str
-    queue: asyncio.Queue[bytes | None] = field(default_factory=lambda: asyncio.Queue(QUEUE_FRAMES))
+    queue: asyncio.Queue[str | Close] = field(default_factory=lambda: asyncio.Queue(QUEUE_FRAMES))
     subs: dict[str, Key] = field(default_factory=dict)  # server channel -> key
     overflowed: bool = False
     repeats: dict[str, list[asyncio.TimerHandle]] = field(default_factory=dict)  # channel -> timed re-sends
     at_next_frame: set[str] = field(default_factory=set)  # channels whose picture goes at the next frame
+    refused: int = 0  # messages refused for the rate limit
 
 
 class Hub:
@@ -112,23 +137,32 @@ class Hub:
     def publish(self, channel: str, key: str, payload: Any) -> None:
         """Queue one notification to every subscriber of (channel, key), and of (channel, "all")."""
         keys = [(channel, key), (channel, "all")] if channel in ALL_SYMBOLS and key != "all" else [(channel, key)]
+        frames: dict[str, str] = {}  # server channel -> the frame: encoded once, whoever many receive it
         for k in keys:
             for conn in list(self.subscribers.get(k, ())):
                 for server_channel, sub_key in conn.subs.items():
                     if sub_key == k:
-                        self._send(conn, _notification(server_channel, payload))
+                        frame = frames.get(server_channel)
+                        if frame is None:
+                            frame = frames[server_channel] = _notification(server_channel, payload)
+                        self._send(conn, frame)
 
-    def _send(self, conn: Connection, frame: bytes) -> None:
+    def _send(self, conn: Connection, frame: str) -> None:
         try:
             conn.queue.put_nowait(frame)
             self.delivered += 1
         except asyncio.QueueFull:
             if not conn.overflowed:
-                conn.overflowed = True
                 log.warning("ws %s cannot keep up; disconnecting", conn.ip)
-                self._drop(conn)
-                conn.queue.get_nowait()
-                conn.queue.put_nowait(None)
+                self._close(conn, Close(1013, "too slow: the client does not read its frames"))
+
+    def _close(self, conn: Connection, close: Close) -> None:
+        """Send nothing more but what is queued, then close with ``close`` (room is made for it if need be)."""
+        conn.overflowed = True
+        self._drop(conn)
+        if conn.queue.full():
+            conn.queue.get_nowait()
+        conn.queue.put_nowait(close)
 
     def _drop(self, conn: Connection) -> None:
         for key in conn.subs.values():
@@ -150,12 +184,20 @@ class Hub:
         self.connections.add(conn)
         writer = asyncio.create_task(self._writer(conn))
         try:
-            while True:
-                text = await ws.receive_text()
+            while not conn.overflowed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
                 self._pictures_at_next_frame(conn)
-                reply = await self._handle(conn, text)
+                if text is None:  # JSON-RPC travels in text frames; say so and go on
+                    reply: dict[str, Any] | None = _error(None, -32600, "binary frame: send JSON-RPC as text")
+                else:
+                    reply = await self._handle(conn, text)
                 if reply is not None:
-                    self._send(conn, _encode(reply))
+                    self._send(conn, _text(reply))
+            if conn.overflowed:  # the queued frames, then the close; a client that reads nothing gets no longer
+                await asyncio.wait({writer}, timeout=CLOSE_WAIT_S)
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
@@ -168,10 +210,11 @@ class Hub:
         try:
             while True:
                 frame = await conn.queue.get()
-                if frame is None:
-                    await conn.ws.close(code=1013, reason="too slow")
+                if isinstance(frame, Close):
+                    log.info("ws %s closed by the exchange: %s", conn.ip, frame.reason)
+                    await conn.ws.close(code=frame.code, reason=frame.reason)
                     return
-                await conn.ws.send_text(frame.decode())  # JSON-RPC frames are text frames
+                await conn.ws.send_text(frame)  # JSON-RPC frames are text frames
         except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
             return
         except Exception:  # a dead socket; the reader notices and cleans up
@@ -187,6 +230,11 @@ class Hub:
             return _error(None, -32600, "invalid request: expected a JSON object")
         rid = msg.get("id")
         if refusal:
+            conn.refused += 1
+            if conn.refused >= REFUSALS_BEFORE_CLOSE:
+                self._send(conn, _text(_error(rid, 429, refusal)))
+                self._close(conn, Close(1008, f"flood: {refusal}"[:120]))
+                return None
             return _error(rid, 429, refusal)
         method = msg.get("method")
         params = msg.get("params")
@@ -219,7 +267,7 @@ class Hub:
                 return _result(rid, {"status": "error", "error": refusal, "channels": []})
         conn.subs[name] = key
         self.subscribers[key].add(conn)
-        self._send(conn, _encode(_result(rid, {"status": "subscribed", "channels": [name]})))
+        self._send(conn, _text(_result(rid, {"status": "subscribed", "channels": [name]})))
         self._send_picture(conn, name)
         self._end_repeats(conn, name)
         loop = asyncio.get_running_loop()
@@ -261,8 +309,8 @@ class Hub:
         conn.at_next_frame.discard(name)
 
 
-def _notification(channel: str, data: Any) -> bytes:
-    return _encode({"jsonrpc": "2.0", "method": "subscription", "params": {"channel": channel, "data": data}})
+def _notification(channel: str, data: Any) -> str:
+    return _text({"jsonrpc": "2.0", "method": "subscription", "params": {"channel": channel, "data": data}})
 
 
 def _result(rid: Any, result: Any) -> dict[str, Any]:
