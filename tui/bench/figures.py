@@ -13,6 +13,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from tui.bench.sim_load import sim_process
+
 
 def _report(name: str, value: float, unit: str, target: str = "") -> None:
     tail = f"  (target {target})" if target else ""
@@ -79,22 +81,6 @@ async def _rate(n: int, call: Callable[[], Awaitable[Any]], concurrency: int = 8
     return (n // concurrency * concurrency) / (time.perf_counter() - t)
 
 
-async def _sim_process(*flags: str) -> tuple[asyncio.subprocess.Process, str]:
-    """``xtui sim`` in its own process (as a user runs it), limits lifted; returns it and its URL."""
-    big = str(10**9)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "sim", "--quiet-market", "--exchange-per-minute", big,
-        "--info-per-minute", big, "--info-per-hour", big, "--ws-messages-per-minute", big, *flags,
-        stdout=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert proc.stdout is not None
-    line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
-    if not line.startswith("listening on "):
-        proc.kill()
-        raise RuntimeError(f"xtui sim did not start: {line!r}")
-    return proc, line.split()[-1]
-
-
 async def _raw_exchange_load(url: str, bodies: list[bytes], connections: int) -> float:
     """Send pre-signed /exchange bodies over ``connections`` keep-alive sockets; orders per second.
 
@@ -131,7 +117,7 @@ async def bench_server(n: int) -> None:
     from tui.api.signing import Signer
 
     big = 10**9
-    proc, url = await _sim_process()
+    proc, url = await sim_process()
     try:
         governor = Governor(info_per_minute=big, info_per_hour=big, exchange_per_minute=big)
         signer = Signer.generate()
@@ -164,7 +150,7 @@ async def bench_ws_fanout(n: int, subscribers: int = 50) -> None:
     from tui.api.http import HttpClient
     from tui.api.signing import Signer
 
-    proc, url = await _sim_process()
+    proc, url = await sim_process()
     received = [0]
     try:
         async with HttpClient(url, signer=Signer.generate(), testnet=True) as c:
@@ -255,7 +241,7 @@ def bench_feed_under_keys(presses: int) -> None:
 async def bench_dashboard_cpu(seconds: float) -> None:
     from tui.bench.dashboard import BOOK_HZ, dashboard_cpu
 
-    proc, url = await _sim_process()
+    proc, url = await sim_process()
     try:
         cpu = await dashboard_cpu(url, seconds)
     finally:
@@ -279,6 +265,26 @@ def bench_terminal(seconds: float) -> None:
         _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
 
 
+async def bench_sim_load(warm_s: float, soak_s: float) -> None:
+    """The local exchange under load (50 subscribers, 200 orders/s): /info latency and its memory over a soak."""
+    from tui.bench.sim_load import ORDERS_PER_S, SUBSCRIBERS, measure
+
+    f = await measure(warm_s, soak_s)
+    load = f"{SUBSCRIBERS} subscribers + {ORDERS_PER_S} orders/s"
+    _report(f"/info p50 under load ({load})", f.p50_ms, "ms")
+    _report(f"/info p99 under load ({load})", f.p99_ms, "ms", "<= 100 ms")
+    _report("  /info slowest", f.max_ms, "ms")
+    _report("  /info calls timed", f.probes, "")
+    _report("  orders the exchange answered", f.orders_per_s, "/s")
+    _report("  of which refused", f.refused, "")
+    _report("  frames delivered to the subscribers", f.frames_per_s, "/s")
+    _report("  subscribers dropped", f.dropped, "")
+    _report("exchange memory at start", f.rss_start_mb, "MB")
+    _report(f"exchange memory after {warm_s:.0f} s warm-up", f.rss_warm_mb, "MB")
+    _report(f"exchange memory after {soak_s:.0f} s soak", f.rss_end_mb, "MB", "flat after warm-up")
+    _report("  exchange memory peak", f.rss_peak_mb, "MB")
+
+
 def run_bench(quick: bool = False) -> int:
     scale = 1 if quick else 10
     sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
@@ -293,4 +299,5 @@ def run_bench(quick: bool = False) -> int:
     bench_feed_under_keys(6 if quick else 15)
     asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0))
     bench_terminal(10.0 if quick else 30.0)
+    asyncio.run(bench_sim_load(5.0, 10.0) if quick else bench_sim_load(30.0, 300.0))
     return 0

@@ -18,7 +18,7 @@ from .clock import Clock
 from .dispatch import Dispatcher
 from .network import Network
 
-NONCES_KEPT = 100_000  # per signer; older nonces are forgotten oldest first
+NONCES_KEPT = 10_000  # per signer; the oldest is forgotten, and from then on nothing at or below it is taken
 SUCCESS_INSTEAD_OF_ERROR = ("cancelByOid", "cancelByCloid")  # the interface's envelope for these
 
 
@@ -29,7 +29,8 @@ class SignedActions:
         self.dispatch = dispatch
         self.clock = clock
         self.network = network
-        self._nonces: dict[str, dict[int, None]] = {}
+        self._nonces: dict[str, dict[int, None]] = {}  # signer -> its newest nonces, in the order used
+        self._floors: dict[str, int] = {}  # signer -> the highest nonce forgotten: nothing at or below it goes
 
     def apply(self, parsed: ParsedAction) -> dict[str, Any]:
         """Check signature, authority, expiry and nonce, then apply. ``Rejected`` carries tx_type and address."""
@@ -43,15 +44,20 @@ class SignedActions:
             if spec.name in wire.EXPIRING and isinstance(expires, int) and expires < now:
                 raise Rejected(f"action expired: expiresAfter {expires} is before the exchange time {now}")
             used = self._nonces.setdefault(signer.lower(), {})
+            floor = self._floors.get(signer.lower(), -1)
             if parsed.nonce in used:
                 raise Rejected(f"nonce {parsed.nonce} was already used by {signer}")
+            if parsed.nonce <= floor:
+                raise Rejected(f"nonce {parsed.nonce} is too old: {signer}'s nonces must now be above {floor}")
             if spec.name == "addAgent" and not verify_agent_signature(
                 parsed.data["agent"], account, parsed.nonce, parsed.data["signature"]
             ):
                 raise Rejected("addAgent: the agent's signature does not recover the agent address")
             used[parsed.nonce] = None
-            if len(used) > NONCES_KEPT:
-                del used[next(iter(used))]
+            if len(used) > NONCES_KEPT:  # forget the oldest, and refuse anything not above it from now on
+                oldest = next(iter(used))
+                del used[oldest]
+                self._floors[signer.lower()] = max(floor, oldest)
             self.dispatch.ensure_account(account)
             result = self.dispatch.action(spec.name, account, parsed.data, code)
         except Rejected as exc:

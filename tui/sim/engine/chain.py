@@ -4,8 +4,8 @@ Transaction hashes are ``keccak256(seed || sequence number)``, unique per engine
 seed. They are computed lazily (on first use) because hashing costs more than resting an order does; a
 block computes the hashes of its transactions when it is sealed.
 
-Memory is bounded: only the newest ``max_blocks`` blocks (and their transactions) are kept; older ones
-answer as not found.
+Memory is bounded: only the newest ``max_blocks`` blocks, and no more than ``max_txs`` transactions in them,
+are kept (whole blocks go, oldest first, the newest always stays); older ones answer as not found.
 """
 
 from __future__ import annotations
@@ -99,11 +99,12 @@ class Block:
 class Chain:
     """The ledger of transactions and blocks."""
 
-    def __init__(self, seed: int, genesis_ms: int, max_blocks: int) -> None:
+    def __init__(self, seed: int, genesis_ms: int, max_blocks: int, max_txs: int) -> None:
         self._prefix = keccak256(b"xtui-sim-tx" + seed.to_bytes(8, "big", signed=True))[:16]
         self._seq = 0
         self.pending: list[Tx] = []
         self.max_blocks = max_blocks
+        self.max_txs = max_txs
         self.blocks: deque[Block] = deque()
         self.txs: deque[Tx] = deque()  # sealed, oldest first
         self.by_hash: dict[str, Tx] = {}
@@ -140,7 +141,7 @@ class Chain:
             self.txs.append(t)
             self.by_hash[t.hash] = t
             self.by_account.setdefault(t.account.lower(), deque()).append(t)
-        while len(self.blocks) > self.max_blocks:
+        while len(self.blocks) > 1 and (len(self.blocks) > self.max_blocks or len(self.txs) > self.max_txs):
             old = self.blocks.popleft()
             del self.block_by_hash[old.hash]
             for t in old.txs:

@@ -87,7 +87,7 @@ class ExchangeCore:
         self.vaults: dict[str, Vault] = {}  # vault address (lower) -> vault
         self.minted: dict[int, Decimal] = {c.id: ZERO for c in cfg.collaterals}
         self.withdrawn: dict[int, Decimal] = {c.id: ZERO for c in cfg.collaterals}
-        self.chain = Chain(cfg.seed, now, cfg.max_blocks)
+        self.chain = Chain(cfg.seed, now, cfg.max_blocks, cfg.max_txs)
         self.candles = CandleStore(cfg.max_candles)
         for m in self.markets.values():
             for kind in ("mark", "index", "ltp"):

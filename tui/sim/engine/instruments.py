@@ -210,8 +210,11 @@ class MarketConfig:
     funding_interest: Decimal = _D_0_0000125
     history_interval_ms: int = 60_000
     max_candles: int = 5_000
+    # what the exchange keeps, so that its memory stays flat however long it runs: per account (each of
+    # finished orders, fills, funding, transfers), blocks (20,000: ~3 h at 500 ms) and their transactions
     max_history: int = 10_000
-    max_blocks: int = 200_000
+    max_blocks: int = 20_000
+    max_txs: int = 50_000
     trades_kept: int = 1_000
 
 
