@@ -18,6 +18,7 @@ from tui.ui.screens.help import HelpScreen, KeyHelp
 from tui.ui.screens.main import MainScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.screens.prompt import PromptScreen
+from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.markets import MarketsPane
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ APP_BINDINGS: list[BindingType] = [
 SCOPES: list[tuple[str, Iterable[BindingType]]] = [
     ("dashboard", MainScreen.BINDINGS),
     ("markets", MarketsPane.BINDINGS),
+    ("order book", OrderBookPane.BINDINGS),
     ("order form", OrderFormScreen.BINDINGS),
     ("confirm", ConfirmScreen.BINDINGS),
     ("prompt", PromptScreen.BINDINGS),

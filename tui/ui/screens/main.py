@@ -488,8 +488,8 @@ class MainScreen(Screen[None]):
         self.run_worker(self.feed.refresh_account(), group="refresh", exclusive=True, exit_on_error=False)
 
     def action_focus_pane(self, pane: str) -> None:
-        tables = {"markets": "#markets-table", "book": "#book-table", "positions": "#positions-table"}
-        table = self.query_one(tables.get(pane, f"#{pane}-table"))  # the book's rows are not a DataTable
+        # the book shows its rows (not a DataTable) or a depth chart
+        table = self.query_one(OrderBookPane).view if pane == "book" else self.query_one(f"#{pane}-table")
         if pane in TABS:  # the open orders and the fills share a cell: show the pane's tab, then focus it
             self.query_one("#orders-tabs", TabbedContent).active = TABS[pane]
             self.call_after_refresh(table.focus)
