@@ -70,9 +70,9 @@ def depth_curve(bids: Levels, asks: Levels, width: int) -> DepthCurve | None:
     span = max(mid - bids[-1][0], asks[-1][0] - mid, (asks[0][0] - bids[0][0]) / 2)
     if span <= 0:
         return None
-    step = 2 * span / width
     bid_cum, ask_cum = _cumulative(bids), _cumulative(asks)
     centre = width // 2
+    step = span / centre  # the edge columns are the mid plus and minus the span: each side's deepest level
     prices, sizes, sides = [], [], []
     for column in range(width):
         price = mid + (column - centre) * step
