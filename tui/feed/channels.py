@@ -60,7 +60,10 @@ class ChannelSubscriptions(FrameHandlers):
     async def _subscribe(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Subscription | None:
         """Subscribe, waiting for the socket and trying again if it drops meanwhile; None if refused."""
 
+        received = self.state.status.messages
+
         def callback(data: Any) -> None:
+            received[channel] += 1  # the diagnostics overlay's messages a second, by channel
             try:
                 handler(data)
             except Exception as exc:  # a bug or a record the decoders let through: report, keep going

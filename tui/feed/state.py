@@ -300,6 +300,7 @@ class FeedStatus:
     bad_frames: int = 0  # frames or records that did not decode
     resyncs: int = 0  # order-book reloads from /info
     subscriptions: int = 0  # WebSocket subscriptions held (kept across reconnects by the client)
+    messages: collections.Counter[str] = field(default_factory=collections.Counter)  # pushes received, by channel
 
 
 @dataclass

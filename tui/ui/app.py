@@ -27,6 +27,7 @@ from tui.order_entry import ConfirmPolicy
 from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
+from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged
 from tui.ui.screens.catalogue import open_screen
 from tui.ui.screens.confirm import ConfirmScreen
@@ -37,6 +38,7 @@ from tui.ui.screens.order_desk import order_context
 from tui.ui.screens.twap import TwapScreen
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.twap import Twap, TwapRunner
+from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
 
 __all__ = ["XtuiApp", "known_themes", "make_app"]
@@ -123,6 +125,16 @@ class XtuiApp(App[None]):
             clock=clock,
             wall_clock=wall_clock,
         )
+        self._clock = clock
+        self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
+        status = self.feed.state.status
+        self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
+            messages=lambda: status.messages,
+            rate=client.governor.status,
+            frames=self.main.frames.take,
+            written=self.terminal_bytes.read,
+        )
+        self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
@@ -130,6 +142,7 @@ class XtuiApp(App[None]):
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
+        self.diagnostics = Diagnostics(self.probes)
         self.push_screen(self.main)
         if self._signer is not None and self._account is not None and not self.options.read_only:
             slippage = self.options.slippage_pct
@@ -236,6 +249,14 @@ class XtuiApp(App[None]):
             self.install_screen(HelpScreen(rows), name="help")
             self._help_rows = rows
         self.push_screen("help")
+
+    def action_diagnostics(self) -> None:
+        """Open or close the diagnostics overlay over the dashboard."""
+        shown = self.main.query(DiagnosticsOverlay)
+        if shown:
+            shown.remove()
+        elif self.diagnostics is not None:
+            self.main.mount(DiagnosticsOverlay(self.diagnostics, self.feed.state, clock=self._clock))
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)

@@ -18,6 +18,7 @@ from tui.ui.screens.help import HelpScreen, KeyHelp
 from tui.ui.screens.main import MainScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.screens.prompt import PromptScreen
+from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.markets import MarketsPane
 
 if TYPE_CHECKING:
@@ -29,13 +30,16 @@ APP_BINDINGS: list[BindingType] = [
     Binding("q", "quit_app", "Quit", id="quit", tooltip="Quit (asks first while an order is being sent)"),
     Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
     Binding("T", "next_theme", "Theme", id="next_theme", show=False, tooltip="Switch to the next xtui theme"),
+    Binding("f12", "diagnostics", "Diagnostics", id="diagnostics", show=False,
+            tooltip="Diagnostics: frame time, terminal bytes/s, CPU, memory, feed messages/s, data ages, rate budget"),
     *SCREEN_BINDINGS,
-]
+]  # fmt: skip
 
 # Every scope with bindings a keymap may remap, after the app's own.
 SCOPES: list[tuple[str, Iterable[BindingType]]] = [
     ("dashboard", MainScreen.BINDINGS),
     ("markets", MarketsPane.BINDINGS),
+    ("order book", OrderBookPane.BINDINGS),
     ("order form", OrderFormScreen.BINDINGS),
     ("confirm", ConfirmScreen.BINDINGS),
     ("prompt", PromptScreen.BINDINGS),

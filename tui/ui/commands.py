@@ -14,6 +14,7 @@ from tui.ui.bindings import key_catalogue
 from tui.ui.screens.catalogue import SCREENS
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.main import MainScreen
+from tui.ui.widgets.book import OrderBookPane
 
 __all__ = ["XtuiCommands"]
 
@@ -33,6 +34,7 @@ class XtuiCommands(Provider):
             if not item.action:
                 continue
             targets: dict[str, Any] = {"global": app, "dashboard": main, **dict.fromkeys(data_scopes, data)}
+            targets["order book"] = main.query_one(OrderBookPane) if main is not None else None
             target = targets.get(item.scope)
             if target is None:
                 continue

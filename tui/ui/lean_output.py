@@ -14,15 +14,19 @@ must be turned off, or any parameter it does not know, makes it write the reset 
 were. The style is taken as unknown at the start of each write, so a write never depends on what an
 earlier one left. Text printed between a reset and the next style keeps the reset.
 
-``LeanDriver`` is Textual's Linux driver with that filter on ``write``.
+``LeanDriver`` is Textual's Linux driver with that filter on ``write``; it also counts the bytes it writes,
+into the app's ``terminal_bytes`` when the app has one (the diagnostics overlay's bytes a second).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from textual.drivers.linux_driver import LinuxDriver
+
+from tui.ui.diagnostics import TerminalBytes
 
 __all__ = ["LeanDriver", "Style", "compress_sgr", "parse_sgr"]
 
@@ -146,5 +150,13 @@ def compress_sgr(data: str) -> str:
 class LeanDriver(LinuxDriver):
     """The Linux terminal driver, writing ``compress_sgr`` of what the compositor sends."""
 
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        counter = getattr(app, "terminal_bytes", None)
+        self.written = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
+        self.written.attached = True
+        super().__init__(app, **kwargs)
+
     def write(self, data: str) -> None:
-        super().write(compress_sgr(data))
+        text = compress_sgr(data)
+        self.written.add(text)
+        super().write(text)

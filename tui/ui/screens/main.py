@@ -25,6 +25,7 @@ from tui.config.launch import DashboardOptions
 from tui.feed.events import notices
 from tui.feed.worker import Feed
 from tui.order_entry import ConfirmPolicy
+from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
@@ -214,6 +215,7 @@ class MainScreen(Screen[None]):
         self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
+        self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.desk = OrderDesk(
             self,
             client,
@@ -294,6 +296,8 @@ class MainScreen(Screen[None]):
         )
 
     def flush_panes(self) -> None:
+        if any(pane.dirty and pane.display for pane in self._live()):  # a frame follows: timed until drawn
+            self.call_after_refresh(self.frames.end, self.frames.begin())
         for pane in self._live():
             pane.flush()
         self._label_tabs()
@@ -465,8 +469,7 @@ class MainScreen(Screen[None]):
         self.query_one(MarketsPane).start_filter()
 
     def action_cycle_grouping(self) -> None:
-        book = self.query_one(OrderBookPane)
-        group = book.cycle_grouping()
+        group = self.query_one(OrderBookPane).cycle_grouping()
         self.notify(f"Book grouped by {group}x the tick", timeout=2)
 
     def action_resolution(self, step: int) -> None:
@@ -488,11 +491,9 @@ class MainScreen(Screen[None]):
         self.run_worker(self.feed.refresh_account(), group="refresh", exclusive=True, exit_on_error=False)
 
     def action_focus_pane(self, pane: str) -> None:
-        tables = {"markets": "#markets-table", "book": "#book-table", "positions": "#positions-table"}
-        table = self.query_one(tables.get(pane, f"#{pane}-table"))  # the book's rows are not a DataTable
+        table = self.query_one(OrderBookPane).view if pane == "book" else self.query_one(f"#{pane}-table")
         if pane in TABS:  # the open orders and the fills share a cell: show the pane's tab, then focus it
             self.query_one("#orders-tabs", TabbedContent).active = TABS[pane]
             self.call_after_refresh(table.focus)
-            return
-        if table.display and table.parent is not None and table.parent.display:
+        elif table.display and table.parent is not None and table.parent.display:
             table.focus()

@@ -3,7 +3,7 @@
 Rows are fixed slots (``a0`` is the best ask, ``b0`` the best bid), so the cursor stays on its slot.
 Moving the cursor (or clicking) while the book has focus picks that price for the next order form.
 Prices group to 1x, 10x or 100x the tick. The rows are drawn by ``BookLines``, which redraws only the
-lines whose text changed.
+lines whose text changed. ``d`` shows the book as a depth chart instead (``DepthChart``), and back.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.events import Resize
 
 from tui.ui.messages import PricePicked
 
 from .book_lines import BookLines, Column, Row
+from .depth_chart import DEPTH_LEVELS, DepthChart, DepthColours
 from .display import fmt_pct, fmt_price, fmt_size
 from .pane import FeedPane
 
@@ -47,11 +49,22 @@ class OrderBookPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"book", "markets"})
     AGE_TOPIC: ClassVar[str | None] = "book"
 
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "toggle_depth", "Depth", id="book_depth",
+                tooltip="The order book as a depth chart (cumulative size by price; ←/→ or mouse: a price) or back"),
+    ]  # fmt: skip
+
     DEFAULT_CSS = """
-    OrderBookPane > BookLines {
+    OrderBookPane > BookLines, OrderBookPane > DepthChart {
         height: 1fr;
         scrollbar-size-vertical: 0;
         overflow-x: hidden;
+    }
+    OrderBookPane > DepthChart, OrderBookPane.-depth > BookLines {
+        display: none;
+    }
+    OrderBookPane.-depth > DepthChart {
+        display: block;
     }
     """
 
@@ -67,10 +80,33 @@ class OrderBookPane(FeedPane):
 
     def compose(self) -> ComposeResult:
         yield BookLines(_columns(self._bar_width), home="spread", id="book-table")
+        yield DepthChart(id="book-depth")
 
     @property
     def lines(self) -> BookLines:
         return self.query_one("#book-table", BookLines)
+
+    @property
+    def chart(self) -> DepthChart:
+        return self.query_one("#book-depth", DepthChart)
+
+    @property
+    def depth_shown(self) -> bool:
+        return self.has_class("-depth")
+
+    @property
+    def view(self) -> BookLines | DepthChart:
+        """What shows the book now (the ladder or the depth chart): what focus goes to."""
+        return self.chart if self.depth_shown else self.lines
+
+    def action_toggle_depth(self) -> None:
+        """The ladder or the depth chart: focus follows when it was on the other one."""
+        had_focus = self.lines.has_focus or self.chart.has_focus
+        self.set_class(not self.depth_shown, "-depth")
+        self.dirty = True
+        self.flush()
+        if had_focus:
+            self.view.focus()
 
     def on_resize(self, event: Resize) -> None:
         depth = max(2, (event.size.height - 4) // 2)  # borders, header and the spread row
@@ -121,7 +157,8 @@ class OrderBookPane(FeedPane):
         if self.picked is not None:
             info = market.instruments.get(market.selected)
             sub.append(f"picked {fmt_price(self.picked, info.tick_size if info else None)}")
-        self.show_titles(f"Book {market.selected}{group}", " · ".join(sub))
+        depth = " depth" if self.depth_shown else ""
+        self.show_titles(f"Book {market.selected}{group}{depth}", " · ".join(sub))
 
     def refresh_state(self) -> None:
         market = self.state.market
@@ -133,6 +170,9 @@ class OrderBookPane(FeedPane):
         tick = info.tick_size if info else None
         lot = info.lot_size if info else None
         group = self._group()
+        if self.depth_shown:
+            self._show_depth(book, tick, lot, group)
+            return
         asks = book.levels("asks", self.depth, group) if book.loaded else []
         bids = book.levels("bids", self.depth, group) if book.loaded else []
         ask_cum = _cumulative(asks)
@@ -148,6 +188,14 @@ class OrderBookPane(FeedPane):
         for i in range(self.depth):
             rows.append(self._level("b", i, bids, bid_cum, scale, c.stale if stale else c.bid, tick, lot))
         self.lines.set_rows(rows)
+        self._update_titles()
+
+    def _show_depth(self, book: Any, tick: Decimal | None, lot: Decimal | None, group: Decimal | None) -> None:
+        c = self.colours
+        bid, ask = (c.stale, c.stale) if book.stale else (c.bid, c.ask)
+        bids = book.levels("bids", DEPTH_LEVELS, group) if book.loaded else []
+        asks = book.levels("asks", DEPTH_LEVELS, group) if book.loaded else []
+        self.chart.show(bids, asks, tick, lot, DepthColours(bid, ask, c.muted, c.accent))
         self._update_titles()
 
     def _level(
