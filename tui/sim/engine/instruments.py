@@ -212,9 +212,10 @@ class MarketConfig:
     max_candles: int = 5_000
     # what the exchange keeps, so that its memory stays flat however long it runs: per account (each of
     # finished orders, fills, funding, transfers), blocks (20,000: ~3 h at 500 ms) and their transactions
+    # (20,000: ~12 min of the synthetic market, ~100 s under 200 orders a second)
     max_history: int = 10_000
     max_blocks: int = 20_000
-    max_txs: int = 50_000
+    max_txs: int = 20_000
     trades_kept: int = 1_000
 
 
