@@ -250,6 +250,13 @@ class ExchangeCore:
         self._dirty_index.add(m)
         self._refresh_mark(m, now)
 
+    def set_mark_price(self, instrument: int | str, price: Decimal | str) -> None:
+        """Make an instrument's mark ``price`` (another exchange's mark, followed by a mirror) instead of
+        median(index, mid, last)."""
+        m = self.market(instrument)
+        m.external_mark = parse_decimal(price, "mark price", positive=True)
+        self._refresh_mark(m, self.clock.now_ms())
+
     def _refresh_mark(self, m: Market, now: int) -> None:
         new = m.compute_mark()
         if new != m.mark:

@@ -1,0 +1,72 @@
+"""The market of a mirror: the source's index and mark, and makers quoting around that mark.
+
+No random walk, no synthetic takers and no made-up past: every price here is one the source gave. The
+makers quote their usual ladder around the source's mark, so the user's orders match locally, and a
+resting order fills when the source's price moves through it (the makers' new quotes cross it). While
+the source is stale the makers pull their quotes and prices stay frozen; when it answers again they
+follow it and quote again.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_CEILING, Decimal
+
+from .engine import Exchange
+from .engine.markets import Market
+from .market import REQUOTE_EVERY, SyntheticMarket, _floor
+from .mirror import Mirror
+
+
+class MirroredMarket(SyntheticMarket):
+    def __init__(self, engine: Exchange, seed: int, mirror: Mirror) -> None:
+        self.mirror = mirror
+        self.applied = 0  # the mirror's price version last applied
+        self.pulled = False  # the makers' quotes are withdrawn while the source is stale
+        super().__init__(engine, seed)
+        self.follow()
+
+    def _open_past(self) -> None:
+        """Charts begin when the mirror starts: a past made up here would be invented prices."""
+
+    def step(self, now_ms: int) -> None:
+        self.follow()
+        super().step(now_ms)
+
+    def follow(self) -> None:
+        """Apply the prices of the mirror's latest poll, or pull the quotes while it is stale."""
+        mirror, e = self.mirror, self.engine
+        if not mirror.live:
+            if not self.pulled:
+                for m in self.markets:
+                    e.cancel_by_instrument(self.maker, m.id)
+                self.quoted_at.clear()
+                self.pulled = True
+            return
+        self.pulled = False
+        if mirror.version == self.applied:
+            return
+        self.applied = mirror.version
+        for m in self.markets:
+            price = mirror.prices.get(m.name)
+            if price is None:
+                continue
+            if price.index != m.index:
+                e.set_index_price(m.id, price.index)
+            if price.mark != m.external_mark:
+                e.set_mark_price(m.id, price.mark)
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.pulled:
+            return
+        for m in self.markets:
+            bid, ask = self._touch(m)
+            if self.quoted_at.get(m.id) != (bid, ask) or self.steps % REQUOTE_EVERY == 0:
+                self._quote(m, bid, ask)
+
+    def _touch(self, m: Market) -> tuple[Decimal, Decimal]:
+        """The best bid and ask on the makers' grid, a grid step or more either side of the source's mark."""
+        gap = self.gap[m.id]
+        bid = _floor(m.mark - gap, gap)
+        ask = (((m.mark + gap) / gap).to_integral_value(ROUND_CEILING)) * gap
+        return bid, ask
