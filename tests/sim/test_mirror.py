@@ -58,9 +58,11 @@ async def _start_source(port: int, btc_index: str, btc_mark: str) -> tuple[Local
     return source, requests
 
 
-def _set_btc(source: LocalExchange, index: str, mark: str) -> None:
+def _set_btc(source: LocalExchange, index: str, mark: str, last: str | None = None) -> None:
     source.engine.set_index_price("BTC-PERP", Decimal(index))
     source.engine.set_mark_price("BTC-PERP", Decimal(mark))
+    if last is not None:
+        source.engine.set_last_price("BTC-PERP", Decimal(last))
     source.advance()
 
 
@@ -111,12 +113,14 @@ async def test_prices_follow_the_source_within_one_poll(pair: tuple[LocalExchang
     async with Client(mirror.url) as ours:
         (start,) = await ours.ticker("BTC-PERP")
         assert (start.index_price, start.mark_price) == (Decimal(100000), Decimal(100020))
-        _set_btc(source, "101234.5", "101300.1")
+        assert start.last_price == 0  # the source has not traded yet
+        _set_btc(source, "101234.5", "101300.1", last="101310.2")
         (before,) = await ours.ticker("BTC-PERP")
         assert before.index_price == Decimal(100000)  # nothing moves here but what a poll brings
         assert await mirror.poll_mirror()
         (after,) = await ours.ticker("BTC-PERP")
         assert (after.index_price, after.mark_price) == (Decimal("101234.5"), Decimal("101300.1"))
+        assert after.last_price == Decimal("101310.2")
         mirror.step(250)  # the makers' next step: they quote around the source's mark
         (bbo,) = await ours.bbo("BTC-PERP")
         assert Decimal(bbo.best_bid_price) < Decimal("101300.1") < Decimal(bbo.best_ask_price)

@@ -38,10 +38,11 @@ class SourceUnusable(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SourcePrice:
-    """An instrument's index and mark on the source."""
+    """An instrument's index, mark and last trade price (None before its first trade) on the source."""
 
     index: Decimal
     mark: Decimal
+    last: Decimal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +55,9 @@ class SourceMarkets:
 
 
 def prices_of(tickers: list[m.Ticker]) -> dict[str, SourcePrice]:
-    """Index and mark by instrument name, for the tickers with both positive."""
+    """Index, mark and last by instrument name, for the tickers with a positive index and mark."""
     return {
-        t.symbol: SourcePrice(t.index_price, t.mark_price)
+        t.symbol: SourcePrice(t.index_price, t.mark_price, t.last_price if t.last_price > 0 else None)
         for t in tickers
         if t.symbol and t.index_price > 0 and t.mark_price > 0
     }

@@ -22,6 +22,7 @@ class MirroredMarket(SyntheticMarket):
         self.mirror = mirror
         self.applied = 0  # the mirror's price version last applied
         self.pulled = False  # the makers' quotes are withdrawn while the source is stale
+        self.source_last: dict[int, Decimal] = {}  # the source's last trade price as last applied, by market
         super().__init__(engine, seed)
         self.follow()
 
@@ -54,6 +55,10 @@ class MirroredMarket(SyntheticMarket):
                 e.set_index_price(m.id, price.index)
             if price.mark != m.external_mark:
                 e.set_mark_price(m.id, price.mark)
+            # the source's trades move the last price; a local fill since keeps it until the source trades again
+            if price.last is not None and price.last != self.source_last.get(m.id):
+                self.source_last[m.id] = price.last
+                e.set_last_price(m.id, price.last)
 
     def _step(self) -> None:
         self.steps += 1
