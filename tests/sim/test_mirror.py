@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from tui.api.client import Client
@@ -33,10 +34,14 @@ class RequestLog:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.seen: list[tuple[str, str]] = []
+        self.nonsense = False  # answer every request with JSON that is no ticker
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             self.seen.append((scope.get("method", "WS"), scope["path"]))
+        if self.nonsense and scope["type"] == "http":
+            await JSONResponse([{"symbol": "BTC-PERP", "mark_price": "lots"}])(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
     def paths(self) -> set[str]:
@@ -157,6 +162,16 @@ async def test_a_source_outage_freezes_and_marks_the_mirror_until_it_returns(
             assert ours.paper is not None and ours.paper.live
         finally:
             await back.stop()
+
+
+async def test_a_source_answering_nonsense_is_stale_too(pair: tuple[LocalExchange, RequestLog, LocalExchange]) -> None:
+    _, requests, mirror = pair
+    requests.nonsense = True
+    assert not await mirror.poll_mirror()
+    said = mirror.mirror.status() if mirror.mirror else None
+    assert said is not None and said.state == "stale" and said.reason.startswith("unexpected answer: ")
+    requests.nonsense = False
+    assert await mirror.poll_mirror() and mirror.mirror is not None and mirror.mirror.live
 
 
 async def test_orders_on_the_mirror_never_reach_the_source(

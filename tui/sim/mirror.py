@@ -19,7 +19,6 @@ import logging
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
-import msgspec
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tui.api.client import Client
@@ -101,7 +100,7 @@ class Mirror:
                     client.instruments(), client.supported_collateral(), client.ticker()
                 )
             markets = source_markets(instruments, collaterals, tickers, seed)
-        except (ClientError, msgspec.DecodeError, msgspec.ValidationError, SourceUnusable, TimeoutError) as exc:
+        except Exception as exc:  # whatever an outside server does wrong, it is said in words and stops the start
             await client.aclose()
             raise MirrorError(f"cannot mirror {url}: {_reason(exc)}") from None
         except BaseException:
@@ -123,7 +122,7 @@ class Mirror:
         try:
             async with asyncio.timeout(self.timeout_s * 2):  # the client's own timeout, with room
                 tickers = await self._client.ticker()
-        except (ClientError, msgspec.DecodeError, msgspec.ValidationError, TimeoutError) as exc:
+        except Exception as exc:  # refused, silent, an error, nonsense: the source cannot be followed now
             self._stale(_reason(exc))
             return False
         fresh = {name: p for name, p in prices_of(tickers).items() if name in self.prices}
@@ -154,6 +153,8 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return "no answer in time"
     text = str(exc) or type(exc).__name__
+    if not isinstance(exc, ClientError | SourceUnusable):  # a nonsense answer: say that, then what was wrong
+        text = f"unexpected answer: {text}"
     return text[:160]
 
 

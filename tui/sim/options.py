@@ -137,9 +137,10 @@ def run_from_args(args: argparse.Namespace) -> int:
         url = await sim.start()
         sys.stdout.write(f"listening on {url}\n")
         sys.stdout.flush()
-        if sim.mirror is not None:
+        if sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
-        sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
+        else:
+            sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
