@@ -17,12 +17,14 @@ import pytest
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from tui.api import models as m
 from tui.api.client import Client
 from tui.api.paper import PaperStatus, parse_paper
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.mirror import MirrorError, source_url
+from tui.sim.mirror_past import SourcePast
 from tui.sim.server import LocalExchange, SimConfig, open_exchange
 
 KEY = "0x" + "5" * 64
@@ -235,3 +237,39 @@ def test_the_header_reads_back_what_the_mirror_says() -> None:
     )
     assert parse_paper(None) is None and parse_paper("maybe") is None
     assert parse_paper(PaperStatus("live", "http://h:1", 7).header_value()) == PaperStatus("live", "http://h:1", 7)
+
+
+async def test_charts_open_on_the_sources_own_candles() -> None:
+    source = LocalExchange(SimConfig(port=_free_port(), seed=3, market=True), FrozenClock())  # weeks of past
+    await source.start()
+    mirror = await open_exchange(SimConfig(seed=5, mirror=source.url), FrozenClock(1_767_225_700_000))
+    await mirror.start()
+    try:
+        async with Client(source.url) as theirs, Client(mirror.url) as ours:
+            to = 1_767_225_600_000 // 1000 - 60  # before either exchange started
+            minutes = await theirs.chart(1, "ltp", "1", to - 3_600, to)
+            assert len(minutes) > 50 and await ours.chart(1, "ltp", "1", to - 3_600, to) == minutes
+            (hour,) = await ours.chart(2, "mark", "60", to - 3_600 + 60, to - 60)
+            theirs_hour = await theirs.chart(2, "mark", "1", hour.time // 1000, hour.time // 1000 + 3_540)
+            assert hour.high == max(c.high for c in theirs_hour) and hour.low == min(c.low for c in theirs_hour)
+    finally:
+        await mirror.stop()
+        await source.stop()
+
+
+def test_minutes_the_source_was_silent_carry_its_last_close() -> None:
+    t0 = 1_767_225_600_000
+
+    def minute(t: int, close: str) -> m.Candle:
+        return m.Candle(Decimal(1), Decimal(9), Decimal(1), Decimal(close), Decimal(2), t)
+
+    past = SourcePast({(1, "ltp"): [minute(t0, "5"), minute(t0 + 180_000, "7")]}, t0 + 6 * 60_000 + 1)
+    got = past(1, "ltp", ["1", "5"])
+    assert [(c.time - t0, c.close, c.volume) for c in got["1"]] == [
+        (0, 5, 2), (60_000, 5, 0), (120_000, 5, 0), (180_000, 7, 2), (240_000, 7, 0), (300_000, 7, 0),
+    ]  # fmt: skip
+    assert [(c.time - t0, c.open, c.high, c.close, c.volume) for c in got["5"]] == [
+        (0, 1, 9, 7, 4),
+        (300_000, 7, 7, 7, 0),
+    ]
+    assert past(2, "ltp", ["1"]) == {"1": []}  # a series the source did not give starts with the mirror

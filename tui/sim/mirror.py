@@ -26,6 +26,7 @@ from tui.api.errors import ClientError
 from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
 
 from .mirror_config import SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
+from .mirror_past import Minutes, read_past
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
 
@@ -75,9 +76,11 @@ class Mirror:
         *,
         poll_ms: int = POLL_MS,
         timeout_s: float = TIMEOUT_S,
+        past: dict[tuple[int, str], Minutes] | None = None,
     ) -> None:
         self.url = url
         self.markets = markets
+        self.past = past or {}  # the source's last minutes by (instrument id, chart type): the charts' past
         self.prices: dict[str, SourcePrice] = dict(markets.prices)
         self.version = 1  # +1 per poll that brought prices
         self.state: MirrorState = "live"
@@ -99,14 +102,16 @@ class Mirror:
                 instruments, collaterals, tickers = await asyncio.gather(
                     client.instruments(), client.supported_collateral(), client.ticker()
                 )
-            markets = source_markets(instruments, collaterals, tickers, seed)
+                markets = source_markets(instruments, collaterals, tickers, seed)
+                ids = [p.id for p in markets.config.perps] + [s.id for s in markets.config.spots]
+                past = await read_past(client, ids, now_ms())
         except Exception as exc:  # whatever an outside server does wrong, it is said in words and stops the start
             await client.aclose()
             raise MirrorError(f"cannot mirror {url}: {_reason(exc)}") from None
         except BaseException:
             await client.aclose()
             raise
-        mirror = cls(url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s)
+        mirror = cls(url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s, past=past)
         names = ", ".join(sorted(markets.prices))
         log.info("mirror: following %s: %s", url, names)
         for line in markets.skipped:

@@ -1,6 +1,7 @@
 """The market of a mirror: the source's index and mark, and makers quoting around that mark.
 
-No random walk, no synthetic takers and no made-up past: every price here is one the source gave. The
+No random walk, no synthetic takers and no made-up past (the charts open on the source's own candles):
+every price here is one the source gave. The
 makers quote their usual ladder around the source's mark, so the user's orders match locally, and a
 resting order fills when the source's price moves through it (the makers' new quotes cross it). While
 the source is stale the makers pull their quotes and prices stay frozen; when it answers again they
@@ -15,6 +16,7 @@ from .engine import Exchange
 from .engine.markets import Market
 from .market import REQUOTE_EVERY, SyntheticMarket, _floor
 from .mirror import Mirror
+from .mirror_past import SourcePast
 
 
 class MirroredMarket(SyntheticMarket):
@@ -27,7 +29,8 @@ class MirroredMarket(SyntheticMarket):
         self.follow()
 
     def _open_past(self) -> None:
-        """Charts begin when the mirror starts: a past made up here would be invented prices."""
+        """Charts open on the source's own last hours (``mirror_past``): a past made up here would be invented."""
+        self.engine.candles.past = SourcePast(self.mirror.past, self.engine.genesis_ms)
 
     def step(self, now_ms: int) -> None:
         self.follow()
