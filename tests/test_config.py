@@ -50,7 +50,7 @@ def error_of(tmp_path: Path, text: str) -> str:
 def test_the_init_file_is_the_built_in_profiles() -> None:
     config = parse_config(DEFAULT_TEXT, Path("config.toml"))
     assert config.profiles == BUILTIN_PROFILES and config.default_profile == "local"
-    assert list(config.profiles) == ["local", "testnet", "mainnet", "sim"]
+    assert list(config.profiles) == ["local", "testnet", "mainnet", "sim", "paper"]
 
 
 def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
         ('[profiles.local]\nkey_env = "1X"\n', "line 2: key_env: '1X' is not an environment variable name"),
         (
             'default_profile = "nope"\n',
-            "line 1: default_profile 'nope' is not a profile (local, testnet, mainnet, sim)",
+            "line 1: default_profile 'nope' is not a profile (local, testnet, mainnet, sim, paper)",
         ),
         ('log_level = "loud"\n', "line 1: log_level: log level must be one of debug, info, warning, error"),
         ('[profiles."with space"]\n', "line 1: 'with space' is not a profile name"),
@@ -245,7 +245,7 @@ def test_environment_overrides(tmp_path: Path) -> None:
         ({"XTUI_CONFIRM_NOTIONAL": "-1"}, "XTUI_CONFIRM_NOTIONAL: '-1' is not a plain decimal"),
         ({"XTUI_KEYSTORE": "a", "XTUI_KEY_ENV": "B"}, "XTUI_KEYSTORE and XTUI_KEY_ENV: choose one key source"),
         ({"XTUI_AGENT_KEYSTORE": "a"}, "XTUI_AGENT_KEYSTORE: an agent key trades for an account"),
-        ({"XTUI_PROFILE": "nope"}, "XTUI_PROFILE: no profile named 'nope' (known: local, testnet, mainnet, sim)"),
+        ({"XTUI_PROFILE": "nope"}, "XTUI_PROFILE: no profile named 'nope' (known: local, testnet, mainnet, sim, paper"),
         ({"XTUI_LOG_LEVEL": "loud"}, "XTUI_LOG_LEVEL: log level must be one of"),
     ],
 )

@@ -28,6 +28,7 @@ def test_every_built_in_profile_speaks_the_sdk_dialect_and_only_mainnet_signs_fo
         "testnet": "testnet",
         "mainnet": "mainnet",
         "sim": "testnet",
+        "paper": "testnet",
     }
     assert ProfileConfig("mine", url="https://example.com").network == "testnet"  # told nothing: testnet
 

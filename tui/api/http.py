@@ -31,6 +31,7 @@ from .errors import (
 )
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
+from .paper import PAPER_HEADER, PaperStatus, parse_paper
 from .server_time import ServerClock, date_ms, exchange_time_in, is_expiry_refusal, skew_words
 from .signing import Signer
 
@@ -101,7 +102,8 @@ class HttpClient:
 
     ``server_network`` is what the exchange says it plays (``X-Hotstuff-Network``), None until it says;
     ``on_network_mismatch`` is called with a warning whenever that starts to differ from what this
-    client signs for.
+    client signs for. ``paper`` is what a paper-trading exchange last said of the market it mirrors
+    (``X-Xtui-Mirror``, see ``paper``), None for an exchange that is not a mirror.
     """
 
     def __init__(
@@ -133,6 +135,7 @@ class HttpClient:
         self.nonces = NonceManager(self.server_clock.now_ms)
         self.last_server_date: str | None = None
         self.server_network: str | None = None
+        self.paper: PaperStatus | None = None  # the exchange is a mirror of another (``paper``): its last word
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
         self._http = httpx.AsyncClient(
@@ -204,6 +207,7 @@ class HttpClient:
             self.rate_limits = limits
         self.last_server_date = resp.headers.get("date")
         self._observe_network(resp.headers)
+        self.paper = parse_paper(resp.headers.get(PAPER_HEADER))
         self._check(endpoint, resp)
         return resp.content
 

@@ -321,7 +321,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         from tui.sim.embedded import EmbeddedExchange, EmbeddedExchangeError
         from tui.sim.server import SimConfig
 
-        embedded = EmbeddedExchange(SimConfig(network=launch.profile.network))
+        embedded = EmbeddedExchange(SimConfig(network=launch.profile.network, mirror=launch.profile.mirror))
         try:
             target = target_for(launch, args.dialect, embedded.start())
             checks = asyncio.run(run_checks(target, args.timeout))

@@ -108,7 +108,8 @@ class KeySource:
 
 @dataclass(frozen=True, slots=True)
 class ProfileConfig:
-    """One profile. ``url`` None is the built-in exchange; ``key`` None is watch-only."""
+    """One profile. ``url`` None is the built-in exchange; ``key`` None is watch-only. ``mirror`` (with no
+    ``url``): the built-in exchange lists that exchange's instruments and follows its prices (paper trading)."""
 
     name: str
     url: str | None = None
@@ -126,6 +127,7 @@ class ProfileConfig:
     theme: str = "xtui"
     symbol: str = "BTC-PERP"
     low_bandwidth: bool = False  # for links under 100 kbit/s: fewer redraws a second, no depth bars
+    mirror: str | None = None  # base URL of the exchange whose market the built-in exchange mirrors (read-only)
 
     @property
     def builtin_exchange(self) -> bool:
@@ -163,6 +165,8 @@ BUILTIN_PROFILES: dict[str, ProfileConfig] = {
     "mainnet": _remote("mainnet", MAINNET, False),
     # `xtui sim --port 8765` in another terminal: the local exchange outliving the dashboard (it plays testnet).
     "sim": _remote("sim", Endpoints.for_base("http://127.0.0.1:8765"), True),
+    # Paper trading: the built-in exchange at the production exchange's prices (read-only), with fake money.
+    "paper": ProfileConfig("paper", mirror=MAINNET.api),
 }
 
 
@@ -197,6 +201,8 @@ def _problem(profile: ProfileConfig) -> tuple[str, str] | None:
     """A rule across fields that ``profile`` breaks, as (field to blame, message)."""
     if profile.key is not None and profile.key.agent and profile.account is None:
         return profile.key.field, "an agent key trades for an account: set account to the account's address"
+    if profile.url is not None and profile.mirror is not None:
+        return "mirror", "mirror makes the built-in exchange a paper copy of another: a profile with url trades there"
     if profile.url is None:
         for name in ("explorer_url", "ws_url"):
             if getattr(profile, name) is not None:

@@ -194,6 +194,17 @@ network = "testnet"
 dialect = "sdk"
 read_only = false
 
+# Paper trading on a real market: the built-in exchange lists the instruments of the exchange at
+# `mirror` and follows its index and mark prices (read-only: its public /info, never a key); your orders
+# match local makers quoting around those prices, with fake money, and never reach it. The header says
+# PAPER, and says so when the mirrored exchange stops answering (prices then freeze, quotes are pulled).
+# To practise against `xtui sim --port 8765` instead: mirror = "http://127.0.0.1:8765".
+[profiles.paper]
+mirror = "https://api.hotstuff.trade"
+network = "testnet"               # the built-in exchange's own network (your demo key signs for it)
+dialect = "sdk"
+read_only = false
+
 # A profile of your own: any name, any URL.
 # [profiles.staging]
 # url = "https://staging.example.com"

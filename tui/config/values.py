@@ -188,6 +188,7 @@ def bell_kinds(value: Any) -> frozenset[str]:
 
 PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "url": _url("http", "https"),
+    "mirror": _url("http", "https"),  # paper trading: the built-in exchange follows this exchange's prices
     "explorer_url": _url("http", "https"),
     "ws_url": _url("ws", "wss"),
     "testnet": _bool,

@@ -19,6 +19,7 @@ import msgspec
 
 from tui.api.limits import GovernorStatus
 from tui.api.models import AccountSummary, Candle, Fill, Instruments, Order, Position, Ticker, Trade, WsFill, WsOrder
+from tui.api.paper import PaperStatus
 
 from .book import BookState
 from .events import EventLog, OrderStatus
@@ -301,6 +302,7 @@ class FeedStatus:
     resyncs: int = 0  # order-book reloads from /info
     subscriptions: int = 0  # WebSocket subscriptions held (kept across reconnects by the client)
     messages: collections.Counter[str] = field(default_factory=collections.Counter)  # pushes received, by channel
+    paper: PaperStatus | None = None  # the exchange mirrors another (paper trading): what it last said of it
 
 
 @dataclass

@@ -186,6 +186,7 @@ class Feed(ChannelSubscriptions):
             status.connection = "reconnecting" if self._resyncing else "live"
         else:
             status.connection = "polling" if self._down_poll_ok else ws.state.value
+        status.paper = self.client.paper
         status.rate = self.client.governor.status()
         status.rate_at = self._clock()
         if status.clock_drift_ms is None and self.client.last_server_date:
@@ -204,6 +205,7 @@ class Feed(ChannelSubscriptions):
             if result is not None:
                 market.instruments = instruments_from(result)
                 self._touch("markets", self._clock())
+                self._refresh_status()  # what the exchange is (a mirror: paper) shows from the first answer
             elif await self._pause(FAST_POLL_S):
                 return
         symbol = market.selected

@@ -19,6 +19,8 @@ from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
 from .engine.instruments import default_config
 from .market import SyntheticMarket
+from .mirror import Mirror
+from .mirror_market import MirroredMarket
 from .pictures import first_picture
 
 
@@ -101,11 +103,15 @@ class Params:
 class Dispatcher:
     """Owns the engine and the synthetic market; the server calls only this."""
 
-    def __init__(self, clock: Clock, *, seed: int, faucet: Decimal, market: bool) -> None:
+    def __init__(self, clock: Clock, *, seed: int, faucet: Decimal, market: bool, mirror: Mirror | None = None) -> None:
         self.clock = clock
-        config = dataclasses.replace(default_config(seed), faucet_usdc=faucet)
-        self.engine = Exchange(config, clock)
-        self.market = SyntheticMarket(self.engine, seed) if market else None
+        base = mirror.markets.config if mirror is not None else default_config(seed)
+        self.engine = Exchange(dataclasses.replace(base, faucet_usdc=faucet), clock)
+        self.market: SyntheticMarket | None = None
+        if mirror is not None:  # the source's prices, makers around them (a mirror always has its makers)
+            self.market = MirroredMarket(self.engine, seed, mirror)
+        elif market:
+            self.market = SyntheticMarket(self.engine, seed)
         # Revoked and expired agents leave the engine's registry; remembering them keeps their keys known,
         # so that their signatures are recognised under either network's source (as their own account).
         self.former_agents: dict[str, str] = {}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tui.sim.clock import Clock, SystemClock
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server import LocalExchange, SimConfig, open_exchange
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ class EmbeddedExchange:
         self.exchange: LocalExchange | None = None
         self.url = ""
 
-    def start(self, timeout: float = 10.0) -> str:
+    def start(self, timeout: float = 20.0) -> str:
         """Start serving and return the base URL; raises what the server raised while starting."""
         self._thread = threading.Thread(target=self._run, name="xtui-local-exchange", daemon=True)
         self._thread.start()
@@ -49,8 +49,8 @@ class EmbeddedExchange:
     def _run(self) -> None:
         async def serve() -> None:
             self._stop = asyncio.Event()
-            self.exchange = LocalExchange(self._config or SimConfig(), self._clock or SystemClock())
-            try:
+            try:  # a mirror reads its source first (up to ``mirror.OPEN_TIMEOUT_S``)
+                self.exchange = await open_exchange(self._config or SimConfig(), self._clock or SystemClock())
                 self.url = await self.exchange.start()
             except BaseException as exc:
                 self._error = exc

@@ -73,8 +73,11 @@ class SyntheticMarket:
         self.quoted_at: dict[int, tuple[Decimal, Decimal]] = {}  # market -> (best bid, best ask) quoted
         self.steps = 0
         self.next_ms = engine.clock.now_ms()
-        # charts open on weeks of this market's past, which ends where it starts: made now, before it moves
-        engine.candles.past = MarketPast(engine, seed, NOTIONAL_PER_MINUTE)
+        self._open_past()
+
+    def _open_past(self) -> None:
+        """Charts open on weeks of this market's past, which ends where it starts: made now, before it moves."""
+        self.engine.candles.past = MarketPast(self.engine, self.seed, NOTIONAL_PER_MINUTE)
 
     def step(self, now_ms: int) -> None:
         """Run every market step due by ``now_ms``."""

@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 
 from tui.api.decimals import is_plain_decimal
 
+from .mirror import POLL_MS, MirrorError, source_url
 from .network import DEFAULT_NETWORK, NETWORKS
 from .ratelimit import Limits
 
@@ -47,6 +48,13 @@ def _speed(text: str) -> float:
     return x
 
 
+def _source(text: str) -> str:
+    try:
+        return source_url(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     d = Limits()
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
@@ -58,6 +66,17 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
     p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
     p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
+    p.add_argument(
+        "--mirror",
+        type=_source,
+        default=None,
+        metavar="URL",
+        help="paper trading: list the instruments of the exchange at URL and follow its index and mark prices "
+        "(read-only: its /info, no key); your orders match local makers quoting around them",
+    )
+    p.add_argument(
+        "--mirror-poll-ms", type=_positive_int, default=POLL_MS, help="how often the mirrored exchange is read"
+    )
     p.add_argument(
         "--network",
         choices=NETWORKS,
@@ -91,12 +110,15 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from .clock import SystemClock
     from .engine import GC_THRESHOLD
-    from .server import LocalExchange, SimConfig
+    from .server import SimConfig, open_exchange
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
     # the collector takes ~25% of matching time scanning them again and again.
     gc.set_threshold(*GC_THRESHOLD)
 
+    if args.mirror is not None and args.quiet_market:
+        sys.stderr.write("xtui sim: --mirror needs the market makers (its orders match them): drop --quiet-market\n")
+        return 2
     config = SimConfig(
         host=args.host,
         port=args.port,
@@ -106,14 +128,19 @@ def run_from_args(args: argparse.Namespace) -> int:
         market=not args.quiet_market,
         network=args.network,
         limits=limits_from_args(args),
+        mirror=args.mirror,
+        mirror_poll_ms=args.mirror_poll_ms,
     )
 
     async def serve() -> None:
-        sim = LocalExchange(config, SystemClock(args.speed))
+        sim = await open_exchange(config, SystemClock(args.speed))
         url = await sim.start()
         sys.stdout.write(f"listening on {url}\n")
         sys.stdout.flush()
-        sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
+        if sim.mirror is not None:  # no seeded market to play again: its prices are the source's
+            sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
+        else:
+            sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -125,9 +152,24 @@ def run_from_args(args: argparse.Namespace) -> int:
             await sim.stop()
             sys.stderr.write("local exchange stopped\n")
 
+    if config.mirror is not None:  # the mirror's state changes are news on the terminal
+        _mirror_lines()
     try:
         asyncio.run(serve())
+    except MirrorError as exc:
+        sys.stderr.write(f"xtui sim: {exc}\n")
+        return 1
     except OSError as exc:
         sys.stderr.write(f"xtui sim: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
         return 1
     return 0
+
+
+def _mirror_lines() -> None:
+    import logging
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("tui.sim.mirror")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)

@@ -8,12 +8,16 @@ clock and nothing in tests waits for real time.
 The exchange plays one network (``SimConfig.network``, test network by default): new keys are read under
 its signing source, and every response says which network it is (see ``network``). Signed actions go
 through ``signed_actions``; the WebSocket is ``ws_hub``.
+
+A mirror (``SimConfig.mirror``: another exchange's URL; ``open_exchange`` reads it) lists that exchange's
+instruments and follows its index and mark (``mirror``, ``mirror_market``): paper trading on a real market.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 from collections.abc import Iterator
@@ -27,10 +31,12 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp
 
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
+from .mirror import POLL_MS, Mirror, MirrorHeader
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
@@ -51,6 +57,8 @@ class SimConfig:
     market: bool = True  # synthetic makers and takers
     network: Network = DEFAULT_NETWORK  # the signing source a new key is read under (see ``network``)
     limits: Limits = field(default_factory=Limits)
+    mirror: str | None = None  # the base URL of an exchange whose prices this one follows (paper trading)
+    mirror_poll_ms: int = POLL_MS
 
 
 def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -76,11 +84,18 @@ class _Server(uvicorn.Server):
 class LocalExchange:
     """The whole interface on loopback. ``await start()`` returns its base URL."""
 
-    def __init__(self, config: SimConfig | None = None, clock: Clock | None = None) -> None:
+    def __init__(
+        self, config: SimConfig | None = None, clock: Clock | None = None, *, mirror: Mirror | None = None
+    ) -> None:
         self.config = config or SimConfig()
         self.clock: Clock = clock or SystemClock()
         self.seed = self.config.seed if self.config.seed is not None else random.SystemRandom().randrange(2**31)
-        self.dispatch = Dispatcher(self.clock, seed=self.seed, faucet=self.config.faucet, market=self.config.market)
+        if self.config.mirror is not None and mirror is None:
+            raise ValueError("a mirror's source is read first: use open_exchange(config)")
+        self.mirror = mirror
+        self.dispatch = Dispatcher(
+            self.clock, seed=self.seed, faucet=self.config.faucet, market=self.config.market, mirror=mirror
+        )
         self.engine = self.dispatch.engine
         self.limiter = RateLimiter(self.clock, self.config.limits)
         self.hub = Hub(
@@ -95,7 +110,7 @@ class LocalExchange:
         self.dispatch.set_publisher(self.hub.publish, self.hub.wanted)
         self.actions = SignedActions(self.dispatch, self.clock, self.config.network)
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
-        self.app = NetworkHeader(
+        self.app: ASGIApp = NetworkHeader(
             Starlette(
                 routes=[
                     Route("/exchange", self._exchange, methods=["POST"]),
@@ -107,6 +122,8 @@ class LocalExchange:
             ),
             self.config.network,
         )
+        if mirror is not None:
+            self.app = MirrorHeader(self.app, mirror.status)
         self._server: uvicorn.Server | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self.url = ""
@@ -138,6 +155,8 @@ class LocalExchange:
         self.url = f"http://{self.config.host}:{port}"
         if not isinstance(self.clock, FrozenClock):
             self._tasks.append(asyncio.create_task(self._run_clock()))
+            if self.mirror is not None:
+                self._tasks.append(asyncio.create_task(self._follow_source(self.mirror.poll_ms / 1000)))
         return self.url
 
     async def stop(self) -> None:
@@ -149,6 +168,8 @@ class LocalExchange:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        if self.mirror is not None:
+            await self.mirror.close()
 
     async def __aenter__(self) -> LocalExchange:
         await self.start()
@@ -169,6 +190,22 @@ class LocalExchange:
             except Exception:  # a bug in a periodic job must not stop the exchange
                 log.exception("periodic work failed")
             await asyncio.sleep(tick_s)
+
+    async def _follow_source(self, every_s: float) -> None:
+        while True:
+            try:
+                await self.poll_mirror()
+            except Exception:  # a bug in a poll must not stop the mirror: the next one tries again
+                log.exception("mirror poll failed")
+            await asyncio.sleep(every_s)
+
+    async def poll_mirror(self) -> bool:
+        """Read the source's prices once and apply them at once (tests call this; a task does every poll_ms)."""
+        if self.mirror is None:
+            raise TypeError("poll_mirror() needs a mirror")
+        ok = await self.mirror.poll()
+        self.advance()
+        return ok
 
     def advance(self) -> None:
         """Run what time makes happen up to now: the market, triggers, funding, blocks, pushed events."""
@@ -274,3 +311,17 @@ class LocalExchange:
             return {"data": self.query(endpoint, payload)}
         except (BadRequest, QueryError) as exc:
             raise PostError(PostError.BAD_REQUEST, str(exc)) from None
+
+
+async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalExchange:
+    """A ``LocalExchange`` for ``config``; for a mirror, its source read first (``MirrorError`` if it cannot be)."""
+    clock = clock or SystemClock()
+    if config.mirror is None:
+        return LocalExchange(config, clock)
+    seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
+    mirror = await Mirror.open(config.mirror, seed=seed, now_ms=clock.now_ms, poll_ms=config.mirror_poll_ms)
+    try:
+        return LocalExchange(dataclasses.replace(config, seed=seed), clock, mirror=mirror)
+    except BaseException:
+        await mirror.close()
+        raise

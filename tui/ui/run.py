@@ -97,7 +97,9 @@ def run_dashboard(
         sys.stderr.write(warning + "\n")
     sys.stderr.flush()
     ident = identity(launch, password_env)
-    embedded = EmbeddedExchange(SimConfig(network=launch.profile.network)) if launch.profile.builtin_exchange else None
+    chosen = launch.profile
+    sim = SimConfig(network=chosen.network, mirror=chosen.mirror)  # a mirror: paper trading (``tui.sim.mirror``)
+    embedded = EmbeddedExchange(sim) if chosen.builtin_exchange else None
     try:
         try:
             local_url = embedded.start() if embedded is not None else None

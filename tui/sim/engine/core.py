@@ -250,6 +250,23 @@ class ExchangeCore:
         self._dirty_index.add(m)
         self._refresh_mark(m, now)
 
+    def set_mark_price(self, instrument: int | str, price: Decimal | str) -> None:
+        """Make an instrument's mark ``price`` (another exchange's mark, followed by a mirror) instead of
+        median(index, mid, last)."""
+        m = self.market(instrument)
+        m.external_mark = parse_decimal(price, "mark price", positive=True)
+        self._refresh_mark(m, self.clock.now_ms())
+
+    def set_last_price(self, instrument: int | str, price: Decimal | str) -> None:
+        """The latest trade's price as another exchange reports it (a mirror): the ticker's last and the
+        last-trade chart follow it, with no volume, since no trade happened here."""
+        m = self.market(instrument)
+        px = parse_decimal(price, "last price", positive=True)
+        if px != m.last:
+            m.last = px
+            self.candles.update(m.id, "ltp", self.clock.now_ms(), px)
+            self._dirty_markets.add(m)
+
     def _refresh_mark(self, m: Market, now: int) -> None:
         new = m.compute_mark()
         if new != m.mark:

@@ -4,6 +4,8 @@ Prices (all ``Decimal``):
 
 - ``index`` is set from outside (``Exchange.set_index_price``, by the synthetic market); it starts at the
   instrument's ``initial_price``.
+- ``external_mark``, when set (``Exchange.set_mark_price``, by a mirror of another exchange), is the mark:
+  the source's own mark, followed as it is.
 - ``last`` is the price of the latest trade (None before the first one).
 - ``mark = median(index, mid, last)`` where a missing ``mid`` (one side of the book empty) or ``last``
   is replaced by ``index``. The median of three resists a single thin quote or a stray trade, and it
@@ -40,6 +42,7 @@ class Market:
         "band_up",
         "book",
         "delisted",
+        "external_mark",
         "funding_rate",
         "holders",
         "id",
@@ -79,6 +82,7 @@ class Market:
         self.index = spec.initial_price
         self.index_ms = now_ms
         self.mark = spec.initial_price
+        self.external_mark: Decimal | None = None
         self.band_up = 1 + band
         self.band_down = 1 - band
         self.band_lo = self.band_hi = self.mark
@@ -116,7 +120,9 @@ class Market:
         self.band_lo = mark * self.band_down
 
     def compute_mark(self) -> Decimal:
-        """median(index, mid, last), missing values replaced by the index."""
+        """median(index, mid, last), missing values replaced by the index; the external mark when there is one."""
+        if self.external_mark is not None:
+            return self.external_mark
         idx = self.index
         mid = self.book.mid()
         a = idx if mid is None else mid

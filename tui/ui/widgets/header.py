@@ -2,6 +2,8 @@
 
 Whoever signs is always on show: "account 0x… · signer agent 0x…" when an agent trades for the account,
 "own key" when the account signs for itself, and a READ-ONLY or watch-only mark when nothing can sign.
+PAPER when the exchange is a mirror of another (``xtui sim --mirror``, the paper profile): fake money at the
+source's prices, and, while the source does not answer, how long its prices have been frozen and why.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from textual.content import Content
+
+from tui.api.paper import PaperStatus
 
 from .display import short_address
 from .pane import FeedLine
@@ -64,6 +68,16 @@ class ProfileHeader(FeedLine):
             return Content("demo key" if self.demo_key else "own key")
         return Content.assemble("signer agent ", (short_address(self.signer), "bold"))
 
+    def _paper(self, paper: PaperStatus | None) -> Content:
+        if paper is None:
+            return Content("")
+        # the paper profile's own name already says it
+        badge = Content("") if self.profile == "PAPER" else Content.styled(" PAPER ", "bold reverse $accent")
+        if paper.live:
+            return Content.assemble("  ", badge)
+        frozen = f" ⚠ source down {paper.age_ms // 1000}s"  # prices frozen where it last was
+        return Content.assemble("  ", badge, (frozen, "bold $error"))
+
     def refresh_state(self) -> None:
         status = self.state.status
         account = self.state.account.address
@@ -73,6 +87,7 @@ class ProfileHeader(FeedLine):
             Content.assemble(
                 ("xtui ", "bold"),
                 (f" {self.profile} ", profile_style),
+                self._paper(status.paper),
                 "  account ",
                 (short_address(account), "bold"),
                 " · ",

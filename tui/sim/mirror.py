@@ -1,0 +1,184 @@
+"""Paper trading on a real market: the local exchange's index and mark follow another exchange (the source).
+
+``Mirror.open(url)`` reads the source's instruments, tokens and tickers over its public /info (no key:
+the client it uses has no signer, so it cannot even build an /exchange request), and ``poll()`` reads
+its tickers again: one ``ticker`` request a poll, every instrument's index and mark in it. The mirror's
+makers (``mirror_market``) quote around those prices, so the user's orders match a local book, with
+fake money, at the real market's prices.
+
+When a poll fails (connection refused, no answer in time, an error or a nonsense answer) the mirror is
+``stale``: it says so (a log line, and the ``X-Xtui-Mirror`` header of every answer: ``tui.api.paper``),
+its prices stay where the source last was, and the makers pull their quotes, so nothing trades at a
+price nobody vouches for. The next good poll makes it ``live`` again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from tui.api.client import Client
+from tui.api.errors import ClientError
+from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
+
+from .mirror_config import SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
+from .mirror_past import Minutes, read_past
+
+__all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 1_000  # how often the source's tickers are read
+TIMEOUT_S = 3.0  # a poll without an answer in this time fails: the mirror is stale
+OPEN_TIMEOUT_S = 10.0  # reading the source's instruments, tokens and tickers at start
+_ENDPOINTS = ("info", "exchange", "explorer", "ws")
+
+
+class MirrorError(RuntimeError):
+    """The source could not be read at start: the mirror has nothing to list or price."""
+
+
+def source_url(text: str) -> str:
+    """The source's base URL, checked: http(s), a host, no credentials, query or fragment; ValueError in words."""
+    text = text.strip()
+    parts = urlsplit(text)
+    if parts.scheme in ("ws", "wss"):
+        raise ValueError(f"{text!r}: give the exchange's http(s) base URL, not its WebSocket")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{text[:80]!r} is not an http(s) URL with a host (e.g. https://api.hotstuff.trade)")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("the source URL must not carry a user name or password")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{text[:80]!r}: a base URL has no ?query or #fragment")
+    try:
+        parts.port  # noqa: B018 - raises on a port out of range
+    except ValueError:
+        raise ValueError(f"{text[:80]!r} has a bad port") from None
+    last = parts.path.rstrip("/").rsplit("/", 1)[-1]
+    if last in _ENDPOINTS:
+        raise ValueError(f"{text[:80]!r}: give the base URL, without /{last}")
+    return text.rstrip("/")
+
+
+class Mirror:
+    """The source's prices as last read, and whether the source answers. Times are the exchange's clock (ms)."""
+
+    def __init__(
+        self,
+        url: str,
+        markets: SourceMarkets,
+        client: Client,
+        now_ms: Callable[[], int],
+        *,
+        poll_ms: int = POLL_MS,
+        timeout_s: float = TIMEOUT_S,
+        past: dict[tuple[int, str], Minutes] | None = None,
+    ) -> None:
+        self.url = url
+        self.markets = markets
+        self.past = past or {}  # the source's last minutes by (instrument id, chart type): the charts' past
+        self.prices: dict[str, SourcePrice] = dict(markets.prices)
+        self.version = 1  # +1 per poll that brought prices
+        self.state: MirrorState = "live"
+        self.reason = ""
+        self.poll_ms = poll_ms
+        self.timeout_s = timeout_s
+        self._client = client
+        self._now_ms = now_ms
+        self.last_ok_ms = now_ms()
+
+    @classmethod
+    async def open(
+        cls, url: str, *, seed: int, now_ms: Callable[[], int], poll_ms: int = POLL_MS, timeout_s: float = TIMEOUT_S
+    ) -> Mirror:
+        """Read the source's instruments, tokens and prices; ``MirrorError`` naming the source if it cannot."""
+        client = Client(url, timeout=timeout_s)
+        try:
+            async with asyncio.timeout(OPEN_TIMEOUT_S):
+                instruments, collaterals, tickers = await asyncio.gather(
+                    client.instruments(), client.supported_collateral(), client.ticker()
+                )
+                markets = source_markets(instruments, collaterals, tickers, seed)
+                ids = [p.id for p in markets.config.perps] + [s.id for s in markets.config.spots]
+                past = await read_past(client, ids, now_ms())
+        except Exception as exc:  # whatever an outside server does wrong, it is said in words and stops the start
+            await client.aclose()
+            raise MirrorError(f"cannot mirror {url}: {_reason(exc)}") from None
+        except BaseException:
+            await client.aclose()
+            raise
+        mirror = cls(url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s, past=past)
+        names = ", ".join(sorted(markets.prices))
+        log.info("mirror: following %s: %s", url, names)
+        for line in markets.skipped:
+            log.info("mirror: not listed: %s", line)
+        return mirror
+
+    @property
+    def live(self) -> bool:
+        return self.state == "live"
+
+    async def poll(self) -> bool:
+        """Read the source's tickers once; True if they came. A failure makes the mirror stale (said once)."""
+        try:
+            async with asyncio.timeout(self.timeout_s * 2):  # the client's own timeout, with room
+                tickers = await self._client.ticker()
+        except Exception as exc:  # refused, silent, an error, nonsense: the source cannot be followed now
+            self._stale(_reason(exc))
+            return False
+        fresh = {name: p for name, p in prices_of(tickers).items() if name in self.prices}
+        if not fresh:
+            self._stale("its ticker priced none of the mirrored instruments")
+            return False
+        self.prices.update(fresh)
+        self.version += 1
+        self.last_ok_ms = self._now_ms()
+        if self.state != "live":
+            log.warning("mirror: source %s answers again: prices follow it", self.url)
+        self.state, self.reason = "live", ""
+        return True
+
+    def _stale(self, reason: str) -> None:
+        if self.state != "stale" or reason != self.reason:
+            log.warning("mirror: source %s unreachable (%s): prices frozen, quotes pulled", self.url, reason)
+        self.state, self.reason = "stale", reason
+
+    def status(self) -> PaperStatus:
+        return PaperStatus(self.state, self.url, self._now_ms() - self.last_ok_ms, self.reason)
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    text = str(exc) or type(exc).__name__
+    if not isinstance(exc, ClientError | SourceUnusable):  # a nonsense answer: say that, then what was wrong
+        text = f"unexpected answer: {text}"
+    return text[:160]
+
+
+class MirrorHeader:
+    """ASGI middleware: ``X-Xtui-Mirror`` (``tui.api.paper``) on every HTTP answer and WebSocket upgrade."""
+
+    def __init__(self, app: ASGIApp, status: Callable[[], PaperStatus]) -> None:
+        self.app = app
+        self.status = status
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_header(message: Message) -> None:
+            if message["type"] in ("http.response.start", "websocket.accept"):
+                header = (PAPER_HEADER.lower().encode(), self.status().header_value().encode("ascii"))
+                message = {**message, "headers": [*message.get("headers", ()), header]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_header)

@@ -1,0 +1,80 @@
+"""The market of a mirror: the source's index and mark, and makers quoting around that mark.
+
+No random walk, no synthetic takers and no made-up past (the charts open on the source's own candles):
+every price here is one the source gave. The
+makers quote their usual ladder around the source's mark, so the user's orders match locally, and a
+resting order fills when the source's price moves through it (the makers' new quotes cross it). While
+the source is stale the makers pull their quotes and prices stay frozen; when it answers again they
+follow it and quote again.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_CEILING, Decimal
+
+from .engine import Exchange
+from .engine.markets import Market
+from .market import REQUOTE_EVERY, SyntheticMarket, _floor
+from .mirror import Mirror
+from .mirror_past import SourcePast
+
+
+class MirroredMarket(SyntheticMarket):
+    def __init__(self, engine: Exchange, seed: int, mirror: Mirror) -> None:
+        self.mirror = mirror
+        self.applied = 0  # the mirror's price version last applied
+        self.pulled = False  # the makers' quotes are withdrawn while the source is stale
+        self.source_last: dict[int, Decimal] = {}  # the source's last trade price as last applied, by market
+        super().__init__(engine, seed)
+        self.follow()
+
+    def _open_past(self) -> None:
+        """Charts open on the source's own last hours (``mirror_past``): a past made up here would be invented."""
+        self.engine.candles.past = SourcePast(self.mirror.past, self.engine.genesis_ms)
+
+    def step(self, now_ms: int) -> None:
+        self.follow()
+        super().step(now_ms)
+
+    def follow(self) -> None:
+        """Apply the prices of the mirror's latest poll, or pull the quotes while it is stale."""
+        mirror, e = self.mirror, self.engine
+        if not mirror.live:
+            if not self.pulled:
+                for m in self.markets:
+                    e.cancel_by_instrument(self.maker, m.id)
+                self.quoted_at.clear()
+                self.pulled = True
+            return
+        self.pulled = False
+        if mirror.version == self.applied:
+            return
+        self.applied = mirror.version
+        for m in self.markets:
+            price = mirror.prices.get(m.name)
+            if price is None:
+                continue
+            if price.index != m.index:
+                e.set_index_price(m.id, price.index)
+            if price.mark != m.external_mark:
+                e.set_mark_price(m.id, price.mark)
+            # the source's trades move the last price; a local fill since keeps it until the source trades again
+            if price.last is not None and price.last != self.source_last.get(m.id):
+                self.source_last[m.id] = price.last
+                e.set_last_price(m.id, price.last)
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.pulled:
+            return
+        for m in self.markets:
+            bid, ask = self._touch(m)
+            if self.quoted_at.get(m.id) != (bid, ask) or self.steps % REQUOTE_EVERY == 0:
+                self._quote(m, bid, ask)
+
+    def _touch(self, m: Market) -> tuple[Decimal, Decimal]:
+        """The best bid and ask on the makers' grid, a grid step or more either side of the source's mark."""
+        gap = self.gap[m.id]
+        bid = _floor(m.mark - gap, gap)
+        ask = (((m.mark + gap) / gap).to_integral_value(ROUND_CEILING)) * gap
+        return bid, ask
