@@ -141,7 +141,7 @@ def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick:
     volume_rows = (3 if height >= 20 else 2 if height >= 12 else 0) if any(c.volume > 0 for c in candles) else 0
     rows = height - 1 - volume_rows
     last = candles[-1].close
-    axis = 2 + max(len(fmt_price(c, tick)) for c in (max(k.high for k in candles), min(k.low for k in candles), last))
+    axis = 3 + max(len(fmt_price(c, tick)) for c in (max(k.high for k in candles), min(k.low for k in candles), last))
     plot = width - axis
     if plot < 2:
         return message(width, height, "too small")
@@ -164,7 +164,7 @@ def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick:
     for i, c in enumerate(shown):
         _candle(grid, left + i * slot, body, c, row)
     _axis(grid, plot, rows, last_row, [(row(p), fmt_price(p, tick)) for p in price_labels(low, high, rows, tick)])
-    grid.put(plot + 2, last_row, fmt_price(last, tick).ljust(axis - 2), "last-up" if up_last else "last-down")
+    grid.put(plot + 2, last_row, fmt_price(last, tick).ljust(axis - 3), "last-up" if up_last else "last-down")
     _time_labels(grid, shown, left, slot, body, height - 1, plot, resolution)
     if volume_rows:
         _volume(grid, shown, left, slot, body, rows, volume_rows)
