@@ -100,7 +100,8 @@ class CandleChart(Widget):
             return
         for y, (was, now) in enumerate(zip(old, lines, strict=True)):
             if was != now:
-                self.refresh(Region(0, y, self.size.width, 1))
+                start, end = _changed_span(was, now)
+                self.refresh(Region(start, y, end - start, 1))
 
     def text(self) -> list[str]:
         """The lines as plain text (what a test reads)."""
@@ -118,6 +119,20 @@ class CandleChart(Widget):
             strip = Strip(segments).adjust_cell_length(width, base)
             self._strips[key] = strip
         return strip
+
+
+def _cells(line: Line) -> list[tuple[str, Role]]:
+    return [(ch, role) for text, role in line for ch in text]
+
+
+def _changed_span(was: Line, now: Line) -> tuple[int, int]:
+    """The columns from the first cell that changed to the last: only they are written to the terminal again
+    (a new tick moves the live candle and the last price's label, at the right)."""
+    old, new = _cells(was), _cells(now)
+    if len(old) != len(new):
+        return 0, max(len(old), len(new))
+    changed = [x for x, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return (changed[0], changed[-1] + 1) if changed else (0, 0)
 
 
 class ChartPane(FeedPane):

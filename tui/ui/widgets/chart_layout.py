@@ -117,7 +117,8 @@ class _Grid:
         for chars, roles in zip(self.chars, self.roles, strict=True):
             runs: list[Run] = []
             for ch, role in zip(chars, roles, strict=True):
-                if runs and runs[-1][1] == role:
+                # a space shows no colour: it joins the run before it (fewer colour changes to write)
+                if runs and (runs[-1][1] == role or (ch == " " and not runs[-1][1].startswith("last"))):
                     runs[-1] = (runs[-1][0] + ch, role)
                 else:
                     runs.append((ch, role))
