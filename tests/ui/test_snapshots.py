@@ -22,6 +22,7 @@ from tui.api.client import Client
 from tui.api.limits import Budget, Governor, GovernorStatus
 from tui.api.signing import Signer
 from tui.api.wire import order_item
+from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server import SimConfig
@@ -64,12 +65,13 @@ class PinnedGovernor(Governor):
         return GovernorStatus(Budget(10, 5000), Budget(10, 200_000), Budget(0, 20_000), 0.0, None)
 
 
-def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock) -> XtuiApp:
+def snapshot_app(ex: EmbeddedExchange, frozen: FrozenClock, options: DashboardOptions | None = None) -> XtuiApp:
     client = Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, governor=PinnedGovernor(), testnet=True)
     app = make_app(
         client,
         ex.url.replace("http://", "ws://") + "/ws/",
         ALICE,
+        options=options,
         clock=lambda: 0.0,
         wall_clock=lambda: frozen.now_ms() / 1000,
         feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},

@@ -79,6 +79,16 @@ def _add_target(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dialect", choices=("seed", "sdk"), default="sdk", help="wire dialect (default: sdk)")
 
 
+MAX_SEED = 2**63 - 1
+
+
+def _seed(text: str) -> int:
+    """A market seed: a whole number from 0 to ``MAX_SEED``, in ASCII digits."""
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"the seed must be a whole number from 0 to {MAX_SEED}, not {text!r}")
+    return int(text)
+
+
 def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     """The flags of the default command: the dashboard."""
     d = parser.add_argument_group(
@@ -108,6 +118,13 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     )
     d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
     d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")
+    d.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="N",
+        dest="dashboard_seed",  # not the seed of `xtui sim` or `xtui screenshot`
+        help="the built-in exchange plays the market and history of seed N again (default: a fresh one)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,6 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             password_env=args.password_env,
             network=args.network,
             low_bandwidth=args.low_bandwidth,
+            seed=args.dashboard_seed,
         )
     except (UsageError, StartupError) as exc:
         sys.stderr.write(f"xtui: {exc}\n")

@@ -79,6 +79,7 @@ class Flags:
     symbol: str | None = None
     network: str | None = None  # "testnet" or "mainnet": the network to sign for (--network)
     low_bandwidth: bool = False
+    seed: int | None = None  # of the built-in exchange's market (--seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +162,9 @@ def apply_flags(settings: Settings, flags: Flags) -> Launch:
     ``--key-env`` alone replaces the profile's key (for the profile's account when it has one).
     """
     profile, host = _target(settings.profile, flags)
+    if flags.seed is not None and not profile.builtin_exchange:
+        where = host or f"profile {profile.name!r} ({profile.url})"
+        raise StartupError(f"--seed {flags.seed}: only the built-in exchange plays a seeded market; {where} is another")
     warnings = list(settings.warnings) if host is None else []  # they are about where the profile points
     if flags.mainnet:
         warnings.append("warning: --mainnet: the production exchange: real money")

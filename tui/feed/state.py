@@ -134,6 +134,7 @@ class MarketState:
     chart_type: str = "ltp"  # "mark" | "index" | "ltp"
     resolution: str = "1"  # "1","5","15","30","60","240","1D","1W"
     candles: list[Candle] = field(default_factory=list)  # oldest first
+    chart_loading: bool = False  # another chart was asked for and its history has not come yet
     tape_marks: collections.deque[TapeMark] = field(default_factory=lambda: collections.deque(maxlen=TAPE_MARKS_KEPT))
 
     def add_trades(self, trades: Iterable[Trade]) -> None:

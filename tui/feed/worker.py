@@ -128,7 +128,8 @@ class Feed(ChannelSubscriptions):
         if symbol == market.selected and market.book.loaded:
             return
         self._reset_market(symbol)
-        if self._running and market.instruments:
+        market.chart_loading = self._running and bool(market.instruments)
+        if market.chart_loading:
             await self._open_market()
 
     async def set_chart(self, chart_type: str, resolution: str) -> None:
@@ -138,9 +139,10 @@ class Feed(ChannelSubscriptions):
         market = self.state.market
         market.chart_type, market.resolution = chart_type, resolution
         market.candles = []
+        market.chart_loading = self._running and bool(market.instruments)
         self._chart_gen += 1
         self._touch("chart", self._clock())
-        if self._running and market.instruments:
+        if market.chart_loading:
             await self._replace_chart_subscription()
             await self._load_chart()
 
@@ -212,6 +214,7 @@ class Feed(ChannelSubscriptions):
         if symbol not in market.instruments:
             symbol = next(iter(market.instruments))
             self._error("select", f"unknown instrument {market.selected!r}; showing {symbol}")
+        market.chart_loading = True
         self._reset_market(symbol)  # also drops what a select() made meanwhile, so nothing is held twice
         self._spawn(self._subscribe_tickers(), "tickers")
         if (user := self.state.account.address) is not None:
@@ -275,8 +278,12 @@ class Feed(ChannelSubscriptions):
         to = self._server_now_s() + step
         call = self.client.chart(info.id, market.chart_type, market.resolution, to - step * candles, to)
         history = await self._fetch("chart", call)
-        if history is None or gen != self._chart_gen:
+        if gen != self._chart_gen:
             return history is not None
+        market.chart_loading = False  # loaded, or failed: either way the chart shows what it has
+        if history is None:
+            self._touch("chart", self._clock())
+            return False
         market.merge_candles(history)
         self._touch("chart", self._clock())
         return True

@@ -20,7 +20,7 @@ from tui.ui.app import XtuiApp, known_themes, make_app
 from tui.ui.bindings import binding_ids
 from tui.ui.themes import ThemeError
 
-__all__ = ["dashboard_app", "prepare", "run_dashboard"]
+__all__ = ["dashboard_app", "local_exchange", "prepare", "run_dashboard"]
 
 
 def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
@@ -70,6 +70,15 @@ def dashboard_app(
     )
 
 
+def local_exchange(launch: Launch) -> EmbeddedExchange | None:
+    """The built-in exchange ``launch`` asks for (none for a profile with a URL), not started yet."""
+    if not launch.profile.builtin_exchange:
+        return None
+    chosen = launch.profile
+    # a mirror is paper trading (``tui.sim.mirror``): its prices are the source's, so no seed plays there
+    return EmbeddedExchange(SimConfig(network=chosen.network, seed=launch.flags.seed, mirror=chosen.mirror))
+
+
 def run_dashboard(
     profile: str | None = None,
     *,
@@ -84,22 +93,21 @@ def run_dashboard(
     password_env: str | None = None,
     network: str | None = None,
     low_bandwidth: bool = False,
+    seed: int | None = None,
 ) -> int:
     """Start the dashboard on ``profile`` (``--profile``; else XTUI_PROFILE, default_profile, local).
 
     Before Textual takes the screen: the profile's warnings are printed, and its key is unlocked (a
     keystore asks for its password here). The built-in exchange starts only for a profile without url, and
-    plays the network the profile signs for.
+    plays the network the profile signs for, and the market of ``seed`` (``--seed``; else a fresh one).
     """
-    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network, low_bandwidth)
+    flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network, low_bandwidth, seed)
     launch = prepare(profile, flags)
     for warning in launch.warnings:
         sys.stderr.write(warning + "\n")
     sys.stderr.flush()
     ident = identity(launch, password_env)
-    chosen = launch.profile
-    sim = SimConfig(network=chosen.network, mirror=chosen.mirror)  # a mirror: paper trading (``tui.sim.mirror``)
-    embedded = EmbeddedExchange(sim) if chosen.builtin_exchange else None
+    embedded = local_exchange(launch)
     try:
         try:
             local_url = embedded.start() if embedded is not None else None

@@ -14,7 +14,7 @@ from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import DataTable, TabbedContent, TabPane
@@ -41,6 +41,7 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
+from .main_keys import MAIN_BINDINGS
 from .order_desk import OrderDesk
 
 __all__ = ["MainScreen"]
@@ -58,53 +59,7 @@ class MainScreen(Screen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual declares them so)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy at the best ask or the picked price"),
-        Binding("s", "sell", "Sell", id="sell", tooltip="Order form to sell at the best bid or the picked price"),
-        Binding("x", "cancel_order", "Cancel", id="cancel_order", tooltip="Cancel the selected open order"),
-        Binding("e", "amend_order", "Amend", id="amend_order", show=False,
-                tooltip="Amend the selected open order: new price, trigger or size (cancel and replace)"),
-        Binding("X", "cancel_instrument", "Cancel all", id="cancel_instrument", show=False,
-                tooltip="Cancel every open order on the selected instrument"),
-        Binding("C", "cancel_everything", "Cancel every order", id="cancel_all", show=False,
-                tooltip="Cancel every open order on every instrument (asks first; positions stay)"),
-        Binding("o", "bracket", "Bracket", id="bracket_order", show=False,
-                tooltip="Bracket order: an entry with a take-profit and/or stop-loss that wait for it to fill"),
-        Binding("a", "attach_exits", "TP/SL", id="position_tpsl", show=False,
-                tooltip="Take-profit and/or stop-loss for the selected position (they go when it closes)"),
-        Binding("S", "scale", "Scale", id="scale_order", show=False,
-                tooltip="Scale order: N limit orders between two prices, equal or weighted, previewed, one placeOrder"),
-        Binding("K", "cancel_group", "Cancel group", id="cancel_group", show=False,
-                tooltip="Cancel every order of the selected order's scale group"),
-        Binding("k", "cancel_cloid", "Cancel by cloid", id="cancel_cloid", show=False,
-                tooltip="Cancel an order by its client order id"),
-        Binding("c", "close_position", "Close", id="close_position",
-                tooltip="Close all or part of the selected position, at market or at a limit price"),
-        Binding("P", "panic", "PANIC", id="panic",
-                tooltip="PANIC: cancel every open order and close every position (asks first)"),
-        Binding("slash", "filter_markets", "Filter", id="filter_markets", show=False,
-                tooltip="Filter the markets by typing"),
-        Binding("g", "cycle_grouping", "Group", id="book_grouping", show=False,
-                tooltip="Group the book by 1x, 10x, 100x the tick"),
-        Binding("right_square_bracket", "resolution(1)", "Res+", id="chart_next_resolution", show=False,
-                tooltip="Next chart resolution (1m 5m 15m 30m 1h 4h 1D 1W)"),
-        Binding("left_square_bracket", "resolution(-1)", "Res-", id="chart_prev_resolution", show=False,
-                tooltip="Previous chart resolution"),
-        Binding("t", "chart_type", "Chart type", id="chart_type", show=False,
-                tooltip="Chart last trade, mark or index price"),
-        Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,
-                tooltip="Poll the account now"),
-        Binding("v", "cycle_panes", "Panes", id="cycle_panes",
-                tooltip="Where the book, the tape and the chart share a place (a small terminal): show the next"),
-        Binding("1", "focus_pane('markets')", "Markets", id="focus_markets", show=False, tooltip="Focus the markets"),
-        Binding("2", "focus_pane('book')", "Book", id="focus_book", show=False, tooltip="Focus the order book"),
-        Binding("3", "focus_pane('positions')", "Positions", id="focus_positions", show=False,
-                tooltip="Focus the positions"),
-        Binding("4", "focus_pane('orders')", "Orders", id="focus_orders", show=False,
-                tooltip="Show and focus the open orders"),
-        Binding("5", "focus_pane('fills')", "Fills", id="focus_fills", show=False,
-                tooltip="Show and focus your fills (the tab beside the open orders)"),
-    ]  # fmt: skip
+    BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
 
     DEFAULT_CSS = """
     MainScreen {
@@ -483,6 +438,9 @@ class MainScreen(Screen[None]):
         chart_type = next_chart_type(market.chart_type)
         self._set_chart(chart_type, market.resolution)
         self.notify(f"Chart of the {chart_type_label(chart_type)} price", timeout=2)
+
+    def action_chart_zoom(self, step: int) -> None:
+        self.notify(self.query_one(ChartPane).zoom(step), timeout=2)
 
     def _set_chart(self, chart_type: str, resolution: str) -> None:
         self.run_worker(self.feed.set_chart(chart_type, resolution), group="chart", exclusive=True, exit_on_error=False)

@@ -1,19 +1,30 @@
-"""Chart: candles of the selected instrument through textual-plotext, by chart type and resolution."""
+"""Chart: candles of the selected instrument, by chart type and resolution, drawn line by line.
+
+``chart_layout`` lays the picture out (no Textual); ``CandleChart`` shows it through the line API, a Strip
+cached per line, and repaints only the lines that changed: a new tick moves the live candle, the last-price
+line and its label, and the rest of the pane is not written to the terminal again.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any, ClassVar
 
+from rich.segment import Segment
+from rich.style import Style
 from textual.app import ComposeResult
-from textual.color import Color
-from textual_plotext import PlotextPlot
+from textual.cache import LRUCache
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 
 from tui.api.models import Candle
 
+from .chart_layout import Line, Picture, Role, auto_slot, body_width, draw, message, zoomed
+from .display import fmt_price
 from .pane import FeedPane
 
-__all__ = ["CHART_TYPES", "RESOLUTIONS", "ChartPane"]
+__all__ = ["CHART_TYPES", "RESOLUTIONS", "CandleChart", "ChartPane"]
 
 # (wire value, label)
 RESOLUTIONS = (
@@ -27,7 +38,9 @@ RESOLUTIONS = (
     ("1W", "1W"),
 )
 CHART_TYPES = (("ltp", "last trade"), ("mark", "mark"), ("index", "index"))
-Y_AXIS = 12  # columns plotext takes for the price labels
+Y_AXIS = 12  # columns of price labels in plotext charts (the account screen's)
+AXIS_GUESS = 12  # columns the price axis takes, for choosing a candle width before laying out
+DEFAULT_TICK = Decimal("0.01")  # before the instruments are known
 
 
 def resolution_label(value: str) -> str:
@@ -51,76 +64,155 @@ def next_chart_type(value: str) -> str:
 
 
 def tick_positions(n: int, width: int, spacing: int = 10) -> list[int]:
-    """Candle indices to label: first and last, evenly between, never closer than ``spacing`` columns.
-
-    Labels that would touch are dropped by plotext in an order that varies from run to run, so none may.
-    """
+    """Indices to label on a plotext x axis: first and last, evenly between, never closer than ``spacing``."""
     if n <= 1:
         return [0] if n else []
     k = max(2, min(n, width // spacing + 1))
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-def _time_label(ms: int, resolution: str) -> str:
-    t = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return t.strftime("%m-%d" if resolution in ("1D", "1W") else "%H:%M")
+class CandleChart(Widget):
+    """Lines of (text, role) runs; roles take their colours from ``set_styles``."""
+
+    DEFAULT_CSS = """
+    CandleChart {
+        height: 1fr;
+        background: $surface;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.lines: tuple[Line, ...] = ()
+        self._styles: dict[Role, Style] = {}
+        self._strips: LRUCache[tuple[Line, int], Strip] = LRUCache(512)
+
+    def set_role_styles(self, styles: dict[Role, Style]) -> None:
+        self._styles = styles
+        self._strips.clear()
+        self.refresh()
+
+    def show(self, lines: tuple[Line, ...]) -> None:
+        """Show ``lines``; only those that differ from the ones shown are repainted."""
+        old, self.lines = self.lines, lines
+        if len(old) != len(lines):
+            self.refresh()
+            return
+        for y, (was, now) in enumerate(zip(old, lines, strict=True)):
+            if was != now:
+                start, end = _changed_span(was, now)
+                self.refresh(Region(start, y, end - start, 1))
+
+    def text(self) -> list[str]:
+        """The lines as plain text (what a test reads)."""
+        return ["".join(text for text, _ in line) for line in self.lines]
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        line = self.lines[y] if y < len(self.lines) else ()
+        key = (line, width)
+        strip = self._strips.get(key)
+        if strip is None:
+            base = self.rich_style
+            segments = [Segment(text, base + self._styles[role]) if role in self._styles else Segment(text, base)
+                        for text, role in line]  # fmt: skip
+            strip = Strip(segments).adjust_cell_length(width, base)
+            self._strips[key] = strip
+        return strip
+
+
+def _cells(line: Line) -> list[tuple[str, Role]]:
+    return [(ch, role) for text, role in line for ch in text]
+
+
+def _changed_span(was: Line, now: Line) -> tuple[int, int]:
+    """The columns from the first cell that changed to the last: only they are written to the terminal again
+    (a new tick moves the live candle and the last price's label, at the right)."""
+    old, new = _cells(was), _cells(now)
+    if len(old) != len(new):
+        return 0, max(len(old), len(new))
+    changed = [x for x, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
+    return (changed[0], changed[-1] + 1) if changed else (0, 0)
 
 
 class ChartPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
     AGE_TOPIC: ClassVar[str | None] = "chart"
 
-    DEFAULT_CSS = """
-    ChartPane > PlotextPlot {
-        height: 1fr;
-        background: $surface;
-    }
-    """
-
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
+        self.slot: int | None = None  # columns a candle takes; None: chosen from the pane's width
         self._drawn: tuple[Any, ...] | None = None
+        self._chart: tuple[str, str, str] | None = None  # (instrument, type, resolution) of the candles shown
+        self.picture: Picture | None = None
 
     def compose(self) -> ComposeResult:
-        yield PlotextPlot(id="chart-plot")
+        yield CandleChart(id="chart-plot")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.restyle()
 
     def restyle(self) -> None:
         self._drawn = None
+        v = self.app.theme_variables
+        c = self.colours
+        on = v.get("surface", "#000000")
+        self.query_one(CandleChart).set_role_styles(
+            {
+                "up": Style.parse(c.up),
+                "down": Style.parse(c.down),
+                "axis": Style.parse(c.muted),
+                "time": Style.parse(c.muted),
+                "message": Style.parse(c.muted),
+                "line": Style.parse(c.stale),
+                "last-up": Style.parse(f"bold {on} on {c.up}"),
+                "last-down": Style.parse(f"bold {on} on {c.down}"),
+            }
+        )
 
     def on_resize(self) -> None:
         self._drawn = None
         self.dirty = True
 
+    def current_slot(self) -> int:
+        count = len(self.state.market.candles)
+        return self.slot or auto_slot(self.query_one(CandleChart).size.width - AXIS_GUESS, count)
+
+    def zoom(self, step: int) -> str:
+        """Wider candles (``step`` > 0: fewer shown) or thinner ones (more shown); says what it did."""
+        self.slot = zoomed(self.current_slot(), step)
+        self.dirty = True
+        self.refresh_state()
+        shown = self.picture.shown if self.picture is not None else 0
+        return f"Candles {body_width(self.slot)} wide" + (f", {shown} shown" if shown else "")
+
     def refresh_state(self) -> None:
         market = self.state.market
-        self.show_titles(
-            f"Chart {market.selected} · {chart_type_label(market.chart_type)} · {resolution_label(market.resolution)}"
-        )
-        plot = self.query_one(PlotextPlot)
-        width = max(10, plot.size.width - Y_AXIS)
+        plot = self.query_one(CandleChart)
+        width, height = plot.size
+        if width <= 0 or height <= 0:
+            return  # not laid out yet: on_resize comes
+        chart = (market.selected, market.chart_type, market.resolution)
+        named = f"{chart[0]} · {chart_type_label(chart[1])} · {resolution_label(chart[2])}"
+        if market.chart_loading and self._chart not in (None, chart):
+            self.show_titles(subtitle=f"loading {named}…")  # the old picture stays until the new one is in
+            return
+        info = market.instruments.get(market.selected)
+        tick = info.tick_size if info is not None else DEFAULT_TICK
+        slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
-        key = (market.selected, market.chart_type, market.resolution, width, tuple(candles))
+        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles))
         if key == self._drawn:
             return
         self._drawn = key
-        self.show_titles(subtitle=f"close {candles[-1].close}" if candles else "no candles yet")
-        self._draw(plot, candles, market.resolution)
-
-    def _draw(self, plot: PlotextPlot, candles: list[Candle], resolution: str) -> None:
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
-        if candles:
-            c = self.colours
-            xs = list(range(len(candles)))
-            data = {
-                "Open": [float(k.open) for k in candles],
-                "Close": [float(k.close) for k in candles],
-                "High": [float(k.high) for k in candles],
-                "Low": [float(k.low) for k in candles],
-            }
-            # numeric x positions: plotext would parse strings as dates in its own format
-            plt.candlestick(xs, data, colors=[Color.parse(c.up).rgb, Color.parse(c.down).rgb])  # type: ignore[arg-type]
-            ticks = tick_positions(len(candles), plot.size.width - Y_AXIS)
-            plt.xticks([float(i) for i in ticks], [_time_label(candles[i].time, resolution) for i in ticks])
-        plot.refresh()
+        self.show_titles(f"Chart {named}")
+        if not candles:
+            self._chart = None
+            self.picture = message(width, height, "loading…" if market.chart_loading else "no candles yet")
+            self.show_titles(subtitle="loading…" if market.chart_loading else "no candles yet")
+        else:
+            self._chart = chart
+            self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution)
+            self.show_titles(subtitle=f"close {fmt_price(candles[-1].close, tick)}")
+        plot.show(self.picture.lines)
