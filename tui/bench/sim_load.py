@@ -159,7 +159,8 @@ async def _orders(url: str, signer: Signer, rate: float, seconds: float, tally: 
             start = time.perf_counter()
             i = w
             try:
-                while (due := start + i / rate) < start + seconds:
+                # open loop, but it ends on time: orders a busy machine could not send by then are not sent
+                while (due := start + i / rate) < start + seconds and time.perf_counter() < start + seconds:
                     wait = due - time.perf_counter()
                     if wait > 0:
                         await asyncio.sleep(wait)
