@@ -41,6 +41,7 @@ from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
 from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
+from .ws_transport import CoalescingWebSocketProtocol
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
@@ -142,6 +143,10 @@ class LocalExchange:
             lifespan="off",
             ws_ping_interval=None,
             ws_max_size=MAX_FRAME_BYTES,  # a bigger frame is closed with 1009, "message too big"
+            # no compression: it cost each subscriber a deflate of every frame (a sixth of the exchange's CPU
+            # fanning out to 50), and the dashboard, on loopback, the inflate; bytes on loopback cost nothing
+            ws_per_message_deflate=False,
+            ws=CoalescingWebSocketProtocol,  # a connection's frames of one loop turn in one system call
         )
         self._server = _Server(cfg)
         serve = asyncio.create_task(self._server.serve())
