@@ -3,6 +3,8 @@ exchange that is not the built-in one, is refused with a message that says why."
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tui.cli.main import MAX_SEED, build_parser, main
@@ -14,13 +16,16 @@ from tui.ui.run import local_exchange, prepare
 def test_the_seed_reaches_the_built_in_exchange() -> None:
     args = build_parser().parse_args(["--seed", "42"])
     launch = prepare(None, Flags(seed=args.dashboard_seed))
-    embedded = local_exchange(launch)
-    assert embedded is not None
-    embedded.start()
-    try:
-        assert embedded.exchange is not None and embedded.exchange.seed == 42
+    exchange = local_exchange(launch)
+    assert exchange is not None
+    exchange.start()
+    try:  # it says its seed before it serves; the line is read off its standard error by a thread
+        deadline = time.monotonic() + 10
+        while exchange.seed is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert exchange.seed == 42
     finally:
-        embedded.stop()
+        exchange.stop()
 
 
 def test_without_a_seed_the_market_is_fresh() -> None:

@@ -116,7 +116,7 @@ def _launched(
     the built-in exchange started first when the profile has no URL (``market``: its synthetic market).
     ``key`` is put in the environment variable ``flags.key_env`` names while the key is read, then removed."""
     from tui.config.launch import Flags, identity
-    from tui.sim.embedded import EmbeddedExchange
+    from tui.sim.process import ExchangeProcess
     from tui.ui.run import dashboard_app, prepare
 
     launch = prepare("local", flags or Flags())
@@ -130,10 +130,8 @@ def _launched(
             os.environ.pop(env, None)
     embedded = None
     if launch.profile.builtin_exchange:
-        from tui.sim.server import SimConfig
-
-        # as run_dashboard does: the built-in exchange plays the network the profile signs for
-        embedded = EmbeddedExchange(SimConfig(market=market, network=launch.profile.network))
+        # as run_dashboard does: the built-in exchange, in its own process, plays the network signed for
+        embedded = ExchangeProcess(market=market, network=launch.profile.network)
     try:
         local_url = embedded.start() if embedded is not None else None
         if marks is not None:

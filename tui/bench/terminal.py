@@ -1,8 +1,10 @@
-"""What the default run costs over SSH: bytes written to the terminal a second, and CPU of the whole process.
+"""What the default run costs over SSH: bytes written to the terminal a second, and CPU of the whole process
+(with its built-in exchange, a child process).
 
-``xtui`` (no profile: the built-in exchange in the same process) runs in a real pseudo-terminal of the
+``xtui`` (no profile: the built-in exchange in a child process) runs in a real pseudo-terminal of the
 given size, as a trader's shell would run it; after a warm-up, everything it writes is read and counted
-for ``seconds``, and the CPU it used (user + system, every thread, from /proc) is divided by the wall time.
+for ``seconds``, and the CPU it and its children used (user + system, every thread, from /proc) is divided
+by the wall time.
 
 Bytes are attributed to panes: the compositor writes each changed run of cells after a cursor move
 (``ESC [ row ; col H``), so each run is charged to the pane whose region holds its first cell. The regions
@@ -51,11 +53,24 @@ class TerminalCost:
         return 100 * self.cpu_s / self.seconds
 
 
+def _stat(pid: int | str) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks
+    """User + system CPU seconds of ``pid`` (all its threads) and of its children (the built-in exchange runs
+    in one), as far as they are running."""
+    ticks = 0
+    with contextlib.suppress(OSError):
+        fields = _stat(pid)
+        ticks += int(fields[11]) + int(fields[12])
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                fields = _stat(entry.name)
+                if fields[1] == str(pid):  # field 4 of stat, the parent's pid
+                    ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _charge(chunk: bytes, regions: list[Region], by_pane: Counter[str], at: list[int]) -> None:

@@ -32,7 +32,6 @@ from tui.config.profiles import resolve
 __all__ = [
     "Check",
     "DoctorTarget",
-    "add_doctor_arguments",
     "launch_for",
     "render_checks",
     "run_checks",
@@ -82,19 +81,6 @@ class _Seen:
 
     ws_network: str | None = None
     ping_skew_ms: int | None = None
-
-
-def add_doctor_arguments(p: argparse.ArgumentParser) -> None:
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--profile", metavar="NAME", help="check this profile (default: as the dashboard chooses)")
-    g.add_argument("--url", help="check the exchange at this base URL (e.g. what `xtui sim` prints)")
-    g.add_argument("--testnet", action="store_true", help="check the public test network")
-    g.add_argument("--mainnet", action="store_true", help="check the production exchange")
-    p.add_argument("--network", choices=("testnet", "mainnet"), help="the network to sign for (default: the profile's)")
-    p.add_argument("--dialect", choices=("seed", "sdk"), help="the wire dialect (default: the profile's)")
-    p.add_argument("--address", metavar="ADDR", help="the account to check (with --key-env: the agent's owner)")
-    p.add_argument("--key-env", metavar="VAR", help="environment variable holding the key (read for its address)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds each check may take (default: 5)")
 
 
 def launch_for(args: argparse.Namespace) -> Launch:

@@ -21,7 +21,7 @@ __all__ = ["add_export_arguments", "run_export"]
 
 
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
-    from tui.cli.doctor import add_doctor_arguments
+    from tui.cli.target_options import add_doctor_arguments
 
     p.add_argument("kind", choices=("fills", "orders", "funding", "transfers"), help="which history")
     fmt = p.add_mutually_exclusive_group()

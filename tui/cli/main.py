@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target(p)
 
     p = sub.add_parser("doctor", help="check an exchange and a profile before trading (read-only, signs nothing)")
-    from tui.cli.doctor import add_doctor_arguments
+    from tui.cli.target_options import add_doctor_arguments
 
     add_doctor_arguments(p)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from decimal import Decimal, InvalidOperation
 
 from tui.api.decimals import is_plain_decimal
 
-from .mirror import POLL_MS, MirrorError, source_url
 from .network import DEFAULT_NETWORK, NETWORKS
 from .ratelimit import Limits
 
@@ -49,6 +49,8 @@ def _speed(text: str) -> float:
 
 
 def _source(text: str) -> str:
+    from .mirror import source_url  # not at import: ``xtui``'s parser is built on every start
+
     try:
         return source_url(text)
     except ValueError as exc:
@@ -66,6 +68,9 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
     p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
     p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
+    # the dashboard's built-in exchange (``tui.sim.process``): stop when standard input ends, that is when the
+    # dashboard that holds the other end of the pipe ends, however it ends
+    p.add_argument("--exit-with-stdin", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--mirror",
         type=_source,
@@ -75,7 +80,7 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "(read-only: its /info, no key); your orders match local makers quoting around them",
     )
     p.add_argument(
-        "--mirror-poll-ms", type=_positive_int, default=POLL_MS, help="how often the mirrored exchange is read"
+        "--mirror-poll-ms", type=_positive_int, help="how often the mirrored exchange is read, in ms (default 1000)"
     )
     p.add_argument(
         "--network",
@@ -110,6 +115,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from .clock import SystemClock
     from .engine import GC_THRESHOLD
+    from .mirror import POLL_MS, MirrorError
     from .server import SimConfig, open_exchange
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
@@ -129,23 +135,33 @@ def run_from_args(args: argparse.Namespace) -> int:
         network=args.network,
         limits=limits_from_args(args),
         mirror=args.mirror,
-        mirror_poll_ms=args.mirror_poll_ms,
+        mirror_poll_ms=args.mirror_poll_ms or POLL_MS,
     )
 
     async def serve() -> None:
         sim = await open_exchange(config, SystemClock(args.speed))
         url = await sim.start()
-        sys.stdout.write(f"listening on {url}\n")
-        sys.stdout.flush()
         if sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
         else:
             sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
+        sys.stderr.flush()
+        sys.stdout.write(f"listening on {url}\n")
+        sys.stdout.flush()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
+        if args.exit_with_stdin:
+            fd = sys.stdin.fileno()
+
+            def stdin_readable() -> None:
+                if not os.read(fd, 4096):  # end of input: whoever started this exchange is gone
+                    loop.remove_reader(fd)
+                    stop.set()
+
+            loop.add_reader(fd, stdin_readable)
         try:
             await stop.wait()
         finally:

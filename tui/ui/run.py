@@ -1,6 +1,9 @@
 """How the dashboard starts: the profile with the flags laid over it (``tui.config.launch``), its key unlocked,
 the built-in exchange started when the profile has no URL, then the app.
 
+The built-in exchange is a process of its own (``tui.sim.process``), started first: it comes up on the other
+core while this one loads Textual and the dashboard, which are imported only once it is on its way.
+
 Everything that can fail does so before Textual takes the screen, as a ``StartupError``: one line on stderr.
 """
 
@@ -8,24 +11,31 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.api.client import Client
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, Launch, apply_flags, check_names, identity
 from tui.config.profiles import resolve
-from tui.sim.embedded import EmbeddedExchange, EmbeddedExchangeError
-from tui.sim.server import SimConfig
-from tui.ui.app import XtuiApp, known_themes, make_app
-from tui.ui.bindings import binding_ids
-from tui.ui.themes import ThemeError
+from tui.sim.process import ExchangeProcess, ExchangeStartError
+
+if TYPE_CHECKING:
+    from tui.api.client import Client
+    from tui.ui.app import XtuiApp
 
 __all__ = ["dashboard_app", "local_exchange", "prepare", "run_dashboard"]
 
 
 def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
     """The profile (``resolve``) with the flags laid over it, its theme and keymap checked by name."""
-    launch = apply_flags(resolve(profile), flags or Flags())
+    return checked(apply_flags(resolve(profile), flags or Flags()))
+
+
+def checked(launch: Launch) -> Launch:
+    """``launch`` once its theme and keymap name what the dashboard knows."""
+    from tui.ui.app import known_themes
+    from tui.ui.bindings import binding_ids
+    from tui.ui.themes import ThemeError
+
     try:
         themes = known_themes()
     except ThemeError as exc:
@@ -43,6 +53,9 @@ def dashboard_app(
     **extra: Any,
 ) -> XtuiApp:
     """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
+    from tui.api.client import Client
+    from tui.ui.app import make_app
+
     profile = launch.profile
     ends = profile.endpoints(local_url)
     own = client is None
@@ -70,13 +83,13 @@ def dashboard_app(
     )
 
 
-def local_exchange(launch: Launch) -> EmbeddedExchange | None:
+def local_exchange(launch: Launch) -> ExchangeProcess | None:
     """The built-in exchange ``launch`` asks for (none for a profile with a URL), not started yet."""
-    if not launch.profile.builtin_exchange:
-        return None
     chosen = launch.profile
+    if not chosen.builtin_exchange:
+        return None
     # a mirror is paper trading (``tui.sim.mirror``): its prices are the source's, so no seed plays there
-    return EmbeddedExchange(SimConfig(network=chosen.network, seed=launch.flags.seed, mirror=chosen.mirror))
+    return ExchangeProcess(network=chosen.network, seed=launch.flags.seed, mirror=chosen.mirror)
 
 
 def run_dashboard(
@@ -102,16 +115,19 @@ def run_dashboard(
     plays the network the profile signs for, and the market of ``seed`` (``--seed``; else a fresh one).
     """
     flags = Flags(url, testnet, mainnet, address, key_env, read_only, theme, symbol, network, low_bandwidth, seed)
-    launch = prepare(profile, flags)
-    for warning in launch.warnings:
-        sys.stderr.write(warning + "\n")
-    sys.stderr.flush()
-    ident = identity(launch, password_env)
-    embedded = local_exchange(launch)
+    launch = apply_flags(resolve(profile), flags)
+    exchange = local_exchange(launch)
+    if exchange is not None:
+        exchange.spawn()  # it comes up while the dashboard's modules load
     try:
+        launch = checked(launch)
+        for warning in launch.warnings:
+            sys.stderr.write(warning + "\n")
+        sys.stderr.flush()
+        ident = identity(launch, password_env)
         try:
-            local_url = embedded.start() if embedded is not None else None
-        except EmbeddedExchangeError as exc:
+            local_url = exchange.wait_ready() if exchange is not None else None
+        except ExchangeStartError as exc:
             raise StartupError(str(exc)) from None
 
         async def main() -> None:
@@ -119,6 +135,6 @@ def run_dashboard(
 
         asyncio.run(main())
     finally:
-        if embedded is not None:
-            embedded.stop()
+        if exchange is not None:
+            exchange.stop()
     return 0

@@ -1,0 +1,142 @@
+"""The built-in exchange in a process of its own: what ``xtui`` starts when a profile has no URL.
+
+In the dashboard's own process the synthetic market and the matching engine competed with the UI for the
+interpreter lock (that contention was most of an order's Enter-to-acknowledged time), and their imports were
+part of start-up. As ``xtui sim`` in a child process the exchange starts while the dashboard's modules load,
+on the other core, and never takes a frame from the UI.
+
+It lives and dies with the dashboard: it is stopped when the dashboard ends, and it watches its standard input,
+a pipe only the dashboard holds, so that it also ends when the dashboard is killed (``--exit-with-stdin``). Its
+standard error (the market's seed, a mirror's source going quiet) goes to the log, never onto the screen.
+
+Only the standard library is imported here: the point is to start before anything heavy loads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import selectors
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+
+__all__ = ["ExchangeProcess", "ExchangeStartError"]
+
+log = logging.getLogger(__name__)
+STOP_S = 5.0  # how long a stopping exchange has before it is killed
+
+
+class ExchangeStartError(RuntimeError):
+    """The local exchange did not start, or is not running."""
+
+
+class ExchangeProcess:
+    """``xtui sim`` on a free loopback port, in a child process that ends with this one."""
+
+    def __init__(
+        self,
+        *,
+        network: str = "testnet",
+        seed: int | None = None,
+        mirror: str | None = None,
+        market: bool = True,
+    ) -> None:
+        args = ["--host", "127.0.0.1", "--port", "0", "--network", network, "--exit-with-stdin"]
+        if seed is not None:
+            args += ["--seed", str(seed)]
+        if mirror is not None:
+            args += ["--mirror", mirror]
+        if not market:
+            args.append("--quiet-market")
+        self.args = [sys.executable, "-m", "tui", "sim", *args]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+        self.seed: int | None = None  # the market's seed, as the exchange said it (None for a mirror)
+        self._said: deque[str] = deque(maxlen=20)  # its last lines on standard error, for a failed start
+        self._reader: threading.Thread | None = None
+
+    def spawn(self) -> None:
+        """Start the process and return at once (``wait_ready`` waits for it to serve)."""
+        self.proc = subprocess.Popen(
+            self.args,
+            stdin=subprocess.PIPE,  # the lifeline: closed when this process ends, however it ends
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,  # the terminal's signals (Ctrl-C, Ctrl-Z) are the dashboard's to handle
+        )
+        self._reader = threading.Thread(target=self._read_stderr, name="xtui-exchange-stderr", daemon=True)
+        self._reader.start()
+
+    def wait_ready(self, timeout: float = 20.0) -> str:
+        """Wait until it serves and return its base URL; ``ExchangeStartError`` (with what it said) if not."""
+        proc = self.proc
+        if proc is None or proc.stdout is None:
+            raise ExchangeStartError("the local exchange was not started")
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.stop()
+                    raise ExchangeStartError("the local exchange did not start in time")
+                line = proc.stdout.readline().decode(errors="replace")
+                if line.startswith("listening on "):
+                    self.url = line.split()[-1]
+                    return self.url
+                if not line:  # it ended before serving
+                    proc.wait()
+                    if self._reader is not None:
+                        self._reader.join(1.0)
+                    said = " ".join(self._said) or f"it exited with status {proc.returncode}"
+                    raise ExchangeStartError(f"the local exchange did not start: {said}")
+
+    def start(self, timeout: float = 20.0) -> str:
+        """``spawn`` and ``wait_ready``."""
+        self.spawn()
+        return self.wait_ready(timeout)
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM, then SIGKILL after ``STOP_S``) and reap it; nothing is left behind."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(STOP_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        if self._reader is not None:
+            self._reader.join(1.0)
+
+    def _read_stderr(self) -> None:
+        proc = self.proc
+        if proc is None or proc.stderr is None:
+            return
+        for raw in proc.stderr:
+            line = raw.decode(errors="replace").strip()
+            if not line:
+                continue
+            self._said.append(line)
+            if line.startswith("market seed "):
+                word = line.split()[2]
+                self.seed = int(word) if word.isdigit() else None
+            log.info("local exchange: %s", line)
+        proc.stderr.close()
+
+    def __enter__(self) -> ExchangeProcess:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
