@@ -27,10 +27,11 @@ import tempfile
 import termios
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["TerminalCost", "measure_default_run", "pane_regions"]
+__all__ = ["TerminalCost", "measure_default_run", "pane_regions", "start_to_full_frame"]
 
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
 Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
@@ -117,12 +118,12 @@ def pane_regions(size: tuple[int, int]) -> list[Region]:
         return asyncio.run(run(exchange.url))
 
 
-def measure_default_run(
-    seconds: float, size: tuple[int, int] = (160, 48), warmup: float = 8.0, extra_args: tuple[str, ...] = ()
-) -> TerminalCost:
-    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``."""
+@contextlib.contextmanager
+def _xtui_in_pty(
+    size: tuple[int, int], extra_args: tuple[str, ...] = ()
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``xtui`` (a fresh home: no profile, so the built-in exchange) in a pty of ``size``; (process, pty fd)."""
     cols, rows = size
-    regions = pane_regions(size)
     with tempfile.TemporaryDirectory(prefix="xtui-bench-") as home:
         env = {
             **os.environ,
@@ -147,13 +148,7 @@ def measure_default_run(
         )
         os.close(slave)
         try:
-            _drain(master, warmup, None, None)
-            cpu0 = _cpu_s(proc.pid)
-            by_pane: Counter[str] = Counter()
-            t0 = time.perf_counter()
-            total = _drain(master, seconds, regions, by_pane)
-            elapsed = time.perf_counter() - t0
-            cpu = _cpu_s(proc.pid) - cpu0
+            yield proc, master
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -163,7 +158,49 @@ def measure_default_run(
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             os.close(master)
+
+
+def measure_default_run(
+    seconds: float, size: tuple[int, int] = (160, 48), warmup: float = 8.0, extra_args: tuple[str, ...] = ()
+) -> TerminalCost:
+    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``."""
+    regions = pane_regions(size)
+    with _xtui_in_pty(size, extra_args) as (proc, master):
+        _drain(master, warmup, None, None)
+        cpu0 = _cpu_s(proc.pid)
+        by_pane: Counter[str] = Counter()
+        t0 = time.perf_counter()
+        total = _drain(master, seconds, regions, by_pane)
+        elapsed = time.perf_counter() - t0
+        cpu = _cpu_s(proc.pid) - cpu0
     return TerminalCost(elapsed, total, cpu, by_pane)
+
+
+# what the first full frame has drawn: the feed live, the book around its spread, the account's equity
+FULL_FRAME = (b"live", b"spread", b"Equity")
+
+
+def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0) -> float:
+    """Seconds from launching ``xtui`` (interpreter start included) to the terminal showing the feed live, the
+    book and the account: what a trader waits for."""
+    launched = time.perf_counter()
+    with _xtui_in_pty(size) as (_, master):
+        found: set[bytes] = set()
+        tail = b""  # a mark split across two reads is still found
+        while len(found) < len(FULL_FRAME):
+            left = launched + timeout - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"xtui drew no full frame in {timeout:.0f} s")
+            ready, _, _ = select.select([master], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(master, 65536)
+            if not chunk:
+                raise RuntimeError("xtui ended before its first full frame")
+            seen = tail + chunk
+            found.update(mark for mark in FULL_FRAME if mark in seen)
+            tail = seen[-16:]
+        return time.perf_counter() - launched
 
 
 def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Counter[str] | None) -> int:
