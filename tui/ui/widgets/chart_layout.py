@@ -119,7 +119,7 @@ class _Grid:
             for ch, role in zip(chars, roles, strict=True):
                 # a space shows no colour: it joins the run before it (fewer colour changes to write)
                 if runs and (runs[-1][1] == role or (ch == " " and not runs[-1][1].startswith("last"))):
-                    runs[-1] = (runs[-1][0] + ch, role)
+                    runs[-1] = (runs[-1][0] + ch, runs[-1][1])
                 else:
                     runs.append((ch, role))
             out.append(tuple(runs))
