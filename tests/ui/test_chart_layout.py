@@ -93,7 +93,8 @@ def test_the_marked_price_is_the_last_close_and_sits_on_its_candle_row() -> None
     assert len(last_rows) == 1
     label = next(t for t, r in pic[last_rows[0]] if r.startswith("last-")).strip()
     assert label == f"{candles[-1].close:,.1f}"
-    axis = [t.strip() for line in pic for t, r in line if r == "axis" and "┤ " in t]
+    # the labelled ticks (the last price's row has its tick alone: its label is the marked one)
+    axis = [t.strip() for line in pic for t, r in line if r == "axis" and "┤ " in t and t.strip() != "┤"]
     values = [Decimal(a.replace("┤", "").replace(",", "")) for a in axis]
     step = values[0] - values[1]
     assert len(values) >= 3 and step in (Decimal("0.5"), 1, 2) and all(v % step == 0 for v in values)  # round
