@@ -33,6 +33,7 @@ from pathlib import Path
 
 __all__ = ["TerminalCost", "measure_default_run", "pane_regions", "start_to_full_frame"]
 
+SEED = 7  # the same market every run, so that two runs' figures compare
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
 Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
 PANES = ("header", "markets", "book", "tape", "chart", "positions", "orders-tabs", "account", "status")
@@ -138,7 +139,7 @@ def _xtui_in_pty(
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tui", *extra_args],
+            [sys.executable, "-m", "tui", "--seed", str(SEED), *extra_args],
             stdin=slave,
             stdout=slave,
             stderr=slave,

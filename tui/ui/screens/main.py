@@ -321,6 +321,7 @@ class MainScreen(Screen[None]):
     def select(self, symbol: str) -> None:
         """Show ``symbol`` in the book, tape and chart (the feed moves its subscriptions in a worker)."""
         self.desk.picked = None
+        self.query_one(MarketsPane).redraw_soon()  # its selected row, at once whatever its pace
         self.run_worker(self.feed.select(symbol), group="select", exclusive=True, exit_on_error=False)
 
     @on(PricePicked)

@@ -138,6 +138,7 @@ def _changed_span(was: Line, now: Line) -> tuple[int, int]:
 class ChartPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
     AGE_TOPIC: ClassVar[str | None] = "chart"
+    PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10 (see ``pace``)
 
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -173,7 +174,7 @@ class ChartPane(FeedPane):
 
     def on_resize(self) -> None:
         self._drawn = None
-        self.dirty = True
+        self.redraw_soon()
 
     def current_slot(self) -> int:
         count = len(self.state.market.candles)
@@ -186,6 +187,12 @@ class ChartPane(FeedPane):
         self.refresh_state()
         shown = self.picture.shown if self.picture is not None else 0
         return f"Candles {body_width(self.slot)} wide" + (f", {shown} shown" if shown else "")
+
+    def pace(self) -> int:
+        """Twice a second while a chart shows (a candle moves slowly); at once when another chart is due."""
+        market = self.state.market
+        due = (market.selected, market.chart_type, market.resolution)
+        return self.PACE if due == self._chart and not market.chart_loading else 1
 
     def refresh_state(self) -> None:
         market = self.state.market

@@ -32,6 +32,7 @@ COLUMNS = (
 
 class MarketsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"markets"})
+    PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10: an overview, not the book
     AGE_TOPIC: ClassVar[str | None] = "markets"
     TABLE_ID = "markets-table"
     COLUMNS = COLUMNS
@@ -73,7 +74,7 @@ class MarketsPane(TablePane):
 
     @on(Input.Changed, "#market-filter")
     def _filter_changed(self, _event: Input.Changed) -> None:
-        self.dirty = True
+        self.redraw_soon()
         self.flush()
 
     @on(Input.Submitted, "#market-filter")

@@ -31,6 +31,10 @@ class FollowsFeed:
 
     TOPICS: ClassVar[frozenset[str]] = frozenset()
     AGE_TOPIC: ClassVar[str | None] = None  # its data's topic: dimmed when old while the connection is down
+    # redraw on at most every PACE-th refresh tick: an overview need not keep the book's pace, and every
+    # redraw of changing figures is bytes to the terminal (issue 14)
+    PACE: ClassVar[int] = 1
+    _ticks_since_drawn: int = 1 << 30
     dirty: bool
     is_mounted: bool
     display: bool
@@ -39,10 +43,21 @@ class FollowsFeed:
         if topics & self.TOPICS:
             self.dirty = True
 
+    def pace(self) -> int:
+        """How many refresh ticks at least between two redraws (``PACE``; a pane may hurry for a while)."""
+        return self.PACE
+
+    def redraw_soon(self) -> None:
+        """Redraw on the next tick whatever the pace: the user changed what it shows."""
+        self.dirty = True
+        self._ticks_since_drawn = self.pace()
+
     def flush(self) -> None:
-        """Re-read the state if it changed since the last time (and the widget is shown)."""
-        if self.dirty and self.is_mounted and self.display:
+        """Re-read the state if it changed since the last time (and the widget is shown), at its pace."""
+        self._ticks_since_drawn += 1
+        if self.dirty and self.is_mounted and self.display and self._ticks_since_drawn >= self.pace():
             self.dirty = False
+            self._ticks_since_drawn = 0
             self.refresh_state()
 
     def refresh_state(self) -> None:
