@@ -227,6 +227,9 @@ class MainScreen(Screen[None]):
     def feed_changed(self, message: FeedChanged) -> None:
         for pane in self._live():
             pane.feed_changed(message.topics)
+        # news is drawn at once, not at the next refresh tick: the feed already sends it at most 10 times a
+        # second, and a tick's wait on top of that was most of a trade's time to the screen
+        self.flush_panes(tick=False)
         if "events" in message.topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
         if "status" in message.topics:
@@ -250,13 +253,13 @@ class MainScreen(Screen[None]):
             markup=False,
         )
 
-    def flush_panes(self) -> None:
+    def flush_panes(self, tick: bool = True) -> None:
         if any(pane.dirty and pane.display for pane in self._live()):  # a frame follows: timed until drawn
             self.call_after_refresh(self.frames.end, self.frames.begin())
         for pane in self._live():
-            pane.flush()
+            pane.flush(tick)
         self._label_tabs()
-        if self._announce_in:
+        if tick and self._announce_in:
             self._announce_in -= 1
             if not self._announce_in:
                 self._announce()

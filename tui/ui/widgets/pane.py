@@ -52,10 +52,13 @@ class FollowsFeed:
         self.dirty = True
         self._ticks_since_drawn = self.pace()
 
-    def flush(self) -> None:
-        """Re-read the state if it changed since the last time (and the widget is shown), at its pace."""
-        self._ticks_since_drawn += 1
-        if self.dirty and self.is_mounted and self.display and self._ticks_since_drawn >= self.pace():
+    def flush(self, tick: bool = True) -> None:
+        """Re-read the state if it changed since the last time (and the widget is shown), at its pace: a paced
+        pane counts the screen's refresh ticks (``tick``), not the flushes news brings at once."""
+        if tick:
+            self._ticks_since_drawn += 1
+        pace = self.pace()
+        if self.dirty and self.is_mounted and self.display and (pace <= 1 or self._ticks_since_drawn >= pace):
             self.dirty = False
             self._ticks_since_drawn = 0
             self.refresh_state()
