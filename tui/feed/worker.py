@@ -19,11 +19,11 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from tui.api.client import Client
 from tui.api.models import Fill, Order
+from tui.api.server_time import date_ms
 from tui.api.ws import ConnState, WsClient
 
 from .book import BookState
@@ -191,11 +191,12 @@ class Feed(ChannelSubscriptions):
         status.paper = self.client.paper
         status.rate = self.client.governor.status()
         status.rate_at = self._clock()
-        if status.clock_drift_ms is None and self.client.last_server_date:
-            with contextlib.suppress(TypeError, ValueError):  # HTTP Date: whole seconds, better than nothing
-                server = parsedate_to_datetime(self.client.last_server_date).timestamp()
-                status.clock_drift_ms = int((server - self._wall()) * 1000)
-                self.client.server_clock.observe_date(self.client.last_server_date)
+        server_ms = date_ms(self.client.last_server_date)
+        if status.clock_drift_ms is None and server_ms is not None:
+            # HTTP Date: whole seconds, better than nothing; read as the middle of its second, so that a clock
+            # in step is never taken for one a second off (the warning's threshold) by the rounding alone
+            status.clock_drift_ms = server_ms - int(self._wall() * 1000)
+            self.client.server_clock.observe_date(self.client.last_server_date)
         self._notify.mark("status")
 
     # ---- loading --------------------------------------------------------------------------------
