@@ -11,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input
 
-from tui.ui.messages import InstrumentChosen
+from tui.ui.messages import InstrumentChosen, WatchToggled
 
-from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price, fmt_rate
+from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price
+from .funding import FundingView
 from .pane import TablePane
 
 __all__ = ["MarketsPane"]
@@ -25,7 +26,7 @@ COLUMNS = (
     ("mark", "Mark", 11),
     ("change", "24h", 8),
     ("volume", "Volume", 9),
-    ("funding", "Funding", 9),
+    ("funding", "Funding", 12),  # per period (0.0013%/1h), per 8 h or APR: F cycles
     ("oi", "OI", 9),
 )
 
@@ -40,6 +41,14 @@ class MarketsPane(TablePane):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
+        Binding(
+            "plus",
+            "watch",
+            "Watch",
+            show=False,
+            id="markets.watch",
+            tooltip="Add the selected market to the watchlist (or take it off)",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -51,9 +60,10 @@ class MarketsPane(TablePane):
     }
     """
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(self, state: Any, *, funding: FundingView | None = None, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Markets"
+        self.funding = funding or FundingView()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
@@ -92,6 +102,11 @@ class MarketsPane(TablePane):
         if event.row_key.value is not None:
             self.post_message(InstrumentChosen(str(event.row_key.value)))
 
+    def action_watch(self) -> None:
+        symbol = self.cursor_key()
+        if symbol is not None:
+            self.post_message(WatchToggled(symbol))
+
     # ---- rendering ------------------------------------------------------------------------------
 
     def refresh_state(self) -> None:
@@ -110,6 +125,7 @@ class MarketsPane(TablePane):
     def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
         c = self.colours
         t = self.state.market.tickers.get(name)
+        period = self.state.market.funding_period_s
         label = Text(name, style=f"bold {c.accent}" if selected else "")
         if t is None:
             cells: dict[str, str | Text] = {"market": label}
@@ -122,7 +138,7 @@ class MarketsPane(TablePane):
                 "mark": fmt_price(t.mark_price, tick),
                 "change": change,
                 "volume": fmt_compact(t.volume_24h),
-                "funding": fmt_rate(t.funding_rate) if "-PERP" in name or t.type == "perp" else "-",
+                "funding": self.funding.text(t.funding_rate, period) if "-PERP" in name or t.type == "perp" else "-",
                 "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
             }
         keys = [k for k, _, _ in COLUMNS]
