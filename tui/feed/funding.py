@@ -5,8 +5,9 @@ the period's boundaries, so the smallest gap between two settlement times is the
 Until the account has two, the period is ``DEFAULT_PERIOD_S``, the local exchange's hour. Payments fall on
 whole multiples of the period on the exchange's clock (``next_payment_s``).
 
-What a position has paid: the sum of the account's funding records for its instrument since the fill that
-opened it (from flat, or flipping the side). When that fill is older than the fills held, the records are
+What a position has paid: the sum of the account's funding records for its instrument after the fill that
+opened it (from flat, or flipping the side; a settlement stamped at the fill's very time was of what was held
+before). When that fill is older than the fills held, the records are
 summed back while they are of a position on the same side: an estimate (``FundingPaid.estimate``).
 """
 
@@ -98,7 +99,7 @@ def funding_paid(position: Position, fills: Iterable[Fill], records: Sequence[Fu
     )
     since = opened_at(position, fills)
     if since is not None:
-        paid = [r.funding_payment for r in mine if to_datetime(r.timestamp) >= since]
+        paid = [r.funding_payment for r in mine if to_datetime(r.timestamp) > since]  # at the same time: settled first
         return FundingPaid(sum(paid, _ZERO), len(paid), False)
     side = _sign(position.size)
     total, count = _ZERO, 0
