@@ -75,6 +75,7 @@ class WatchlistScreen(DataScreen):
 
     DEFAULT_CSS = """
     WatchlistScreen #watchlist-note {
+        width: 1fr;
         height: auto;
         padding: 0 1;
         color: $foreground-muted;
@@ -147,8 +148,8 @@ class WatchlistScreen(DataScreen):
             rows.append((symbol, cells))
         self.query_one("#watchlist-table", RecordTable).show(rows)
         note = (
-            f"{len(rows)} instrument(s), kept in {self.watchlist.path}. "
-            "enter show · a add · d remove · shift+↑/↓ move · + on the markets pane adds"
+            f"{len(rows)} instrument(s) ({self.watchlist.path.name}). "
+            "enter show · a add · d remove · shift+↑↓ move · + in the markets adds"
         )
         if self.watchlist.problem:
             note = f"{self.watchlist.problem}\n{note}"

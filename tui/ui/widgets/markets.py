@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -11,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input
 
+from tui.feed.state import InstrumentInfo
 from tui.ui.messages import InstrumentChosen, WatchToggled
 
 from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price
@@ -116,13 +116,15 @@ class MarketsPane(TablePane):
         for name, info in market.instruments.items():
             if words and not all(w in f"{name} {info.kind}".lower() for w in words):
                 continue
-            rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
+            rows.append((name, self._cells(name, info, name == market.selected)))
         if self.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
         self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
 
-    def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
+    def _cells(self, name: str, info: InstrumentInfo, selected: bool) -> list[str | Text]:
+        """A market's cells. Perp or spot is the instrument's kind: a pushed ticker carries no ``type``."""
+        tick, perp = info.tick_size, info.kind == "perp"
         c = self.colours
         t = self.state.market.tickers.get(name)
         period = self.state.market.funding_period_s
@@ -138,8 +140,8 @@ class MarketsPane(TablePane):
                 "mark": fmt_price(t.mark_price, tick),
                 "change": change,
                 "volume": fmt_compact(t.volume_24h),
-                "funding": self.funding.text(t.funding_rate, period) if "-PERP" in name or t.type == "perp" else "-",
-                "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
+                "funding": self.funding.text(t.funding_rate, period) if perp else "-",
+                "oi": fmt_compact(t.open_interest) if perp else "-",
             }
         keys = [k for k, _, _ in COLUMNS]
         return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]
