@@ -7,6 +7,8 @@ from __future__ import annotations
 from decimal import Decimal as D
 from pathlib import Path
 
+from textual.command import CommandPalette
+
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, settle
 from tests.ui.screen_steps import cells, error_of, fill_form, show, until
@@ -78,6 +80,19 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
 
     again = dashboard(trader, sim, clock, ALICE)  # a restart: the same profile reads the same file
     assert again.watchlist.symbols == ["SOL-PERP", "ETH-PERP"] and not again.watchlist.problem
+
+
+async def test_the_palette_watches_the_selected_market(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: "BTC-PERP" in app.feed.state.market.tickers, what="the tickers")
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"add the selected market to the watchlist")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.watchlist.symbols == ["BTC-PERP"], "BTC watched from the palette")
 
 
 async def test_a_bad_watchlist_file_is_kept_aside_and_said(
