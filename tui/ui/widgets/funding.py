@@ -1,9 +1,10 @@
 """Funding as the panes write it: a rate with its period (``0.0013%/1h``), per 8 hours, or annualised (``APR 11.4%``);
 and the header's line with the selected instrument's rate and a countdown to the next payment.
 
-The countdown moves once a second in a widget of its own beside the header, so that each second only its few
-cells are written to the terminal, never the whole header line. The header comes first: where it leaves too little
-room, the line drops its words (``0.0013%/1h 12:34``), then shows nothing (80 columns).
+The countdown moves once a second in a widget of its own beside the header, which repaints only the cells that
+changed: each second a digit or two are written to the terminal, never the whole header line. The header comes
+first: where it leaves too little room, the line drops its words (``0.0013%/1h 12:34``), then shows nothing
+(80 columns).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, ClassVar, Literal
 
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.geometry import Region
 
 from tui.feed.funding import annualised, next_payment_s
 
@@ -98,7 +100,7 @@ class FundingLine(FeedLine):
         super().__init__(state, id=id)
         self.view = view
         self._now_s = now_s
-        self._width = -1  # the cells of the text shown
+        self._content = Content("")
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)  # the countdown; drawn on the screen's next refresh tick
@@ -131,15 +133,23 @@ class FundingLine(FeedLine):
         header = row.query_one(ProfileHeader)
         return row.size.width - len(getattr(header.content, "plain", "")) - 3
 
+    def render(self) -> Content:
+        return self._content
+
     def show(self, content: Content) -> None:
-        """As ``FeedLine.show``, with a layout pass when the width changes (the line is as wide as its text)."""
-        before = self._width
-        self._width = content.cell_length
-        if self._width == before:
-            super().show(content)
+        """Show ``content``, repainting only the cells that changed (the countdown's, each second); a layout
+        pass when the width changes (the line is as wide as its text)."""
+        old = self._content
+        if content.plain == old.plain and content.spans == old.spans:
+            return
+        self._content = content
+        if content.cell_length != old.cell_length:
+            self.refresh(layout=True)
+        elif content.spans != old.spans:
+            self.refresh()
         else:
-            self._shown = (content.plain, list(content.spans))
-            self.update(content, layout=True)
+            changed = [i for i, (a, b) in enumerate(zip(old.plain, content.plain, strict=True)) if a != b]
+            self.refresh(Region(changed[0], 0, changed[-1] - changed[0] + 1, 1))
 
 
 class HeaderRow(Horizontal):
