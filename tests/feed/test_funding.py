@@ -52,7 +52,7 @@ def test_next_payment_and_annual_rate() -> None:
 
 
 def test_funding_paid_since_the_fill_that_opened_the_position() -> None:
-    records = [record(f"2026-01-01T0{h}:00:00.000Z", f"-{h}") for h in range(1, 6)]
+    records = [record(f"2026-01-01T0{h}:00:00.000Z", f"-{h}") for h in range(5, 0, -1)]  # newest first
     fills = [
         fill("2026-01-01T00:30:00.000Z", "b", "1", "0"),  # opened long
         fill("2026-01-01T02:30:00.000Z", "s", "2", "1"),  # flipped short
@@ -64,14 +64,14 @@ def test_funding_paid_since_the_fill_that_opened_the_position() -> None:
     paid = funding_paid(held, fills, records)
     assert (paid.amount, paid.payments, paid.estimate) == (D(-9), 2, False)  # 04:00 and 05:00
     other = [record("2026-01-01T05:00:00.000Z", "-100", instrument_id=2)]
-    assert funding_paid(held, fills, records + other).amount == D(-9)  # another instrument's funding is not its
+    assert funding_paid(held, fills, other + records).amount == D(-9)  # another instrument's funding is not its
 
 
 def test_without_its_opening_fill_the_same_side_records_are_summed_as_an_estimate() -> None:
     records = [
-        record("2026-01-01T01:00:00.000Z", "5", "-1"),  # a short before: not this position's
-        record("2026-01-01T02:00:00.000Z", "-1", "1"),
         record("2026-01-01T03:00:00.000Z", "-2", "3"),
+        record("2026-01-01T02:00:00.000Z", "-1", "1"),
+        record("2026-01-01T01:00:00.000Z", "5", "-1"),  # a short before: not this position's
     ]
     paid = funding_paid(position("3"), [fill("2026-01-01T02:30:00.000Z", "b", "2", "1")], records)
     assert (paid.amount, paid.payments, paid.estimate) == (D(-3), 2, True)

@@ -7,14 +7,14 @@ whole multiples of the period on the exchange's clock (``next_payment_s``).
 
 What a position has paid: the sum of the account's funding records for its instrument after the fill that
 opened it (from flat, or flipping the side; a settlement stamped at the fill's very time was of what was held
-before). When that fill is older than the fills held, the records are
-summed back while they are of a position on the same side: an estimate (``FundingPaid.estimate``).
+before). When that fill is older than the fills held, the records are summed back while they are of a position
+on the same side: an estimate (``FundingPaid.estimate``).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -90,22 +90,18 @@ class FundingPaid:
     estimate: bool
 
 
-def funding_paid(position: Position, fills: Iterable[Fill], records: Sequence[FundingRecord]) -> FundingPaid:
-    """What ``position`` has received (+) or paid (-) in funding since it opened (``records`` any order)."""
-    mine = sorted(
-        (r for r in records if r.instrument_id == position.instrument_id),
-        key=lambda r: to_datetime(r.timestamp),
-        reverse=True,
-    )
+def funding_paid(position: Position, fills: Iterable[Fill], records: Iterable[FundingRecord]) -> FundingPaid:
+    """What ``position`` has received (+) or paid (-) in funding since it opened. ``records`` newest first, as
+    ``AccountState.funding`` keeps them: only those of the position's life are read."""
+    mine = (r for r in records if r.instrument_id == position.instrument_id)
     since = opened_at(position, fills)
-    if since is not None:
-        paid = [r.funding_payment for r in mine if to_datetime(r.timestamp) > since]  # at the same time: settled first
-        return FundingPaid(sum(paid, _ZERO), len(paid), False)
     side = _sign(position.size)
     total, count = _ZERO, 0
     for r in mine:
-        if _sign(r.size) != side:
+        if since is not None and to_datetime(r.timestamp) <= since:
+            break  # at the opening fill's very time too: settled before it, on what was held then
+        if since is None and _sign(r.size) != side:
             break
         total += r.funding_payment
         count += 1
-    return FundingPaid(total, count, True)
+    return FundingPaid(total, count, since is None)
