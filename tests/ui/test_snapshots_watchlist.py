@@ -1,5 +1,5 @@
 """A snapshot of the watchlist: five instruments (perps and a spot pair) with last, 24h change, funding and their
-sparklines, at 120x30.
+sparklines, at 120x30 and 80x24.
 
 Built as ``test_snapshots`` builds its pictures: a seeded exchange, a frozen clock, a pinned budget; the screen
 loads once (the feed's ``poll_s`` is an hour) and its sparklines come from the exchange's seeded past.
@@ -40,7 +40,10 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
         ex.stop()
 
 
-def test_the_watchlist(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:
+@pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
+def test_the_watchlist(
+    snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, size: tuple[int, int]
+) -> None:
     Watchlist(watchlist_path(data_dir(), "LOCAL"), WATCHED).save()
 
     async def open_watchlist(pilot: Any) -> None:
@@ -55,4 +58,4 @@ def test_the_watchlist(snap_compare: Any, exchange: EmbeddedExchange, frozen: Fr
 
         await settle(pilot, ready, what="the watchlist and its sparklines")
 
-    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 30), run_before=open_watchlist)
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=size, run_before=open_watchlist)
