@@ -1,4 +1,4 @@
-"""The watchlist from the keyboard: + on the markets pane, w to see it, a to add (a wrong name refused), shift+arrows
+"""The watchlist from the keyboard: * on the markets pane, w to see it, a to add (a wrong name refused), shift+arrows
 to reorder, d to remove, Enter to show an instrument on the dashboard; kept across a restart; a bad file is moved
 aside and said."""
 
@@ -39,7 +39,7 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
         await app.feed.wait_ready()
         market = app.feed.state.market
         await settle(pilot, lambda: {"BTC-PERP", "ETH-PERP"} <= set(market.tickers), what="the tickers")
-        await pilot.press("plus", "down", "plus")  # the markets pane: its first two rows
+        await pilot.press("asterisk", "down", "asterisk")  # the markets pane: its first two rows
         assert app.watchlist.symbols == ["BTC-PERP", "ETH-PERP"]
         assert "ETH-PERP added to the watchlist (w shows it)" in notes.messages
 

@@ -199,7 +199,7 @@ class XtuiApp(App[None]):
             self._check_alerts()
 
     def on_watch_toggled(self, message: WatchToggled) -> None:
-        """+ on the markets pane: the selected market goes on the watchlist, or off it."""
+        """* on the markets pane: the selected market goes on the watchlist, or off it."""
         symbol, watchlist = message.symbol, self.watchlist
         try:
             added = watchlist.add(symbol) if symbol not in watchlist else not watchlist.remove(symbol)

@@ -28,7 +28,7 @@ class XtuiCommands(Provider):
         # the data screen on top (under the palette), whose own actions are listed too
         data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
         data_scopes = {"data screens", *(n for n, cls in SCREENS.items() if type(data) is cls)} if data else set()
-        markets = next(iter(main.query(MarketsPane)), None) if main is not None else None  # its own keys (+, esc)
+        markets = next(iter(main.query(MarketsPane)), None) if main is not None else None  # its own keys (*, esc)
         keymap: Mapping[str, str] = getattr(app, "keymap", {})
         out: list[tuple[str, str, Callable[[], Any]]] = []
         for item in key_catalogue(app, app.BINDINGS, keymap):

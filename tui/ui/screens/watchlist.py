@@ -149,7 +149,7 @@ class WatchlistScreen(DataScreen):
         self.query_one("#watchlist-table", RecordTable).show(rows)
         note = (
             f"{len(rows)} instrument(s) ({self.watchlist.path.name}). "
-            "enter show · a add · d remove · shift+↑↓ move · + in the markets adds"
+            "enter show · a add · d remove · shift+↑↓ move · * in the markets adds"
         )
         if self.watchlist.problem:
             note = f"{self.watchlist.problem}\n{note}"

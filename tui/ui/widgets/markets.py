@@ -42,7 +42,7 @@ class MarketsPane(TablePane):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
         Binding(
-            "plus",
+            "asterisk",
             "watch",
             "Watch",
             show=False,
