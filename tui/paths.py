@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["config_path", "data_dir", "log_dir"]
+__all__ = ["config_path", "data_dir", "log_dir", "profile_file"]
 
 
 def _dir(env: Mapping[str, str] | None, variable: str, kind: str) -> Path:
@@ -38,3 +39,10 @@ def config_path(env: Mapping[str, str] | None = None) -> Path:
     if env.get("XTUI_CONFIG"):
         return Path(env["XTUI_CONFIG"]).expanduser()
     return _dir({}, "", "config") / "config.toml"
+
+
+def profile_file(directory: Path, kind: str, profile: str) -> Path:
+    """A profile's own file of ``kind`` (alerts, watchlist): ``<directory>/<kind>-<profile>.json``, the name made
+    file-safe."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", profile.lower()) or "default"
+    return directory / f"{kind}-{safe}.json"

@@ -17,13 +17,14 @@ import collections
 import contextlib
 import json
 import os
-import re
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
+
+from tui.paths import profile_file
 
 __all__ = ["CONDITIONS", "SOURCES", "Alert", "AlertBook", "Fired", "alerts_path"]
 
@@ -71,8 +72,7 @@ class Fired:
 
 def alerts_path(data_dir: Path, profile: str) -> Path:
     """Where a profile's alerts live: ``<data dir>/alerts-<profile>.json`` (the name made file-safe)."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", profile.lower()) or "default"
-    return data_dir / f"alerts-{safe}.json"
+    return profile_file(data_dir, "alerts", profile)
 
 
 def _alert(raw: Any) -> Alert:

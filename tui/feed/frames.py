@@ -34,6 +34,7 @@ from tui.api.models import (
 )
 
 from .book import BookState
+from .funding import period_from
 from .notify import ChangeNotifier
 from .sanity import (
     absurd_book,
@@ -408,7 +409,17 @@ class FrameHandlers:
             told = events.funding(r, info.name if info else f"#{r.instrument_id}", info) is not None or told
         if told:
             self._touch("events", self._clock())
+        self.took_funding(records)
         return None
+
+    def took_funding(self, records: list[FundingRecord]) -> None:
+        """Funding records, polled or pushed: the positions' funding paid and the funding period follow them."""
+        account, market = self.state.account, self.state.market
+        if account.merge_funding(records):
+            market.funding_period_s = period_from(account.funding) or market.funding_period_s
+            now = self._clock()
+            self._touch("positions", now)
+            self._touch("markets", now)
 
     def handle_account_summary(self, data: Any) -> None:
         """An ``account_summary`` push (the whole summary)."""

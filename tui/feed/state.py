@@ -18,15 +18,30 @@ from typing import Literal
 import msgspec
 
 from tui.api.limits import GovernorStatus
-from tui.api.models import AccountSummary, Candle, Fill, Instruments, Order, Position, Ticker, Trade, WsFill, WsOrder
+from tui.api.models import (
+    AccountSummary,
+    Candle,
+    Fill,
+    FundingRecord,
+    Instruments,
+    Order,
+    Position,
+    Ticker,
+    Trade,
+    WsFill,
+    WsOrder,
+    to_datetime,
+)
 from tui.api.paper import PaperStatus
 
 from .book import BookState
 from .events import EventLog, OrderStatus
+from .funding import DEFAULT_PERIOD_S
 
 __all__ = [
     "CANDLES_KEPT",
     "FILLS_KEPT",
+    "FUNDING_KEPT",
     "OPEN_STATES",
     "TAPE_MARKS_KEPT",
     "TOPICS",
@@ -48,6 +63,7 @@ __all__ = [
 TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account", "status", "fills", "events")
 TRADES_KEPT = 200
 FILLS_KEPT = 200
+FUNDING_KEPT = 500  # the account's funding records: what positions have paid since they opened
 CANDLES_KEPT = 1_000
 TAPE_MARKS_KEPT = 8  # reconnects marked on the tape; older ones have scrolled away with their trades
 OPEN_STATES = frozenset({"open", "triggered"})  # what open_orders lists; anything else has left the book
@@ -136,6 +152,7 @@ class MarketState:
     candles: list[Candle] = field(default_factory=list)  # oldest first
     chart_loading: bool = False  # another chart was asked for and its history has not come yet
     tape_marks: collections.deque[TapeMark] = field(default_factory=lambda: collections.deque(maxlen=TAPE_MARKS_KEPT))
+    funding_period_s: int = DEFAULT_PERIOD_S  # how often funding is paid (from the account's funding records)
 
     def add_trades(self, trades: Iterable[Trade]) -> None:
         """Pushed trades, oldest first in the frame: each becomes the newest."""
@@ -181,6 +198,7 @@ class AccountState:
     positions: list[Position] = field(default_factory=list)
     open_orders: list[Order] = field(default_factory=list)  # newest first
     fills: collections.deque[Fill] = field(default_factory=lambda: collections.deque(maxlen=FILLS_KEPT))
+    funding: list[FundingRecord] = field(default_factory=list)  # newest first, at most FUNDING_KEPT
     loaded: bool = False  # one full poll (or push of every kind) has arrived
     events: EventLog = field(default_factory=EventLog)  # what happened to the account, to announce
     # monotonic time of the last push per order id / position key, and what it said (None: gone)
@@ -284,6 +302,14 @@ class AccountState:
         merged = [f for f in self.fills if _fill_key(f) not in seen] + newest_first
         merged.sort(key=lambda f: f.trade_id, reverse=True)
         self.fills = collections.deque(merged[:FILLS_KEPT], maxlen=FILLS_KEPT)
+
+    def merge_funding(self, records: Iterable[FundingRecord]) -> bool:
+        """Funding records (polled or pushed) with those held, newest first, each once; True if any was new."""
+        held = {(r.instrument_id, to_datetime(r.timestamp)): r for r in self.funding}
+        before = len(held)
+        held.update(((r.instrument_id, to_datetime(r.timestamp)), r) for r in records)
+        self.funding = [held[k] for k in sorted(held, key=lambda k: k[1], reverse=True)][:FUNDING_KEPT]
+        return len(held) != before
 
 
 @dataclass

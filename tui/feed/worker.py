@@ -29,7 +29,7 @@ from tui.api.ws import ConnState, WsClient
 from .book import BookState
 from .channels import ChannelSubscriptions
 from .frames import FAST_POLL_S
-from .state import FILLS_KEPT, TRADES_KEPT, TapeMark, instruments_from
+from .state import FILLS_KEPT, FUNDING_KEPT, TRADES_KEPT, TapeMark, instruments_from
 
 __all__ = ["CHART_CANDLES", "CHART_TYPES", "RESOLUTIONS", "Feed"]
 
@@ -224,6 +224,7 @@ class Feed(ChannelSubscriptions):
         await self._poll_tickers()
         await self._open_market()
         await self.refresh_account()
+        await self._load_funding()
 
     def _reset_market(self, symbol: str) -> None:
         """Forget the shown instrument: its data, its subscriptions, its resync in flight."""
@@ -336,6 +337,17 @@ class Feed(ChannelSubscriptions):
             self._polled_events(polled_fills, orders or [])
         return ok
 
+    async def _load_funding(self) -> bool:
+        """The account's newest funding records (pushes bring the later ones): what each position has paid,
+        and how often funding is paid."""
+        user = self.state.account.address
+        if user is None:
+            return True
+        page = await self._fetch("funding_history", self.client.funding_history(user, limit=FUNDING_KEPT))
+        if page is not None:
+            self.took_funding(page.data)
+        return page is not None
+
     def _polled_events(self, fills: list[Fill], orders: list[Order]) -> None:
         """Fills and fired triggers a poll shows before (or instead of: the socket was down) their pushes."""
         account, instruments, now = self.state.account, self.state.market.instruments, self._clock()
@@ -359,7 +371,7 @@ class Feed(ChannelSubscriptions):
         """The socket is back: reload the book, the account and the tape, mark the gap on the tape, then
         say live; the chart and the tickers follow."""
         try:
-            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades())
+            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades(), self._load_funding())
             self._mark_gap()
         finally:
             self._resyncing = False

@@ -22,13 +22,14 @@ from tui.api.errors import ClientError
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook, alerts_path
+from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.order_entry import ConfirmPolicy
 from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
-from tui.ui.messages import FeedChanged
+from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.screens.catalogue import open_screen
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
@@ -80,6 +81,7 @@ class XtuiApp(App[None]):
         self._close_client = close_client
         self._wall_clock = wall_clock
         self.alerts = AlertBook.load(alerts_path(data_dir(), profile))  # checked on every ticker update
+        self.watchlist = Watchlist.load(watchlist_path(data_dir(), profile))
         self.twaps: TwapRunner | None = None  # with a key to trade with (see on_mount)
         self._help_rows: list[Any] | None = None  # what the installed help screen lists
         self._account = account
@@ -151,6 +153,8 @@ class XtuiApp(App[None]):
             )
         if self.alerts.problem:
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
+        if self.watchlist.problem:
+            self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
@@ -206,6 +210,16 @@ class XtuiApp(App[None]):
         self.main.feed_changed(message)  # the data screens poll for themselves
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
+
+    def on_watch_toggled(self, message: WatchToggled) -> None:
+        """* on the markets pane: the selected market goes on the watchlist, or off it."""
+        symbol, watchlist = message.symbol, self.watchlist
+        try:
+            added = watchlist.add(symbol) if symbol not in watchlist else not watchlist.remove(symbol)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Watchlist not saved: {exc}", severity="error", markup=False)
+            return
+        self.notify(f"{symbol} {'added to' if added else 'taken off'} the watchlist (w shows it)", timeout=3)
 
     def _twap_changed(self, twap: Twap, what: str) -> None:
         stopped = twap.state == "stopped"

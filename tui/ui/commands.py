@@ -15,6 +15,7 @@ from tui.ui.screens.catalogue import SCREENS
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.widgets.book import OrderBookPane
+from tui.ui.widgets.markets import MarketsPane
 
 __all__ = ["XtuiCommands"]
 
@@ -28,12 +29,14 @@ class XtuiCommands(Provider):
         # the data screen on top (under the palette), whose own actions are listed too
         data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
         data_scopes = {"data screens", *(n for n, cls in SCREENS.items() if type(data) is cls)} if data else set()
+        markets = next(iter(main.query(MarketsPane)), None) if main is not None else None  # its own keys (*, esc)
         keymap: Mapping[str, str] = getattr(app, "keymap", {})
         out: list[tuple[str, str, Callable[[], Any]]] = []
         for item in key_catalogue(app, app.BINDINGS, keymap):
             if not item.action:
                 continue
-            targets: dict[str, Any] = {"global": app, "dashboard": main, **dict.fromkeys(data_scopes, data)}
+            targets: dict[str, Any] = {"global": app, "dashboard": main, "markets": markets}
+            targets.update(dict.fromkeys(data_scopes, data))
             targets["order book"] = main.query_one(OrderBookPane) if main is not None else None
             target = targets.get(item.scope)
             if target is None:

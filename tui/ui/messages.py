@@ -6,7 +6,7 @@ from decimal import Decimal
 
 from textual.message import Message
 
-__all__ = ["FeedChanged", "InstrumentChosen", "PricePicked"]
+__all__ = ["FeedChanged", "InstrumentChosen", "PricePicked", "WatchToggled"]
 
 
 class FeedChanged(Message):
@@ -27,6 +27,14 @@ class PricePicked(Message):
 
 class InstrumentChosen(Message):
     """An instrument was chosen in the markets pane."""
+
+    def __init__(self, symbol: str) -> None:
+        super().__init__()
+        self.symbol = symbol
+
+
+class WatchToggled(Message):
+    """The trader asked to watch ``symbol`` (or stop watching it) in the watchlist."""
 
     def __init__(self, symbol: str) -> None:
         super().__init__()

@@ -23,6 +23,7 @@ from .reference import ReferenceScreen
 from .referrals import ReferralsScreen
 from .twap import TwapScreen
 from .wallet import WalletScreen
+from .watchlist import WatchlistScreen
 
 __all__ = ["SCREENS", "SCREEN_BINDINGS", "open_screen"]
 
@@ -38,6 +39,7 @@ SCREENS: dict[str, type[DataScreen]] = {
     "journal": JournalScreen,
     "alerts": AlertsScreen,
     "twap": TwapScreen,
+    "watchlist": WatchlistScreen,
 }
 
 SCREEN_BINDINGS = [
@@ -63,6 +65,8 @@ SCREEN_BINDINGS = [
             tooltip="Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
     Binding("V", "open_screen('twap')", "TWAP", id="screen_twap", show=False,
             tooltip="TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
+    Binding("w", "open_screen('watchlist')", "Watchlist", id="screen_watchlist", show=False,
+            tooltip="Watchlist: your instruments with last, 24h change, funding and a sparkline; Enter shows one"),
 ]  # fmt: skip
 
 

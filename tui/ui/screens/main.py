@@ -32,6 +32,7 @@ from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
 from tui.ui.widgets.fills import FillsPane
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.funding import FundingLine, FundingView, HeaderRow
 from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.markets import MarketsPane
 from tui.ui.widgets.orders import OpenOrdersPane
@@ -171,6 +172,7 @@ class MainScreen(Screen[None]):
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
+        self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
         self.desk = OrderDesk(
             self,
             client,
@@ -183,7 +185,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         state = self.feed.state
-        yield ProfileHeader(
+        header = ProfileHeader(
             state,
             profile=self._profile,
             signer=self._signer,
@@ -192,9 +194,11 @@ class MainScreen(Screen[None]):
             read_only=self._read_only,
             id="header",
         )
+        now_s = lambda: self._wall_clock() + (state.status.clock_drift_ms or 0) / 1000  # noqa: E731 (the exchange's)
+        yield HeaderRow(header, FundingLine(state, view=self.funding, now_s=now_s, id="funding"))
         # grid cells fill in this order; the breakpoint classes move and hide them (see DEFAULT_CSS)
         with Container(id="grid"):
-            yield MarketsPane(state, id="markets")
+            yield MarketsPane(state, funding=self.funding, id="markets")
             yield OrderBookPane(state, id="book")
             yield TradeTapePane(state, id="tape")
             yield ChartPane(state, id="chart")
@@ -334,23 +338,10 @@ class MainScreen(Screen[None]):
 
     # ---- actions ------------------------------------------------------------------------------------
 
-    TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset(
-        {
-            "buy",
-            "sell",
-            "amend_order",
-            "cancel_order",
-            "cancel_instrument",
-            "cancel_everything",
-            "scale",
-            "cancel_group",
-            "bracket",
-            "attach_exits",
-            "cancel_cloid",
-            "close_position",
-            "panic",
-        }
-    )
+    TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset({
+        "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
+        "bracket", "attach_exits", "cancel_cloid", "close_position", "panic",
+    })  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Trading keys are not offered when nothing can be sent: watch-only (no key) or read-only; the pane
@@ -426,6 +417,11 @@ class MainScreen(Screen[None]):
 
     def action_filter_markets(self) -> None:
         self.query_one(MarketsPane).start_filter()
+
+    def action_funding_view(self) -> None:
+        self.funding.cycle()
+        self.query_one(MarketsPane).dirty = self.query_one(FundingLine).dirty = True
+        self.notify(f"Funding rates {self.funding.name}", timeout=2)
 
     def action_cycle_grouping(self) -> None:
         group = self.query_one(OrderBookPane).cycle_grouping()

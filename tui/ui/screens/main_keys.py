@@ -45,6 +45,8 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Chart: fewer, wider candles"),
     Binding("minus", "chart_zoom(-1)", "Zoom out", id="chart_zoom_out", show=False,
             tooltip="Chart: more, thinner candles"),
+    Binding("F", "funding_view", "Funding", id="funding_view", show=False,
+            tooltip="Funding rates per period (0.0013%/1h), per 8 hours, or annualised (APR)"),
     Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,
             tooltip="Poll the account now"),
     Binding("v", "cycle_panes", "Panes", id="cycle_panes",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -11,9 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input
 
-from tui.ui.messages import InstrumentChosen
+from tui.feed.state import InstrumentInfo
+from tui.ui.messages import InstrumentChosen, WatchToggled
 
-from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price, fmt_rate
+from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price
+from .funding import FundingView
 from .pane import TablePane
 
 __all__ = ["MarketsPane"]
@@ -25,7 +26,7 @@ COLUMNS = (
     ("mark", "Mark", 11),
     ("change", "24h", 8),
     ("volume", "Volume", 9),
-    ("funding", "Funding", 9),
+    ("funding", "Funding", 12),  # per period (0.0013%/1h), per 8 h or APR: F cycles
     ("oi", "OI", 9),
 )
 
@@ -41,6 +42,14 @@ class MarketsPane(TablePane):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear filter", show=False, id="markets.clear_filter"),
+        Binding(
+            "asterisk",
+            "watch",
+            "Watch",
+            show=False,
+            id="markets.watch",
+            tooltip="Add the selected market to the watchlist (or take it off)",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -52,9 +61,10 @@ class MarketsPane(TablePane):
     }
     """
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(self, state: Any, *, funding: FundingView | None = None, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Markets"
+        self.funding = funding or FundingView()
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
@@ -93,6 +103,11 @@ class MarketsPane(TablePane):
         if event.row_key.value is not None:
             self.post_message(InstrumentChosen(str(event.row_key.value)))
 
+    def action_watch(self) -> None:
+        symbol = self.cursor_key()
+        if symbol is not None:
+            self.post_message(WatchToggled(symbol))
+
     # ---- rendering ------------------------------------------------------------------------------
 
     def refresh_state(self) -> None:
@@ -102,15 +117,18 @@ class MarketsPane(TablePane):
         for name, info in market.instruments.items():
             if words and not all(w in f"{name} {info.kind}".lower() for w in words):
                 continue
-            rows.append((name, self._cells(name, info.tick_size, name == market.selected)))
+            rows.append((name, self._cells(name, info, name == market.selected)))
         if self.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
         self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
 
-    def _cells(self, name: str, tick: Decimal, selected: bool) -> list[str | Text]:
+    def _cells(self, name: str, info: InstrumentInfo, selected: bool) -> list[str | Text]:
+        """A market's cells. Perp or spot is the instrument's kind: a pushed ticker carries no ``type``."""
+        tick, perp = info.tick_size, info.kind == "perp"
         c = self.colours
         t = self.state.market.tickers.get(name)
+        period = self.state.market.funding_period_s
         label = Text(name, style=f"bold {c.accent}" if selected else "")
         if t is None:
             cells: dict[str, str | Text] = {"market": label}
@@ -123,8 +141,8 @@ class MarketsPane(TablePane):
                 "mark": fmt_price(t.mark_price, tick),
                 "change": change,
                 "volume": fmt_compact(t.volume_24h),
-                "funding": fmt_rate(t.funding_rate) if "-PERP" in name or t.type == "perp" else "-",
-                "oi": fmt_compact(t.open_interest) if t.type != "spot" else "-",
+                "funding": self.funding.text(t.funding_rate, period) if perp else "-",
+                "oi": fmt_compact(t.open_interest) if perp else "-",
             }
         keys = [k for k, _, _ in COLUMNS]
         return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from tui.api.models import Position
+from tui.feed.funding import FundingPaid, funding_paid
 from tui.feed.risk import Liquidation, liquidation
 
 from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
@@ -26,6 +27,7 @@ COLUMNS = (
     ("value", "Value", 12),
     ("upnl", "uPnL", 12),
     ("roe", "uPnL%", 9),
+    ("funding", "Funding", 11),  # received (+) or paid (-) since the position opened
     ("liq", "Liq.", 12),
     ("dist", "Liq.dist", 8),
     ("lev", "Lev", 5),
@@ -69,7 +71,21 @@ class PositionsPane(TablePane):
     AGE_TOPIC: ClassVar[str | None] = "positions"
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
-    PRIORITY = ("market", "side", "size", "upnl", "entry", "mark", "liq", "roe", "dist", "value", "lev", "mode")
+    PRIORITY = (
+        "market",
+        "side",
+        "size",
+        "upnl",
+        "entry",
+        "mark",
+        "liq",
+        "roe",
+        "dist",
+        "funding",
+        "value",
+        "lev",
+        "mode",
+    )
     LEFT = frozenset({"market", "side", "mode"})
 
     DEFAULT_CSS = """
@@ -96,7 +112,10 @@ class PositionsPane(TablePane):
             t = market.tickers.get(p.instrument)
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
-            rows.append((position_key(p), self._cells(view, info)))
+            paid = funding_paid(p, account.fills, account.funding)
+            rows.append((position_key(p), self._cells(view, info, paid)))
+            if paid.estimate and paid.payments:
+                notes[f"{ESTIMATE} funding since the oldest fill held"] = None
             if view.liquidation.reason:
                 notes[f"liq. none: {view.liquidation.reason}"] = None
             elif view.liquidation.estimate:
@@ -105,7 +124,7 @@ class PositionsPane(TablePane):
         keys = ["c close · a TP/SL"] if self.offers("close_position") else []  # none where nothing can be sent
         self.show_account_titles("Positions", len(rows), " · ".join([*keys, *notes]))
 
-    def _cells(self, v: PositionView, info: Any) -> list[str | Text]:
+    def _cells(self, v: PositionView, info: Any, paid: FundingPaid) -> list[str | Text]:
         c = self.colours
         p = v.position
         tick = info.tick_size if info else None
@@ -121,11 +140,18 @@ class PositionsPane(TablePane):
             _r(fit(fmt_money(abs(p.position_value)), abs(p.position_value), 12)),
             _r(fit(fmt_money(v.upnl), v.upnl, 12), pnl_style),
             _r(fmt_pct(v.upnl_pct), pnl_style),
+            self._funding_cell(paid),
             self._liq_cell(v.liquidation, tick),
             _r(fmt_pct(v.liq_distance, places=1, signed=False)),
             _r(f"{p.leverage.normalize():f}x"),
             Text(p.margin_mode),
         ]
+
+    def _funding_cell(self, paid: FundingPaid) -> Text:
+        if not paid.payments:
+            return _r("0.00", self.colours.muted)
+        mark = ESTIMATE if paid.estimate else ""
+        return _r(mark + fmt_money(paid.amount), self.colours.move(paid.amount >= 0))
 
     def _liq_cell(self, liq: Liquidation, tick: Decimal | None) -> Text:
         if liq.price is None:
