@@ -128,3 +128,23 @@ async def test_a_feed_started_later_loads_the_funding_records(
     feed, changes = await make_feed(alice.signer.address if alice.signer else None)
     await changes.until(lambda: len(feed.state.account.funding) == 2)
     assert [r.timestamp for r in feed.state.account.funding] == ["2026-01-01T02:00:00.000Z", "2026-01-01T01:00:00.000Z"]
+
+
+async def test_payments_made_while_the_socket_was_down_are_loaded_after_the_reconnect(
+    make_feed: MakeFeed, sim: LocalExchange, alice: Client, bob: Client
+) -> None:
+    await bob.place_order([wire.order_item(1, "s", "101000", "0.5")])
+    await alice.place_order([wire.order_item(1, "b", "101000", "0.2", tif="IOC")])
+    sim.engine.set_index_price(1, "100000")
+    feed, changes = await make_feed(alice.signer.address if alice.signer else None)
+    status, account = feed.state.status, feed.state.account
+    sim.limiter.limits.ws_connections = 0  # refused until the test allows it
+    for conn in list(sim.hub.connections):
+        await conn.ws.close()
+    await changes.until(lambda: status.connection != "live")
+    sim.step(HOUR_MS)  # paid while nothing is pushed
+    sim.step(HOUR_MS)
+    assert account.funding == []
+    sim.limiter.limits.ws_connections = 100
+    await changes.until(lambda: status.connection == "live" and len(account.funding) == 2)
+    assert feed.state.market.funding_period_s == 3_600

@@ -369,15 +369,16 @@ class Feed(ChannelSubscriptions):
 
     async def _after_reconnect(self) -> None:
         """The socket is back: reload the book, the account and the tape, mark the gap on the tape, then
-        say live; the chart and the tickers follow."""
+        say live; the chart, the tickers and the funding records follow."""
         try:
-            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades(), self._load_funding())
+            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades())
             self._mark_gap()
         finally:
             self._resyncing = False
             self._refresh_status()
         await self._load_chart()
         await self._poll_tickers()
+        await self._load_funding()  # payments made while the socket was down
 
     def _mark_gap(self) -> None:
         """A line across the tape above the trades held when the socket fell silent."""
