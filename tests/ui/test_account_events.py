@@ -17,6 +17,7 @@ from tui.feed.state import FeedState
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.widgets.tape import OWN_MARK
+from tui.ui.widgets.tape_lines import TapeLines
 
 ALICE = Signer(ALICE_KEY)
 
@@ -67,10 +68,10 @@ async def test_a_resting_order_filled_by_someone_else_is_announced(
         await settle(pilot, lambda: app.main.query_one("#orders-table", DataTable).has_focus, what="orders again")
 
         # the trade is on the tape, marked as the trader's own
-        tape = app.main.query_one("#tape-table", DataTable)
+        tape = app.main.query_one("#tape-table", TapeLines)
 
         def marked() -> list[str]:
-            return [str(tape.get_row_at(i)[0]) for i in range(tape.row_count) if OWN_MARK in str(tape.get_row_at(i)[0])]
+            return [tape.cell(i, 0) for i in range(tape.row_count) if OWN_MARK in tape.cell(i, 0)]
 
         await settle(pilot, marked, what="the own trade on the tape")
         assert len(marked()) == 1

@@ -12,17 +12,16 @@ import statistics
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.events import Resize
-from textual.widgets import DataTable
 
 from tui.api.models import Trade, to_datetime
 from tui.feed.state import TapeMark
 
+from .book_lines import Column
 from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
 from .pane import FeedPane
-from .table_rows import TableRows
+from .tape_lines import Cell, Row, TapeLines
 
 __all__ = ["OWN_MARK", "TradeTapePane", "large_threshold", "mark_cells", "own_trade", "with_marks"]
 
@@ -87,21 +86,24 @@ class TradeTapePane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"trades", "fills"})
     AGE_TOPIC: ClassVar[str | None] = "trades"
 
+    DEFAULT_CSS = """
+    TradeTapePane > TapeLines {
+        height: 1fr;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
     def __init__(self, state: Any, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Trades"
         self.slots = 12
-        self._rows: TableRows | None = None
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Any] = DataTable(cursor_type="none", cell_padding=0, id="tape-table")
-        for key, label, width in COLUMNS:
-            table.add_column(Text(label, justify="left" if key == "time" else "right"), width=width, key=key)
-        yield table
+        yield TapeLines([Column(label, width, right=key != "time") for key, label, width in COLUMNS], id="tape-table")
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self._rows = TableRows(self.query_one(DataTable), [c[0] for c in COLUMNS])
+    @property
+    def lines(self) -> TapeLines:
+        return self.query_one("#tape-table", TapeLines)
 
     def on_resize(self, event: Resize) -> None:
         slots = max(1, event.size.height - 3)
@@ -110,12 +112,10 @@ class TradeTapePane(FeedPane):
             self.dirty = True
 
     def restyle(self) -> None:
-        if self._rows is not None:
-            self._rows.forget()
+        if self.is_mounted:
+            self.lines.forget()
 
     def refresh_state(self) -> None:
-        if self._rows is None:
-            return
         market = self.state.market
         info = market.instruments.get(market.selected)
         tick = info.tick_size if info else None
@@ -126,30 +126,25 @@ class TradeTapePane(FeedPane):
         account = self.state.account
         fill_ids = {f.trade_id for f in account.fills if f.instrument == market.selected}
         mine_shown = False
-        rows: list[tuple[str, list[str | Text]]] = []
-        for i, t in enumerate(with_marks(trades, list(market.tape_marks), self.slots)):
+        rows: list[Row] = []
+        for t in with_marks(trades, list(market.tape_marks), self.slots):
             if isinstance(t, TapeMark):
-                rows.append((f"t{i}", [Text(cell, style=f"bold {c.warning}") for cell in mark_cells(t)]))
+                rows.append(tuple(((cell, f"bold {c.warning}"),) for cell in mark_cells(t)))
                 continue
             buy = t.side == "b"
             colour = c.move(buy)
             large = t.price * t.size >= big
-            style = f"bold reverse {colour}" if large else colour
             mine = own_trade(t, account.address, fill_ids)
             mine_shown = mine_shown or mine
-            when = Text(_clock(t.timestamp), style=c.accent if mine else c.muted)
-            if mine:
-                when.append(OWN_MARK, style=f"bold {c.accent}")
+            clock = _clock(t.timestamp)
+            when: Cell = ((clock, c.accent), (OWN_MARK, f"bold {c.accent}")) if mine else ((clock, c.muted),)
             rows.append(
                 (
-                    f"t{i}",
-                    [
-                        when,
-                        Text(UP if buy else DOWN, style=colour),
-                        Text(fmt_price(t.price, tick), style=style, justify="right"),
-                        Text(fmt_size(t.size, lot), style="bold" if large else "", justify="right"),
-                    ],
+                    when,
+                    ((UP if buy else DOWN, colour),),
+                    ((fmt_price(t.price, tick), f"bold reverse {colour}" if large else colour),),
+                    ((fmt_size(t.size, lot), "bold" if large else ""),),
                 )
             )
-        self._rows.sync(rows)
+        self.lines.set_rows(rows)
         self.show_titles(f"Trades {market.selected}", f"{OWN_MARK} yours" if mine_shown else "")

@@ -1,0 +1,77 @@
+"""A new trade on top of the tape moves every row down a line: the rows find their look in the cache, and only the
+lines whose content changed are repainted (what is repainted is what goes to the terminal)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+
+from tests.ui.test_lean_repaint import spy_refreshes
+from tui.api.models import Trade
+from tui.feed.book import BookState
+from tui.feed.state import AccountState, FeedState, FeedStatus, MarketState
+from tui.ui.widgets.tape import TradeTapePane
+from tui.ui.widgets.tape_lines import TapeLines
+
+T0 = 1_767_225_724_000
+
+
+def trade(trade_id: int, price: int) -> Trade:
+    return Trade(
+        instrument_id=1, instrument="BTC-PERP", trade_id=trade_id, tx_hash="0x", side="b",
+        price=Decimal(price), size=Decimal(1), maker="0x", taker="0x", timestamp=T0,
+    )  # fmt: skip
+
+
+class Tape(App[None]):
+    def __init__(self, state: FeedState) -> None:
+        super().__init__()
+        self.state = state
+
+    def compose(self) -> ComposeResult:
+        yield TradeTapePane(self.state, id="tape")
+
+
+def spy_draws(lines: TapeLines) -> list[tuple[Any, ...]]:
+    """The rows drawn afresh (not found in the cache), by their cells."""
+    drawn: list[tuple[Any, ...]] = []
+    draw = lines._draw
+
+    def recording(header: bool, cells: Any) -> Any:
+        drawn.append(cells)
+        return draw(header, cells)
+
+    lines._draw = recording  # type: ignore[method-assign]
+    return drawn
+
+
+async def test_a_new_trade_on_top_reuses_cached_rows_and_repaints_only_changed_lines() -> None:
+    market = MarketState(instruments={}, tickers={}, selected="BTC-PERP", book=BookState("BTC-PERP"))
+    state = FeedState(market, AccountState(address=None), FeedStatus())
+    # newest first; three trades in a row look the same (same second, side, price and size)
+    market.add_trades(trade(i, p) for i, p in enumerate((96, 97, 98, 99, 100, 100, 100, 101), start=3))
+    app = Tape(state)
+    async with app.run_test(size=(40, 10)) as pilot:  # the pane: 10 lines, 7 trades under the header
+        pane = app.query_one(TradeTapePane)
+        await pilot.pause()
+        pane.dirty = True
+        pane.flush()
+        await pilot.pause()
+        lines = pane.lines
+        prices = ["101.00", "100.00", "100.00", "100.00", "99.00", "98.00", "97.00"]
+        assert pane.slots == 7 and [lines.cell(i, 2) for i in range(7)] == prices
+        refreshed, drawn = spy_refreshes(lines), spy_draws(lines)
+
+        market.add_trades([trade(11, 102)])
+        pane.dirty = True
+        pane.flush()
+        await pilot.pause()
+        assert [lines.cell(i, 2) for i in range(7)] == ["102.00", *prices[:-1]]
+        # the price changed on rows 0, 1, 4, 5 and 6 (lines 1, 2, 5, 6, 7 under the header); rows 2 and 3 show
+        # the same 100 as before: not repainted. The time, the side and the size are as they were.
+        assert refreshed == [(Region(10, y, 10, 1),) for y in (1, 2, 5, 6, 7)]
+        assert [cells[2][0][0] for cells in drawn] == ["102.00"]  # the rows that moved were in the cache
+        assert lines.render_line(1).text.startswith("00:02:04 ▲")  # the new top line, as drawn
