@@ -21,6 +21,8 @@ into the app's ``terminal_bytes`` when the app has one (the diagnostics overlay'
 from __future__ import annotations
 
 import re
+import select
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -160,3 +162,18 @@ class LeanDriver(LinuxDriver):
         text = compress_sgr(data)
         self.written.add(text)
         super().write(text)
+
+    def start_application_mode(self) -> None:
+        super().start_application_mode()  # type: ignore[no-untyped-call]
+        threading.Thread(target=self._exit_on_hang_up, name="xtui-hang-up", daemon=True).start()
+
+    def _exit_on_hang_up(self) -> None:
+        """End the app when its terminal goes away (an SSH link dropped, a closed pty with no SIGHUP for us):
+        Textual's input thread would otherwise read the end of its input for ever, at most of a core."""
+        poller = select.poll()
+        poller.register(self.fileno, 0)  # only what is always reported: hang-up, error, a closed descriptor
+        while not self.exit_event.is_set():
+            if poller.poll(1000):
+                self.exit_event.set()  # the input thread stops reading
+                self._app.call_from_thread(self._app.exit, None, 1, "the terminal went away")
+                return

@@ -1,0 +1,67 @@
+"""A dashboard whose terminal goes away (an SSH link dropped, a closed pty that sends no SIGHUP) ends, and its
+built-in exchange with it, instead of reading the end of its input for ever at most of a core.
+A real ``xtui`` in a real pty; every wait has a deadline."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+DEADLINE_S = 30.0
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                    out.append(int(entry.name))
+            except (OSError, IndexError):
+                continue
+    return out
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def test_the_dashboard_and_its_exchange_end_when_the_terminal_goes_away(tmp_path: Path) -> None:
+    env = {**os.environ, "TERM": "xterm-256color", "XTUI_DATA_DIR": str(tmp_path), "XTUI_LOG_DIR": str(tmp_path),
+           "XTUI_CONFIG": str(tmp_path / "config.toml")}  # fmt: skip
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--seed", "7"],
+        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
+    )  # fmt: skip
+    os.close(slave)
+    try:
+        seen, exchange = b"", []
+        deadline = time.monotonic() + DEADLINE_S
+        while b"live" not in seen or not exchange:  # drawn, and its exchange running
+            assert time.monotonic() < deadline, "xtui did not come up"
+            if select.select([master], [], [], 0.1)[0]:
+                seen = seen[-64:] + os.read(master, 65536)
+            exchange = children(proc.pid)
+        os.close(master)  # the terminal goes away
+        proc.wait(DEADLINE_S)
+        deadline = time.monotonic() + DEADLINE_S
+        while any(running(pid) for pid in exchange):
+            assert time.monotonic() < deadline, "the built-in exchange outlived the dashboard"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
