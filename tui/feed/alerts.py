@@ -14,10 +14,7 @@ read is never overwritten: it is moved aside (``alerts-NAME.json.bad-<time>``) a
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
-import os
-import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal, InvalidOperation
@@ -25,6 +22,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tui.paths import profile_file
+
+from .kept_files import set_aside, write_json
 
 __all__ = ["CONDITIONS", "SOURCES", "Alert", "AlertBook", "Fired", "alerts_path"]
 
@@ -121,17 +120,10 @@ class AlertBook:
                 raise ValueError('expected {"alerts": [...]}')
             return cls(path, [_alert(a) for a in raw["alerts"]][:MAX_ALERTS])
         except (OSError, ValueError, UnicodeDecodeError) as exc:
-            aside = path.with_name(f"{path.name}.bad-{int(time.time())}")
-            with contextlib.suppress(OSError):
-                path.replace(aside)
-            return cls(path, problem=f"{path} could not be read ({exc}); it was kept as {aside.name}")
+            return cls(path, problem=set_aside(path, exc))
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = {"alerts": [{**asdict(a), "level": str(a.level)} for a in self.alerts]}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_json(self.path, {"alerts": [{**asdict(a), "level": str(a.level)} for a in self.alerts]})
 
     # ---- editing --------------------------------------------------------------------------------
 

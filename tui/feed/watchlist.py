@@ -8,14 +8,13 @@ and the reason is kept in ``Watchlist.problem`` for the dashboard to show, as pr
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import time
 from pathlib import Path
 
 from tui.paths import profile_file
+
+from .kept_files import set_aside, write_json
 
 __all__ = ["MAX_WATCHED", "Watchlist", "watchlist_path"]
 
@@ -56,16 +55,10 @@ class Watchlist:
         try:
             return cls(path, _symbols(json.loads(path.read_text(encoding="utf-8"))))
         except (OSError, ValueError, UnicodeDecodeError) as exc:
-            aside = path.with_name(f"{path.name}.bad-{int(time.time())}")
-            with contextlib.suppress(OSError):
-                path.replace(aside)
-            return cls(path, problem=f"{path} could not be read ({exc}); it was kept as {aside.name}")
+            return cls(path, problem=set_aside(path, exc))
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps({"symbols": self.symbols}, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_json(self.path, {"symbols": self.symbols})
 
     def __contains__(self, symbol: object) -> bool:
         return symbol in self.symbols
