@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import select
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -165,7 +166,8 @@ class LeanDriver(LinuxDriver):
 
     def start_application_mode(self) -> None:
         super().start_application_mode()  # type: ignore[no-untyped-call]
-        threading.Thread(target=self._exit_on_hang_up, name="xtui-hang-up", daemon=True).start()
+        if sys.platform.startswith("linux"):  # poll() on a terminal: reliable on Linux, not on macOS
+            threading.Thread(target=self._exit_on_hang_up, name="xtui-hang-up", daemon=True).start()
 
     def _exit_on_hang_up(self) -> None:
         """End the app when its terminal goes away (an SSH link dropped, a closed pty with no SIGHUP for us):
