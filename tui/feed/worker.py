@@ -55,7 +55,7 @@ class Feed(ChannelSubscriptions):
         account: str | None,
         symbol: str = "BTC-PERP",
         on_change: Callable[[frozenset[str]], None] | None = None,
-        coalesce_s: float = 0.1,
+        coalesce_s: float = 0.075,
         poll_s: float = 3.0,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
