@@ -5,7 +5,8 @@ The market moves only when a test steps the clock. Tests wait for conditions (``
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,12 +19,26 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
+from tui.sim.embedded import EmbeddedExchange
 from tui.sim.ratelimit import Limits
 from tui.sim.server import LocalExchange, SimConfig
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.widgets.pane import FollowsFeed
 
 MARKET_STEPS = 40  # 250 ms steps of synthetic market before the app starts
+
+
+@contextlib.contextmanager
+def seeded_market(frozen: FrozenClock, minutes: int, step_ms: int = 60_000) -> Iterator[EmbeddedExchange]:
+    """The snapshots' exchange: seed 7 with its market, run ``minutes`` steps on the frozen clock, served from a
+    thread as ``snap_compare`` needs (it runs the app in a loop of its own); stopped afterwards."""
+    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
+    ex.start()
+    try:
+        ex.call(lambda sim: [sim.step(step_ms) for _ in range(minutes)])
+        yield ex
+    finally:
+        ex.stop()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.ui.conftest import drawn
+from tests.ui.conftest import drawn, seeded_market
 from tests.ui.screen_steps import until
 from tests.ui.test_snapshots import snapshot_app
 from tui.api.client import Client
@@ -23,7 +23,6 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server import SimConfig
 from tui.ui.screens.data_screen import DataScreen
 
 ALICE = Signer(ALICE_KEY)
@@ -40,14 +39,9 @@ def frozen() -> FrozenClock:
 @pytest.fixture(scope="module")
 def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
     """A few minutes of market in which Alice trades, moves money, refers Bob, approves a broker and an agent."""
-    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
-    ex.start()
-    try:
-        ex.call(lambda sim: [sim.step(MINUTE) for _ in range(3)])
+    with seeded_market(frozen, 3, MINUTE) as ex:
         asyncio.run(_history(ex, frozen))
         yield ex
-    finally:
-        ex.stop()
 
 
 async def _history(ex: EmbeddedExchange, frozen: FrozenClock) -> None:

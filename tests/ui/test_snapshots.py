@@ -17,7 +17,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, QUIET_WS
-from tests.ui.conftest import settle
+from tests.ui.conftest import seeded_market, settle
 from tui.api.client import Client
 from tui.api.limits import Budget, Governor, GovernorStatus
 from tui.api.signing import Signer
@@ -25,7 +25,6 @@ from tui.api.wire import order_item
 from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server import SimConfig
 from tui.ui.app import XtuiApp, make_app
 
 ALICE = Signer(ALICE_KEY)
@@ -39,10 +38,7 @@ def frozen() -> FrozenClock:
 
 @pytest.fixture
 def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
-    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
-    ex.start()
-    try:
-        ex.call(lambda sim: [sim.step(60_000) for _ in range(MINUTES)])
+    with seeded_market(frozen, MINUTES) as ex:
 
         async def trade() -> None:
             async with Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, testnet=True) as c:
@@ -53,8 +49,6 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
 
         asyncio.run(trade())
         yield ex
-    finally:
-        ex.stop()
 
 
 class PinnedGovernor(Governor):

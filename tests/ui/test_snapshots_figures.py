@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 
 from tests.conftest import QUIET_WS
-from tests.ui.conftest import settle
+from tests.ui.conftest import seeded_market, settle
 from tests.ui.test_snapshots import ALICE, MINUTES, PinnedGovernor, loaded, snapshot_app
 from tui.api.client import Client
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server import SimConfig
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.screens.confirm import ConfirmScreen
 
@@ -32,10 +31,7 @@ def frozen() -> FrozenClock:
 @pytest.fixture
 def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
     """A cross short of 0.01 BTC (its liquidation price is far away), a take-profit above 100,000 and a bid."""
-    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
-    ex.start()
-    try:
-        ex.call(lambda sim: [sim.step(60_000) for _ in range(MINUTES)])
+    with seeded_market(frozen, MINUTES) as ex:
 
         async def trade() -> None:
             async with Client(ex.url, signer=ALICE, clock_ms=frozen.now_ms, testnet=True) as c:
@@ -51,8 +47,6 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
 
         asyncio.run(trade())
         yield ex
-    finally:
-        ex.stop()
 
 
 @pytest.mark.parametrize("size", [(160, 48), (120, 30), (80, 24)], ids=["160x48", "120x30", "80x24"])

@@ -12,13 +12,12 @@ from typing import Any
 
 import pytest
 
-from tests.ui.conftest import settle
+from tests.ui.conftest import seeded_market, settle
 from tests.ui.test_snapshots import MINUTES, snapshot_app
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server import SimConfig
 from tui.ui.screens.watchlist import WatchlistScreen
 
 WATCHED = ["BTC-PERP", "ETH-PERP", "SOL-PERP", "HYPE-PERP", "BTC/USDC"]
@@ -31,13 +30,8 @@ def frozen() -> FrozenClock:
 
 @pytest.fixture
 def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
-    ex = EmbeddedExchange(SimConfig(seed=7, market=True), frozen)
-    ex.start()
-    try:
-        ex.call(lambda sim: [sim.step(60_000) for _ in range(MINUTES)])
+    with seeded_market(frozen, MINUTES) as ex:
         yield ex
-    finally:
-        ex.stop()
 
 
 @pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
