@@ -276,33 +276,24 @@ async def _feed_stage(
     app: XtuiApp, rate: int, presses: int, frames: tuple[bytes, list[tuple[bool, bytes]]]
 ) -> dict[str, Any]:
     """Frames into the feed's handlers at ``rate`` a second while ``presses`` keys are timed."""
-    import msgspec
+    from tui.bench.feed import dated_frame as stamped
 
-    parse = msgspec.json.Decoder(float_hook=Decimal).decode  # as tui.api.ws parses frames
     feed = app.feed
     snapshot, stream = frames
     stop = asyncio.Event()
     sent = [0]
 
-    def stamped(raw: bytes, is_book: bool = True) -> Any:
-        """The frame as parsed, dated now, as the exchange dates what it sends (the feed derives clock drift)."""
-        data = parse(raw)
-        now = int(time.time() * 1000)
-        for item in [data["books"]] if is_book else data:
-            item["timestamp"] = now
-        return data
-
     start = time.perf_counter()
 
     async def pump() -> None:
         book, trades = feed.handle_book, feed.handle_trades
-        feed.handle_book(stamped(snapshot))
+        feed.handle_book(stamped(snapshot, True))
         i = 0
         while not stop.is_set():
             due = min(int((time.perf_counter() - start) * rate) - sent[0], BATCH)
             for _ in range(due):
                 if i == len(stream):  # start the stream over from a fresh snapshot
-                    feed.handle_book(stamped(snapshot))
+                    feed.handle_book(stamped(snapshot, True))
                     i = 0
                 is_book, raw = stream[i]
                 i += 1

@@ -19,7 +19,9 @@ import msgspec
 from tui.api.client import Client
 from tui.feed.worker import Feed
 
-__all__ = ["bench_feed", "synthetic_frames"]
+__all__ = ["bench_feed", "dated_frame", "synthetic_frames"]
+
+_PARSE = msgspec.json.Decoder(float_hook=Decimal).decode  # as tui.api.ws parses frames
 
 _encode = msgspec.json.Encoder(decimal_format="number").encode
 _parse = msgspec.json.Decoder(float_hook=Decimal).decode  # as tui.api.ws parses frames
@@ -111,3 +113,13 @@ def bench_feed(n: int = 50_000) -> float:
     Runs its own event loop: call it from synchronous code (``xtui bench``), not from a running loop.
     """
     return asyncio.run(_run(n))
+
+
+def dated_frame(raw: bytes, is_book: bool) -> Any:
+    """A frame of ``synthetic_frames`` as the socket reader parses it (decimals kept), dated now, as the exchange
+    dates what it sends (the feed derives the clock's drift from it)."""
+    data = _PARSE(raw)
+    now = int(time.time() * 1000)
+    for item in [data["books"]] if is_book else data:
+        item["timestamp"] = now
+    return data

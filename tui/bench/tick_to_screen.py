@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -31,12 +30,10 @@ async def tick_stage(
     app: XtuiApp, rate: int, seconds: float, frames: tuple[bytes, list[tuple[bool, bytes]]]
 ) -> dict[str, Any]:
     """``rate`` messages a second for ``seconds``; the tick-to-screen p50, p99 and max in ms."""
-    import msgspec
-
+    from tui.bench.feed import dated_frame as dated
     from tui.ui.widgets.book import OrderBookPane
     from tui.ui.widgets.tape import TradeTapePane
 
-    parse = msgspec.json.Decoder(float_hook=Decimal).decode  # as tui.api.ws parses frames
     feed = app.feed
     snapshot, stream = frames
     arrived: dict[bool, list[float]] = {True: [], False: []}  # is_book -> arrival times, not yet on screen
@@ -61,13 +58,6 @@ async def tick_stage(
 
     timed(app.main.query_one(OrderBookPane), True)
     timed(app.main.query_one(TradeTapePane), False)
-
-    def dated(raw: bytes, is_book: bool) -> Any:
-        data = parse(raw)
-        now = int(time.time() * 1000)
-        for item in [data["books"]] if is_book else data:
-            item["timestamp"] = now
-        return data
 
     feed.handle_book(dated(snapshot, True))
     await asyncio.sleep(0.3)
