@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui.ui.screens.catalogue import SCREENS
+from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screenshots import take_screenshots
 
 
@@ -12,8 +12,8 @@ def test_screenshot_writes_every_screen(tmp_path: Path) -> None:
     written = take_screenshots(str(tmp_path))
     names = {Path(p).name for p in written}
     main = {"main.svg", "main-120x30.svg", "main-80x24.svg"}  # 160x48, and the two small sizes
-    assert names == main | {"order-form.svg", "help.svg"} | {f"{n}.svg" for n in SCREENS}
-    for name, kind in SCREENS.items():
+    assert names == main | {"order-form.svg", "help.svg"} | {f"{n}.svg" for n in screen_classes()}
+    for name, kind in screen_classes().items():
         svg = (tmp_path / f"{name}.svg").read_text()
         title = kind.SCREEN_TITLE.replace(" ", "&#160;")
         assert f"{title}&#160;·" in svg, f"{name}.svg does not show the {kind.SCREEN_TITLE} screen"

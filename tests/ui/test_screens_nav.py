@@ -13,7 +13,7 @@ from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.commands import XtuiCommands
-from tui.ui.screens.catalogue import SCREEN_BINDINGS, SCREENS
+from tui.ui.screens.catalogue import SCREEN_BINDINGS, screen_classes
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.form import FormScreen
 from tui.ui.screens.wallet import WalletScreen
@@ -27,11 +27,11 @@ async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, t
         await app.feed.wait_ready()
         # every screen has a key (the snapshots open each one with it); one after another replaces the
         # screen shown, so Escape goes straight back to the dashboard
-        assert {b.action for b in SCREEN_BINDINGS} == {f"open_screen('{name}')" for name in SCREENS}
+        assert {b.action for b in SCREEN_BINDINGS} == {f"open_screen('{name}')" for name in screen_classes()}
         for key, name in [("A", "account"), ("G", "agents")]:
             await pilot.press(key)
-            await until(pilot, lambda name=name: type(app.screen) is SCREENS[name], f"the {name} screen")
-        assert [type(s) for s in app.screen_stack if isinstance(s, DataScreen)] == [SCREENS["agents"]]
+            await until(pilot, lambda name=name: type(app.screen) is screen_classes()[name], f"the {name} screen")
+        assert [type(s) for s in app.screen_stack if isinstance(s, DataScreen)] == [screen_classes()["agents"]]
         await pilot.press("escape")
         assert app.screen is app.main
 

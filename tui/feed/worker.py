@@ -221,10 +221,8 @@ class Feed(ChannelSubscriptions):
         if (user := self.state.account.address) is not None:
             self._spawn(self._subscribe_account(user), "account")
             self._spawn(self._subscribe("funding_payments", self.handle_funding, user=user), "funding")
-        await self._poll_tickers()
-        await self._open_market()
-        await self.refresh_account()
-        await self._load_funding()
+        # one snapshot for the first frame: every query at once, not one after another
+        await asyncio.gather(self._poll_tickers(), self._open_market(), self.refresh_account(), self._load_funding())
 
     def _reset_market(self, symbol: str) -> None:
         """Forget the shown instrument: its data, its subscriptions, its resync in flight."""
@@ -249,9 +247,7 @@ class Feed(ChannelSubscriptions):
 
     async def _open_market(self) -> None:
         self._market_task = self._spawn(self._subscribe_market(self._market_gen, self._chart_gen), "market")
-        await self.resync_book()
-        await self._load_trades()
-        await self._load_chart()
+        await asyncio.gather(self.resync_book(), self._load_trades(), self._load_chart())
 
     async def _load_trades(self) -> bool:
         gen, market = self._market_gen, self.state.market

@@ -36,7 +36,6 @@ from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.screens.order_desk import order_context
-from tui.ui.screens.twap import TwapScreen
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.twap import Twap, TwapRunner
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
@@ -225,6 +224,8 @@ class XtuiApp(App[None]):
         stopped = twap.state == "stopped"
         log.log(logging.WARNING if stopped else logging.INFO, "twap %s: %s", twap.id, what)
         self.notify(what, title=f"TWAP {twap.id}", severity="error" if stopped else "information", markup=False)
+        from tui.ui.screens.twap import TwapScreen  # loaded by now: a TWAP starts from its screen
+
         if isinstance(self.screen, TwapScreen):
             self.screen.show()
 

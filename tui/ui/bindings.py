@@ -6,25 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from textual.binding import Binding, BindingType
 
-from tui.ui.screens.catalogue import SCREEN_BINDINGS, SCREENS
-from tui.ui.screens.confirm import ConfirmScreen
-from tui.ui.screens.data_screen import DataScreen
-from tui.ui.screens.form import FormScreen
-from tui.ui.screens.help import HelpScreen, KeyHelp
-from tui.ui.screens.main import MainScreen
-from tui.ui.screens.order_form import OrderFormScreen
-from tui.ui.screens.prompt import PromptScreen
-from tui.ui.widgets.book import OrderBookPane
-from tui.ui.widgets.markets import MarketsPane
+from tui.ui.screens.catalogue import SCREEN_BINDINGS
+from tui.ui.screens.help import KeyHelp
 
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["APP_BINDINGS", "SCOPES", "KeyHelp", "binding_ids", "key_catalogue"]
+__all__ = ["APP_BINDINGS", "KeyHelp", "binding_ids", "key_catalogue", "scopes"]
 
 APP_BINDINGS: list[BindingType] = [
     Binding("q", "quit_app", "Quit", id="quit", tooltip="Quit (asks first while an order is being sent)"),
@@ -35,18 +28,32 @@ APP_BINDINGS: list[BindingType] = [
     *SCREEN_BINDINGS,
 ]  # fmt: skip
 
-# Every scope with bindings a keymap may remap, after the app's own.
-SCOPES: list[tuple[str, Iterable[BindingType]]] = [
-    ("dashboard", MainScreen.BINDINGS),
-    ("markets", MarketsPane.BINDINGS),
-    ("order book", OrderBookPane.BINDINGS),
-    ("order form", OrderFormScreen.BINDINGS),
-    ("confirm", ConfirmScreen.BINDINGS),
-    ("prompt", PromptScreen.BINDINGS),
-    ("data screens", DataScreen.BINDINGS),
-    *((name, screen.BINDINGS) for name, screen in SCREENS.items()),
-    ("form", FormScreen.BINDINGS),
-]
+
+@cache
+def scopes() -> list[tuple[str, list[BindingType]]]:
+    """Every scope with bindings a keymap may remap, after the app's own. Its screens are imported here, on
+    first use (help, the palette, a keymap to check), not for the first frame."""
+    from tui.ui.screens.catalogue import screen_classes
+    from tui.ui.screens.confirm import ConfirmScreen
+    from tui.ui.screens.data_screen import DataScreen
+    from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.main import MainScreen
+    from tui.ui.screens.order_form import OrderFormScreen
+    from tui.ui.screens.prompt import PromptScreen
+    from tui.ui.widgets.book import OrderBookPane
+    from tui.ui.widgets.markets import MarketsPane
+
+    return [
+        ("dashboard", MainScreen.BINDINGS),
+        ("markets", MarketsPane.BINDINGS),
+        ("order book", OrderBookPane.BINDINGS),
+        ("order form", OrderFormScreen.BINDINGS),
+        ("confirm", ConfirmScreen.BINDINGS),
+        ("prompt", PromptScreen.BINDINGS),
+        ("data screens", DataScreen.BINDINGS),
+        *((name, screen.BINDINGS) for name, screen in screen_classes().items()),
+        ("form", FormScreen.BINDINGS),
+    ]
 
 
 def _bindings(items: Iterable[BindingType]) -> list[Binding]:
@@ -55,14 +62,16 @@ def _bindings(items: Iterable[BindingType]) -> list[Binding]:
 
 def binding_ids() -> set[str]:
     """Every binding id a keymap may name."""
-    scopes = [APP_BINDINGS, HelpScreen.BINDINGS, *(items for _, items in SCOPES)]
-    return {b.id for items in scopes for b in _bindings(items) if b.id}
+    from tui.ui.screens.help import HelpScreen
+
+    every = [APP_BINDINGS, HelpScreen.BINDINGS, *(items for _, items in scopes())]
+    return {b.id for items in every for b in _bindings(items) if b.id}
 
 
 def key_catalogue(app: App[Any], app_bindings: Iterable[BindingType], keymap: Mapping[str, str]) -> list[KeyHelp]:
     """Every binding with an id, by scope, with the keys the keymap gives it."""
     out = []
-    for scope, items in [("global", app_bindings), *SCOPES]:
+    for scope, items in [("global", app_bindings), *scopes()]:
         for b in _bindings(items):
             if not b.id:
                 continue

@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from tui.ui.bindings import key_catalogue
-from tui.ui.screens.catalogue import SCREENS
+from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.widgets.book import OrderBookPane
@@ -28,7 +28,8 @@ class XtuiCommands(Provider):
         main = next((s for s in app.screen_stack if isinstance(s, MainScreen)), None)
         # the data screen on top (under the palette), whose own actions are listed too
         data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
-        data_scopes = {"data screens", *(n for n, cls in SCREENS.items() if type(data) is cls)} if data else set()
+        kinds = screen_classes().items()
+        data_scopes = {"data screens", *(n for n, cls in kinds if type(data) is cls)} if data else set()
         markets = next(iter(main.query(MarketsPane)), None) if main is not None else None  # its own keys (*, esc)
         keymap: Mapping[str, str] = getattr(app, "keymap", {})
         out: list[tuple[str, str, Callable[[], Any]]] = []

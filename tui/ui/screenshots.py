@@ -14,7 +14,7 @@ from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange, SimConfig
 from tui.ui.app import XtuiApp, make_app
-from tui.ui.screens.catalogue import SCREENS, open_screen
+from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.data_screen import DataScreen
 
 __all__ = ["take_screenshots"]
@@ -99,7 +99,7 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
 async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path) -> list[str]:
     """Each data screen (account, wallet, history...) as its key opens it, after its first load."""
     written = []
-    for name, kind in SCREENS.items():
+    for name, kind in screen_classes().items():
         open_screen(app, name, app.context)
         await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen.loads >= 1)  # type: ignore[misc]
         written.append(app.save_screenshot(f"{name}.svg", str(out)))

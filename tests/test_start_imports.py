@@ -1,0 +1,27 @@
+"""What the dashboard's first frame does not need is not imported before it: the data screens (and plotext,
+which the account screen's chart brings) load when first opened. Start-up time is a figure of ``xtui bench``;
+this test keeps the imports that cost it from creeping back."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+LATER = ["tui.ui.screens.account", "tui.ui.screens.wallet", "tui.ui.screens.explorer", "plotext", "tui.sim.engine"]
+
+
+def _run(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter (this one has imported everything already)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+
+def test_the_dashboard_module_leaves_the_data_screens_for_later() -> None:
+    out = _run(f"import sys, tui.ui.app; print(' '.join(m for m in {LATER!r} if m in sys.modules))")
+    assert out.split() == [], f"imported before the first frame: {out}"
+
+
+def test_a_data_screen_still_opens_its_module_on_demand() -> None:
+    out = _run(
+        "import sys; from tui.ui.screens.catalogue import screen_classes as s; s(); print('plotext' in sys.modules)"
+    )
+    assert out.strip() == "True"  # the check above would pass vacuously if plotext were gone altogether
