@@ -136,3 +136,70 @@ async def test_a_market_order_shows_its_estimate_and_asks_when_the_book_is_too_t
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="back to the form")
         assert (await trader.open_orders(ALICE.address)).data == [] and not state.account.positions
+
+
+async def test_the_form_waits_for_the_exchange_and_keeps_a_refused_order_to_fix(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Enter sends at once and the form stays until the exchange answers: a refusal (here the exchange's price
+    band, which the form does not know) is shown on the form, nothing is placed, and the fixed order goes."""
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await app.feed.wait_ready()
+        account = app.feed.state.account
+        await settle(pilot, lambda: account.summary is not None, what="the account")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        form = app.screen
+        assert isinstance(form, OrderFormScreen)
+        form.query_one("#price", Input).value = "30000"  # tick, lot and funds are right; the band is not
+        form.query_one("#size", Input).value = "0.01"
+        form.query_one("#size", Input).focus()
+        await pilot.press("enter")
+        refusal = form.query_one("#err-send", Static)
+        await settle(pilot, lambda: refusal.display, what="the refusal on the form")
+        assert "Refused by the exchange: price 30000 is outside the allowed band" in str(refusal.render())
+        assert "Nothing was placed" in str(refusal.render())
+        assert app.screen is form and form.sending is None
+        assert "sending" not in str(form.query_one("#form-title").render())
+        assert (await trader.open_orders(ALICE.address)).data == []
+
+        form.query_one("#price", Input).value = "90000"
+        await pilot.press("enter")
+        await settle(pilot, lambda: app.screen is app.main, what="the form to close once accepted")
+        assert [(o.limit_price, o.size) for o in (await trader.open_orders(ALICE.address)).data] == [
+            (D(90000), D("0.01"))
+        ]
+        assert any("oid" in text for text in notes.messages)
+
+
+async def test_enter_twice_sends_once_and_escape_leaves_the_answer_to_the_notice(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The form's side of sending, with the answer held back: a second Enter while the first order is on its
+    way sends nothing; Escape closes the form, and the late answer finds it gone and does nothing to it."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.feed.wait_ready()
+        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        form = app.screen
+        assert isinstance(form, OrderFormScreen)
+        held: list[tuple[object, object]] = []
+        form._send = lambda plan, settled: held.append((plan, settled))  # type: ignore[method-assign]
+        form.query_one("#price", Input).value = "90000"
+        form.query_one("#size", Input).value = "0.01"
+        form.query_one("#size", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot, lambda: "sending…" in str(form.query_one("#form-title").render()), what="sending")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(held) == 1
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        [(_, settled)] = held
+        settled(None)  # type: ignore[operator]
+        await pilot.pause()
+        assert app.screen is app.main

@@ -51,6 +51,7 @@ from .prompt import PromptScreen
 __all__ = ["OrderDesk", "order_context"]
 
 log = logging.getLogger(__name__)
+Settled = Callable[[str | None], None]  # told the exchange's refusal, or None: see ``OrderDesk._run``
 READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
 
 
@@ -192,25 +193,29 @@ class OrderDesk:
             price=price,
             context=lambda: order_context(self.state, symbol, self.policy.slippage_pct),
             policy=self.policy,
+            send=self.place,
         )
 
-        def sent(plan: OrderPlan | None) -> None:
-            if plan is not None:
+        def closed(plan: OrderPlan | None) -> None:
+            if plan is not None:  # placed: the picked price has served
                 self.picked = None
-                self.place(plan)
 
-        self.screen.app.push_screen(form, sent)
+        self.screen.app.push_screen(form, closed)
 
     # ---- sending --------------------------------------------------------------------------------
 
-    def _run(self, what: str, call: Callable[[], Awaitable[str]]) -> None:
-        """Run ``call`` in a worker; notify its message, or the error."""
+    def _run(self, what: str, call: Callable[[], Awaitable[str]], settled: Settled | None = None) -> None:
+        """Run ``call`` in a worker; notify its message, or the error. ``settled`` is told the exchange's refusal,
+        or None when there is nothing to fix and send again (done; or not known, so sending again could do it
+        twice)."""
 
         async def job() -> None:
             self.in_flight += 1
+            refusal: str | None = None
             try:
                 message = await call()
             except ActionRejected as exc:
+                refusal = exc.message
                 self.screen.notify(
                     f"{what}: rejected: {exc.message}", title="Exchange", severity="error", timeout=8, markup=False
                 )
@@ -225,16 +230,18 @@ class OrderDesk:
                 self.screen.notify(message, title=what, markup=False)
             finally:
                 self.in_flight -= 1
+                if settled is not None:
+                    settled(refusal)
             await self.refresh()
 
         self.screen.run_worker(job(), name=what, group="submit", exit_on_error=False)
 
-    def place(self, plan: OrderPlan) -> None:
+    def place(self, plan: OrderPlan, settled: Settled | None = None) -> None:
         async def call() -> str:
             resp = await self.client.place_order([plan.to_wire()])
             return f"{plan.describe()}\noid {_oid(resp)} · tx {short_address(resp.tx_hash)}"
 
-        self._run("Order", call)
+        self._run("Order", call, settled)
 
     def cancel_order(self, order: Order | None) -> None:
         if self._refuse("cancel"):

@@ -2,7 +2,9 @@
 
 Enter in any field submits. Everything is validated here before anything is sent (``tui.order_entry``);
 each problem shows under its field. A large order, or a limit price far through the book, is confirmed
-first. The form dismisses with the ``OrderPlan`` to send, or None.
+first. The form sends (``send``) and stays open until the exchange answers: accepted, it closes with the
+``OrderPlan`` sent; refused, it shows why and stays, so the order can be fixed and sent again. Escape closes it
+(None) at any time; an order already sent still gets its notice.
 """
 
 from __future__ import annotations
@@ -32,7 +34,12 @@ from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
 
-__all__ = ["OrderFormScreen"]
+__all__ = ["OrderFormScreen", "Send"]
+
+# How the form sends a plan: the second argument is told the exchange's refusal (the form stays open to fix it),
+# or None once there is nothing to fix here (accepted; or an outcome unknown, when sending again could place
+# the order twice).
+Send = Callable[[OrderPlan, Callable[[str | None], None]], None]
 
 KIND_OPTIONS = [
     ("limit", "limit"),
@@ -123,12 +130,15 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         price: Decimal | None,
         context: Callable[[], OrderContext | None],
         policy: ConfirmPolicy,
+        send: Send,
     ) -> None:
         super().__init__()
         self._side = side
         self._price = price
         self._order_context = context
         self._policy = policy
+        self._send = send
+        self.sending: OrderPlan | None = None  # sent, the exchange's answer not in yet
         self._tried = False  # errors show after the first submit, then follow the typing
         self.shown_errors: dict[str, str] = {}  # by field, as shown under the fields (all empty at first)
 
@@ -177,6 +187,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
                 yield Input("", id="cloid", compact=True, placeholder="client order id (optional)")
             yield Static("", id="err-cloid", classes="error -empty", markup=False)
             yield Static("", id="summary", markup=False)
+            yield Static("", id="err-send", classes="error -empty", markup=False)
             with Horizontal(id="buttons", classes="row"):
                 yield Button("Cancel (esc)", id="cancel", compact=True)
                 yield Button("Submit (enter)", id="submit", variant="primary", compact=True)
@@ -251,7 +262,8 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     def _update_title(self) -> None:
         ctx = self._order_context()
         symbol = ctx.symbol if ctx else "?"
-        self.query_one("#form-title", Label).update(f"{self._side.upper()} {symbol}")
+        sending = " · sending…" if self.sending is not None else ""
+        self.query_one("#form-title", Label).update(f"{self._side.upper()} {symbol}{sending}")
 
     def _refresh(self) -> None:
         """The value the order would have, and (after a first submit) the problems, as the user types."""
@@ -285,6 +297,8 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     # ---- submitting -----------------------------------------------------------------------------
 
     def submit(self) -> None:
+        if self.sending is not None:
+            return  # one at a time: Enter again while the first is on its way sends nothing
         self._tried = True
         ctx = self._order_context()
         if ctx is None:
@@ -297,16 +311,40 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             return
         reasons = confirmation_reasons(plan, ctx, self._policy)
         if not reasons:
-            self.dismiss(plan)
+            self._send_plan(plan)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.dismiss(plan)
+                self._send_plan(plan)
 
         estimate = market_estimate(plan, ctx)
         lines = [*reasons, *([estimate] if estimate else [])]
         self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", lines), answered)
+
+    def _send_plan(self, plan: OrderPlan) -> None:
+        """Send ``plan`` and stay open until the exchange answers: the frame that closes the form comes after
+        the acknowledgement, not before the order leaves."""
+        self.sending = plan
+        self._update_title()
+        self._show_refusal("")
+        self._send(plan, self._settled)
+
+    def _settled(self, refusal: str | None) -> None:
+        plan, self.sending = self.sending, None
+        if not self.is_active:
+            return  # closed meanwhile (Escape): the notice says how it ended
+        if refusal is None:
+            self.dismiss(plan)
+            return
+        self._update_title()
+        self._show_refusal(f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
+
+    def _show_refusal(self, text: str) -> None:
+        box = self.query_one("#err-send", Static)
+        if str(box.content) != text:
+            box.update(text)
+            box.set_class(not text, "-empty")
 
 
 def fmt_plain(value: Decimal | None) -> str:
