@@ -1,8 +1,9 @@
 """The WebSocket side of the local exchange: JSON-RPC subscribe, unsubscribe, ping and post (protocol-notes 5).
 
-Channels and their keys are in ``ws_channels``. Each event is encoded once and queued to every
-subscriber; a subscriber that cannot keep up is disconnected rather than allowed to grow memory without
-bound.
+Channels and their keys are in ``ws_channels``. Each event is encoded and framed once, and the same frame is
+written to every subscriber (``ws_transport``); a subscriber that cannot keep up (``MAX_BACKLOG_BYTES`` written
+and not read) is disconnected rather than allowed to grow memory without bound. Under an ASGI server other
+than the exchange's own, frames go through a queue per connection and Starlette's ``send_text``.
 
 First pictures. The SDKs (Python and TypeScript) register a subscription only after they have handled the
 subscribe reply, so a picture sent right behind the reply reaches them before they listen and is lost.
@@ -34,13 +35,14 @@ import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .ratelimit import RateLimiter
 from .ws_channels import ALL_SYMBOLS, Key, SubscribeError, subscription_key
+from .ws_transport import FRAMES_EXTENSION, text_frame
 
 log = logging.getLogger(__name__)
 _encoder = msgspec.json.Encoder(decimal_format="number")
@@ -51,7 +53,8 @@ def _text(message: Any) -> str:
     return _encoder.encode(message).decode()
 
 
-QUEUE_FRAMES = 4_096
+QUEUE_FRAMES = 4_096  # frames queued for a connection written through Starlette
+MAX_BACKLOG_BYTES = 4 << 20  # written to a connection and not read by its peer: past this it is too slow
 REPEAT_AFTER_S = (0.25, 1.0)  # a subscription's picture goes again this long after the reply
 MAX_FRAME_BYTES = 1 << 20  # an inbound frame past this is closed with 1009 (a 50-order post is ~15 KB)
 REFUSALS_BEFORE_CLOSE = 50  # messages refused for the rate limit, on one connection, before it is closed
@@ -91,11 +94,20 @@ class PostError(Exception):
 Post = Callable[[dict[str, Any], str], Awaitable[Any]]
 
 
+class FrameWriter(Protocol):
+    """The exchange's WebSocket protocol, as the hub writes whole frames through it (``ws_transport``)."""
+
+    def write_frame(self, frame: bytes) -> bool: ...
+    def backlog(self) -> int: ...
+
+
 @dataclass(eq=False)
 class Connection:
     ws: WebSocket
     ip: str
+    frames: FrameWriter | None = None  # None under another ASGI server: the queue and Starlette's send
     queue: asyncio.Queue[str | Close] = field(default_factory=lambda: asyncio.Queue(QUEUE_FRAMES))
+    queued: int = 0  # frames in the queue or being sent from it: written frames must wait behind them
     subs: dict[str, Key] = field(default_factory=dict)  # server channel -> key
     overflowed: bool = False
     repeats: dict[str, list[asyncio.TimerHandle]] = field(default_factory=dict)  # channel -> timed re-sends
@@ -137,24 +149,39 @@ class Hub:
     def publish(self, channel: str, key: str, payload: Any) -> None:
         """Queue one notification to every subscriber of (channel, key), and of (channel, "all")."""
         keys = [(channel, key), (channel, "all")] if channel in ALL_SYMBOLS and key != "all" else [(channel, key)]
-        frames: dict[str, str] = {}  # server channel -> the frame: encoded once, whoever many receive it
+        # server channel -> the frame's text and its bytes: encoded and framed once, whoever many receive it
+        frames: dict[str, tuple[str, bytes]] = {}
         for k in keys:
             for conn in list(self.subscribers.get(k, ())):
                 for server_channel, sub_key in conn.subs.items():
                     if sub_key == k:
-                        frame = frames.get(server_channel)
-                        if frame is None:
-                            frame = frames[server_channel] = _notification(server_channel, payload)
-                        self._send(conn, frame)
+                        built = frames.get(server_channel)
+                        if built is None:
+                            text = _notification(server_channel, payload)
+                            built = frames[server_channel] = (text, text_frame(text.encode()))
+                        self._send(conn, *built)
 
-    def _send(self, conn: Connection, frame: str) -> None:
+    def _send(self, conn: Connection, text: str, frame: bytes | None = None) -> None:
+        """Send ``text`` (``frame``: the same, framed already) to ``conn``: written at once where the protocol
+        allows and nothing is queued before it, else queued for the writer."""
+        if conn.overflowed:
+            return
+        if conn.frames is not None and not conn.queued:
+            if conn.frames.backlog() > MAX_BACKLOG_BYTES:
+                self._too_slow(conn)
+            elif conn.frames.write_frame(frame if frame is not None else text_frame(text.encode())):
+                self.delivered += 1
+            return  # not written: the connection is closing, and its reader is ending it
         try:
-            conn.queue.put_nowait(frame)
+            conn.queue.put_nowait(text)
+            conn.queued += 1
             self.delivered += 1
         except asyncio.QueueFull:
-            if not conn.overflowed:
-                log.warning("ws %s cannot keep up; disconnecting", conn.ip)
-                self._close(conn, Close(1013, "too slow: the client does not read its frames"))
+            self._too_slow(conn)
+
+    def _too_slow(self, conn: Connection) -> None:
+        log.warning("ws %s cannot keep up; disconnecting", conn.ip)
+        self._close(conn, Close(1013, "too slow: the client does not read its frames"))
 
     def _close(self, conn: Connection, close: Close) -> None:
         """Send nothing more but what is queued, then close with ``close`` (room is made for it if need be)."""
@@ -180,7 +207,7 @@ class Hub:
             await ws.send_text(json.dumps({"jsonrpc": "2.0", "error": {"code": 429, "message": refusal}}))
             await ws.close(code=1008, reason=refusal[:120])
             return  # never counted, so nothing to give back
-        conn = Connection(ws, ip)
+        conn = Connection(ws, ip, frames=ws.scope.get("extensions", {}).get(FRAMES_EXTENSION))
         self.connections.add(conn)
         writer = asyncio.create_task(self._writer(conn))
         try:
@@ -215,6 +242,7 @@ class Hub:
                     await conn.ws.close(code=frame.code, reason=frame.reason)
                     return
                 await conn.ws.send_text(frame)  # JSON-RPC frames are text frames
+                conn.queued -= 1
         except (WebSocketDisconnect, RuntimeError, asyncio.CancelledError):
             return
         except Exception:  # a dead socket; the reader notices and cleans up
