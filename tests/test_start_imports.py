@@ -25,3 +25,11 @@ def test_a_data_screen_still_opens_its_module_on_demand() -> None:
         "import sys; from tui.ui.screens.catalogue import screen_classes as s; s(); print('plotext' in sys.modules)"
     )
     assert out.strip() == "True"  # the check above would pass vacuously if plotext were gone altogether
+
+
+def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() -> None:
+    """``xtui sim`` (and the exchange ``xtui`` starts) is up ~90 ms sooner without them."""
+    out = _run(
+        "import sys, tui.sim.server; print(' '.join(m for m in ('httpx', 'tui.sim.mirror') if m in sys.modules))"
+    )
+    assert out.split() == [], f"imported by the exchange: {out}"

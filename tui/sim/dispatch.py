@@ -10,7 +10,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.api.signing import SigningError, checksum_address
 
@@ -19,9 +19,10 @@ from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
 from .engine.instruments import default_config
 from .market import SyntheticMarket
-from .mirror import Mirror
-from .mirror_market import MirroredMarket
 from .pictures import first_picture
+
+if TYPE_CHECKING:
+    from .mirror import Mirror
 
 
 class QueryError(ValueError):
@@ -109,6 +110,8 @@ class Dispatcher:
         self.engine = Exchange(dataclasses.replace(base, faucet_usdc=faucet), clock)
         self.market: SyntheticMarket | None = None
         if mirror is not None:  # the source's prices, makers around them (a mirror always has its makers)
+            from .mirror_market import MirroredMarket  # it brings the HTTP client: paper trading only
+
             self.market = MirroredMarket(self.engine, seed, mirror)
         elif market:
             self.market = SyntheticMarket(self.engine, seed)

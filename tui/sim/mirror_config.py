@@ -29,7 +29,9 @@ from .engine.instruments import (
     default_config,
 )
 
-__all__ = ["SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
+__all__ = ["POLL_MS", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
+
+POLL_MS = 1_000  # how often a mirror reads the source's tickers
 
 
 class SourceUnusable(ValueError):

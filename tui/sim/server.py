@@ -23,7 +23,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import uvicorn
@@ -36,12 +36,15 @@ from starlette.types import ASGIApp
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
-from .mirror import POLL_MS, Mirror, MirrorHeader
+from .mirror_config import POLL_MS
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
 from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
 from .ws_transport import CoalescingWebSocketProtocol
+
+if TYPE_CHECKING:
+    from .mirror import Mirror
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
@@ -124,6 +127,8 @@ class LocalExchange:
             self.config.network,
         )
         if mirror is not None:
+            from .mirror import MirrorHeader  # paper trading only: it brings the HTTP client
+
             self.app = MirrorHeader(self.app, mirror.status)
         self._server: uvicorn.Server | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -323,6 +328,8 @@ async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalE
     clock = clock or SystemClock()
     if config.mirror is None:
         return LocalExchange(config, clock)
+    from .mirror import Mirror
+
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     mirror = await Mirror.open(config.mirror, seed=seed, now_ms=clock.now_ms, poll_ms=config.mirror_poll_ms)
     try:

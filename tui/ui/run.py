@@ -121,10 +121,14 @@ def run_dashboard(
     if exchange is not None:
         exchange.spawn()  # it comes up while the dashboard's modules load
     try:
+        # The dashboard's imports make objects that live as long as the process: the collector is held back
+        # while they load, then they are put out of its sight, so neither the imports nor the first frame's
+        # many new objects set off full collections that walk every module (~60 ms of start-up).
+        thresholds = gc.get_threshold()
+        gc.set_threshold(100_000, *thresholds[1:])
         launch = checked(launch)  # this imports the dashboard
-        # What the imports made lives as long as the process: out of the collector's sight, the first frame's
-        # many new objects no longer set off full collections that walk every module (~40 ms of start-up).
         gc.freeze()
+        gc.set_threshold(*thresholds)
         for warning in launch.warnings:
             sys.stderr.write(warning + "\n")
         sys.stderr.flush()
