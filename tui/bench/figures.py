@@ -258,6 +258,8 @@ def bench_terminal(seconds: float) -> None:
         for pane, n in cost.by_pane.most_common():
             _report(f"  of which {pane}", n / cost.seconds, "B/s")
         _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
+        _report(f"resident memory, default run{label}: the dashboard", cost.rss_mb, "MB")
+        _report("  and its built-in exchange", cost.exchange_rss_mb, "MB")
 
 
 async def bench_sim_load(warm_s: float, soak_s: float) -> None:

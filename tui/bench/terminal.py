@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .sim_load import rss_mb
+
 __all__ = ["TerminalCost", "measure_default_run", "pane_regions", "start_to_full_frame"]
 
 SEED = 7  # the same market every run, so that two runs' figures compare
@@ -46,6 +48,8 @@ class TerminalCost:
     bytes: int
     cpu_s: float
     by_pane: Counter[str] = field(default_factory=Counter)
+    rss_mb: float = 0.0  # resident memory at the end: the dashboard's process
+    exchange_rss_mb: float = 0.0  # and its built-in exchange's
 
     @property
     def bytes_per_s(self) -> float:
@@ -60,19 +64,24 @@ def _stat(pid: int | str) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` (all its threads) and of its children (the built-in exchange runs
-    in one), as far as they are running."""
-    ticks = 0
-    with contextlib.suppress(OSError):
-        fields = _stat(pid)
-        ticks += int(fields[11]) + int(fields[12])
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (the built-in exchange runs in one)."""
+    found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, IndexError):
-                fields = _stat(entry.name)
-                if fields[1] == str(pid):  # field 4 of stat, the parent's pid
-                    ticks += int(fields[11]) + int(fields[12])
+                if _stat(entry.name)[1] == str(pid):  # field 4 of stat, the parent's pid
+                    found.append(int(entry.name))
+    return found
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (all its threads) and of its children, as far as they are running."""
+    ticks = 0
+    for each in (pid, *_children(pid)):
+        with contextlib.suppress(OSError):
+            fields = _stat(each)
+            ticks += int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
@@ -175,7 +184,8 @@ def measure_default_run(
         total = _drain(master, seconds, regions, by_pane)
         elapsed = time.perf_counter() - t0
         cpu = _cpu_s(proc.pid) - cpu0
-    return TerminalCost(elapsed, total, cpu, by_pane)
+        exchange = sum(rss_mb(child) for child in _children(proc.pid))
+        return TerminalCost(elapsed, total, cpu, by_pane, rss_mb(proc.pid), exchange)
 
 
 # what the first full frame has drawn: the feed live, the book around its spread, the account's equity
@@ -243,6 +253,7 @@ def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [-- xt
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
     cost = measure_default_run(seconds, (cols, rows), extra_args=extra)
     print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}")
+    print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")
     for name, n in cost.by_pane.most_common():
         print(f"  {name:<12} {n / cost.seconds:>10,.0f} B/s")
 
