@@ -97,8 +97,7 @@ Post = Callable[[dict[str, Any], str], Awaitable[Any]]
 class FrameWriter(Protocol):
     """The exchange's WebSocket protocol, as the hub writes whole frames through it (``ws_transport``)."""
 
-    def write_frame(self, frame: bytes) -> bool: ...
-    def backlog(self) -> int: ...
+    def write_frame(self, frame: bytes) -> int | None: ...
 
 
 @dataclass(eq=False)
@@ -167,11 +166,13 @@ class Hub:
         if conn.overflowed:
             return
         if conn.frames is not None and not conn.queued:
-            if conn.frames.backlog() > MAX_BACKLOG_BYTES:
+            backlog = conn.frames.write_frame(frame if frame is not None else text_frame(text.encode()))
+            if backlog is None:
+                return  # not written: the connection is closing, and its reader is ending it
+            self.delivered += 1
+            if backlog > MAX_BACKLOG_BYTES:
                 self._too_slow(conn)
-            elif conn.frames.write_frame(frame if frame is not None else text_frame(text.encode())):
-                self.delivered += 1
-            return  # not written: the connection is closing, and its reader is ending it
+            return
         try:
             conn.queue.put_nowait(text)
             conn.queued += 1

@@ -74,7 +74,10 @@ class _CoalescingTransport:
         self._pending.clear()
         self._transport.abort()
 
-    def __getattr__(self, name: str) -> Any:  # is_closing, get_extra_info, pause_reading, ...
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def __getattr__(self, name: str) -> Any:  # get_extra_info, pause_reading, ...
         return getattr(self._transport, name)
 
 
@@ -92,13 +95,11 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
             extensions: dict[str, Any] = self.scope["extensions"]
             extensions[FRAMES_EXTENSION] = self
 
-    def write_frame(self, frame: bytes) -> bool:
-        """Write a whole frame (from ``text_frame``); False, writing nothing, once the connection is closing."""
-        if self.close_sent or self.conn.state is not State.OPEN or self._frames_out.is_closing():
-            return False
-        self._frames_out.write(frame)
-        return True
-
-    def backlog(self) -> int:
-        """Bytes written to this connection that its peer has not read yet."""
-        return self._frames_out.backlog()
+    def write_frame(self, frame: bytes) -> int | None:
+        """Write a whole frame (from ``text_frame``) and return the backlog: the bytes written to this connection
+        that its peer has not read yet. None, writing nothing, once the connection is closing."""
+        out = self._frames_out
+        if self.close_sent or self.conn.state is not State.OPEN or out.is_closing():
+            return None
+        out.write(frame)
+        return out.backlog()
