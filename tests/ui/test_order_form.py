@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import ROUND_FLOOR
 from decimal import Decimal as D
+from typing import Any
 
 from textual.widgets import Checkbox, Input, Select, Static
 
@@ -20,17 +21,24 @@ from tui.ui.screens.order_form import OrderFormScreen
 ALICE = Signer(ALICE_KEY)
 
 
+async def buy_form(pilot: Any) -> OrderFormScreen:
+    """The buy form, opened with ``b`` once the feed has the account."""
+    app = pilot.app
+    await app.feed.wait_ready()
+    await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+    await pilot.press("b")
+    await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+    form = app.screen
+    assert isinstance(form, OrderFormScreen)
+    return form
+
+
 async def test_bad_input_gets_a_message_under_its_field_and_nothing_is_sent(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
-        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
-        await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
-        form = app.screen
-        assert isinstance(form, OrderFormScreen)
+        form = await buy_form(pilot)
         best_ask = app.feed.state.market.book.best_ask
         assert best_ask is not None
 
@@ -146,13 +154,7 @@ async def test_the_form_waits_for_the_exchange_and_keeps_a_refused_order_to_fix(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
-        account = app.feed.state.account
-        await settle(pilot, lambda: account.summary is not None, what="the account")
-        await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
-        form = app.screen
-        assert isinstance(form, OrderFormScreen)
+        form = await buy_form(pilot)
         form.query_one("#price", Input).value = "30000"  # tick, lot and funds are right; the band is not
         form.query_one("#size", Input).value = "0.01"
         form.query_one("#size", Input).focus()
@@ -181,12 +183,7 @@ async def test_enter_twice_sends_once_and_escape_leaves_the_answer_to_the_notice
     way sends nothing; Escape closes the form, and the late answer finds it gone and does nothing to it."""
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
-        await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
-        await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
-        form = app.screen
-        assert isinstance(form, OrderFormScreen)
+        form = await buy_form(pilot)
         held: list[tuple[object, object]] = []
         form._send = lambda plan, settled: held.append((plan, settled))  # type: ignore[method-assign]
         form.query_one("#price", Input).value = "90000"
