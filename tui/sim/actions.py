@@ -8,7 +8,7 @@ exactly as received, key order included, because that is what was signed (protoc
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -254,17 +254,22 @@ def recover_candidates(parsed: ParsedAction, network: Network) -> Iterable[tuple
     known account or agent, and falls back to the first one (a new account, read under the exchange's
     own network) when none is.
     """
-    variants = [parsed.data]
-    sorted_data = _sorted_keys(parsed.data)
-    if list(sorted_data) != list(parsed.data) or sorted_data != parsed.data:
-        variants.append(sorted_data)
     for net in sources(network):
-        for data in variants:
+        for data in _variants(parsed.data):
             for code in codes_for(parsed):
                 try:
                     yield recover_digest(action_digest(data, code, testnet=net), parsed.signature), code
                 except SigningError as exc:
                     raise BadRequest(f"signature: {exc}") from None
+
+
+def _variants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The action as sent, then (only if asked for: most signers are found on the first) with its keys sorted,
+    when that differs."""
+    yield data
+    sorted_data = _sorted_keys(data)
+    if list(sorted_data) != list(data) or sorted_data != data:
+        yield sorted_data
 
 
 def verify_agent_signature(agent: str, account: str, nonce: int, signature: str) -> bool:

@@ -97,7 +97,8 @@ Post = Callable[[dict[str, Any], str], Awaitable[Any]]
 class FrameWriter(Protocol):
     """The exchange's WebSocket protocol, as the hub writes whole frames through it (``ws_transport``)."""
 
-    def write_frame(self, frame: bytes) -> int | None: ...
+    def write_frame(self, frame: bytes) -> bool: ...
+    def limit_backlog(self, most: int, too_slow: Callable[[], None]) -> None: ...
 
 
 @dataclass(eq=False)
@@ -108,10 +109,19 @@ class Connection:
     queue: asyncio.Queue[str | Close] = field(default_factory=lambda: asyncio.Queue(QUEUE_FRAMES))
     queued: int = 0  # frames in the queue or being sent from it: written frames must wait behind them
     subs: dict[str, Key] = field(default_factory=dict)  # server channel -> key
+    names: dict[Key, tuple[str, ...]] = field(default_factory=dict)  # key -> its server channels (publish's way)
     overflowed: bool = False
     repeats: dict[str, list[asyncio.TimerHandle]] = field(default_factory=dict)  # channel -> timed re-sends
     at_next_frame: set[str] = field(default_factory=set)  # channels whose picture goes at the next frame
     refused: int = 0  # messages refused for the rate limit
+
+    def index(self, key: Key) -> None:
+        """Bring ``names`` up to date for ``key`` after ``subs`` changed."""
+        names = tuple(n for n, k in self.subs.items() if k == key)
+        if names:
+            self.names[key] = names
+        else:
+            self.names.pop(key, None)
 
 
 class Hub:
@@ -152,12 +162,16 @@ class Hub:
         frames: dict[str, tuple[str, bytes]] = {}
         for k in keys:
             for conn in list(self.subscribers.get(k, ())):
-                for server_channel, sub_key in conn.subs.items():
-                    if sub_key == k:
-                        built = frames.get(server_channel)
-                        if built is None:
-                            text = _notification(server_channel, payload)
-                            built = frames[server_channel] = (text, text_frame(text.encode()))
+                for server_channel in conn.names.get(k, ()):
+                    built = frames.get(server_channel)
+                    if built is None:
+                        text = _notification(server_channel, payload)
+                        built = frames[server_channel] = (text, text_frame(text.encode()))
+                    writer = conn.frames
+                    if writer is not None and not conn.queued and not conn.overflowed:  # _send's usual case
+                        if writer.write_frame(built[1]):
+                            self.delivered += 1
+                    else:
                         self._send(conn, *built)
 
     def _send(self, conn: Connection, text: str, frame: bytes | None = None) -> None:
@@ -166,12 +180,9 @@ class Hub:
         if conn.overflowed:
             return
         if conn.frames is not None and not conn.queued:
-            backlog = conn.frames.write_frame(frame if frame is not None else text_frame(text.encode()))
-            if backlog is None:
-                return  # not written: the connection is closing, and its reader is ending it
-            self.delivered += 1
-            if backlog > MAX_BACKLOG_BYTES:
-                self._too_slow(conn)
+            # not written: the connection is closing, and its reader is ending it
+            if conn.frames.write_frame(frame if frame is not None else text_frame(text.encode())):
+                self.delivered += 1
             return
         try:
             conn.queue.put_nowait(text)
@@ -209,6 +220,8 @@ class Hub:
             await ws.close(code=1008, reason=refusal[:120])
             return  # never counted, so nothing to give back
         conn = Connection(ws, ip, frames=ws.scope.get("extensions", {}).get(FRAMES_EXTENSION))
+        if conn.frames is not None:  # checked as each millisecond's frames go out
+            conn.frames.limit_backlog(MAX_BACKLOG_BYTES, lambda: self._too_slow(conn))
         self.connections.add(conn)
         writer = asyncio.create_task(self._writer(conn))
         try:
@@ -295,6 +308,7 @@ class Hub:
             if refusal:
                 return _result(rid, {"status": "error", "error": refusal, "channels": []})
         conn.subs[name] = key
+        conn.index(key)
         self.subscribers[key].add(conn)
         self._send(conn, _text(_result(rid, {"status": "subscribed", "channels": [name]})))
         self._send_picture(conn, name)
@@ -312,6 +326,7 @@ class Hub:
         for name in names:
             key = conn.subs.pop(name, None)
             if key is not None:
+                conn.index(key)
                 gone.append(name)
                 self._end_repeats(conn, name)
                 if not any(k == key for k in conn.subs.values()):

@@ -1,24 +1,25 @@
-"""The WebSocket server's writes: one ``send`` a connection per turn of the event loop, and frames built once.
+"""The WebSocket server's writes: one ``send`` a connection per millisecond, and frames built once.
 
 Fanning an event out to 50 subscribers, the exchange spent over 40% of its time in ``socket.send``: uvicorn
 writes every frame to its transport at once, and an empty transport buffer makes each write a system call.
-Here a connection's writes within one turn of the loop are joined and go out together at the end of it, so a
-burst of frames (a block's events, a subscription's pictures) costs one system call, and no frame waits
-longer than the turn it was written in.
+Here a connection's writes are joined and go out together ``FLUSH_AFTER_S`` after the first of them (one
+timer for all connections), so a burst of frames (a block's events, a subscription's pictures, the orders
+of a millisecond) costs one system call, and no frame waits longer than that.
 
 Fanning out, the exchange also spent a third of its time sending each subscriber its copy through Starlette,
 uvicorn and websockets, which frame the same text again for every one. A server frame is the same bytes for
 every subscriber (unmasked, no compression), so the hub builds it once (``text_frame``) and writes it
-through ``FRAMES_EXTENSION``: the protocol, which the ASGI scope carries under that name.
-"""
+through ``FRAMES_EXTENSION``: the protocol, which the ASGI scope carries under that name. A peer that does
+not read is found as the frames go out (``limit_backlog``)."""
 
 from __future__ import annotations
 
 import asyncio
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
-from websockets.protocol import State
 
 __all__ = ["FRAMES_EXTENSION", "CoalescingWebSocketProtocol", "text_frame"]
 
@@ -39,35 +40,61 @@ def text_frame(payload: bytes) -> bytes:
     return head + payload
 
 
-class _CoalescingTransport:
-    """Stands in for the connection's transport: ``write`` collects, the end of the loop turn sends."""
+class _Flusher:
+    """One timer for every connection of a loop: ``FLUSH_AFTER_S`` after the first write, each connection
+    written to since sends what it has (a timer a connection cost the exchange a heap of 50 timers)."""
 
-    def __init__(self, transport: asyncio.Transport) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._due: list[_CoalescingTransport] = []
+
+    def add(self, transport: _CoalescingTransport) -> None:
+        if not self._due:
+            self._loop.call_later(FLUSH_AFTER_S, self._flush_all)
+        self._due.append(transport)
+
+    def _flush_all(self) -> None:
+        due, self._due = self._due, []
+        for transport in due:
+            transport.flush()
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
+
+
+def _flusher() -> _Flusher:
+    loop = asyncio.get_running_loop()
+    flusher = _flushers.get(loop)
+    if flusher is None:
+        flusher = _flushers[loop] = _Flusher(loop)
+    return flusher
+
+
+class _CoalescingTransport:
+    """Stands in for the connection's transport: ``write`` collects, ``FLUSH_AFTER_S`` later it all goes out;
+    then ``flushed`` is told how many bytes the peer has yet to read."""
+
+    def __init__(self, transport: asyncio.Transport, flushed: Callable[[int], None]) -> None:
         self._transport = transport
         self._pending: list[bytes] = []
-        self._pending_bytes = 0
-        self._loop = asyncio.get_running_loop()
+        self._flusher = _flusher()
+        self._flushed = flushed
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._pending:
-            self._loop.call_later(FLUSH_AFTER_S, self._flush)
-        self._pending.append(bytes(data))
-        self._pending_bytes += len(data)
+            self._flusher.add(self)
+        self._pending.append(data if type(data) is bytes else bytes(data))
 
-    def backlog(self) -> int:
-        """Bytes written and not yet taken by the peer's socket: this turn's and the transport's buffer."""
-        return self._pending_bytes + self._transport.get_write_buffer_size()
-
-    def _flush(self) -> None:
+    def flush(self) -> None:
         if self._pending:
             data = b"".join(self._pending)
             self._pending.clear()
-            self._pending_bytes = 0
             if not self._transport.is_closing():
                 self._transport.write(data)
+                self._flushed(self._transport.get_write_buffer_size())
 
     def close(self) -> None:
-        self._flush()  # a close frame written just before goes out first
+        self.flush()  # a close frame written just before goes out first
         self._transport.close()
 
     def abort(self) -> None:
@@ -82,11 +109,12 @@ class _CoalescingTransport:
 
 
 class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol over a transport whose writes are joined per loop turn."""
+    """uvicorn's WebSocket protocol over a transport whose writes are joined (``_CoalescingTransport``)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        self._frames_out = _CoalescingTransport(transport)
+        self._frames_out = _CoalescingTransport(transport, self._flushed)
+        self._backlog_limit: tuple[int, Callable[[], None]] | None = None
         super().connection_made(self._frames_out)  # type: ignore[arg-type]
 
     def handle_connect(self, event: Any) -> None:
@@ -95,11 +123,18 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
             extensions: dict[str, Any] = self.scope["extensions"]
             extensions[FRAMES_EXTENSION] = self
 
-    def write_frame(self, frame: bytes) -> int | None:
-        """Write a whole frame (from ``text_frame``) and return the backlog: the bytes written to this connection
-        that its peer has not read yet. None, writing nothing, once the connection is closing."""
-        out = self._frames_out
-        if self.close_sent or self.conn.state is not State.OPEN or out.is_closing():
-            return None
-        out.write(frame)
-        return out.backlog()
+    def write_frame(self, frame: bytes) -> bool:
+        """Write a whole frame (from ``text_frame``); False, writing nothing, once the connection is closing."""
+        if self.close_sent or self.disconnected:  # a close was sent (or answered), or the socket is gone
+            return False
+        self._frames_out.write(frame)
+        return True
+
+    def limit_backlog(self, most: int, too_slow: Callable[[], None]) -> None:
+        """Call ``too_slow`` (once) when, after a flush, the peer has more than ``most`` bytes still to read."""
+        self._backlog_limit = (most, too_slow)
+
+    def _flushed(self, backlog: int) -> None:
+        if self._backlog_limit is not None and backlog > self._backlog_limit[0]:
+            too_slow, self._backlog_limit = self._backlog_limit[1], None
+            too_slow()
