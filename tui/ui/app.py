@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -30,7 +31,7 @@ from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged, WatchToggled
-from tui.ui.screens.catalogue import open_screen
+from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
@@ -44,6 +45,7 @@ from tui.ui.worker_errors import report_worker_error
 __all__ = ["XtuiApp", "known_themes", "make_app"]
 
 log = logging.getLogger("tui.ui")
+WARM_UP_AFTER_S = 1.0  # after start-up, the data screens are imported in the background
 
 
 def known_themes() -> list[str]:
@@ -159,6 +161,9 @@ class XtuiApp(App[None]):
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         if self._fund:
             self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
+        # The data screens are left out of start-up (``screen_classes``); a second after it, a thread imports
+        # them, so that the first ? or A does not wait ~90 ms for them (the UI's loop only shares the GIL).
+        self.set_timer(WARM_UP_AFTER_S, lambda: threading.Thread(target=screen_classes, daemon=True).start())
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
