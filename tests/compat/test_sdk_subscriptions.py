@@ -30,8 +30,15 @@ def test_every_subscription_gets_its_first_picture_then_updates(
     assert first["balance"]["keys"] == ["account", "balances", "timestamp"]
     assert first["agents"]["list"] == 1 and first["ticker_all"]["list"] >= 7
     assert first["chart"]["keys"] == ["close", "high", "low", "open", "time", "volume"]
-    for stream in ("trades", "fills", "funding_payments", "blocks", "transactions", "orders", "positions"):
+    for stream in ("trades", "fills", "funding_payments", "orders", "positions"):
         assert first[stream] == {"list": 0, "keys": []}, stream  # nothing yet: an empty batch
+    # The chain moves on its own clock: the block holding this driver's own addAgent can be made while it
+    # subscribes, and reach the SDK before the picture it missed is sent again (the SDK listens only once it
+    # has read the reply). So the first is an empty batch, or that block (or its transaction), whole.
+    assert first["blocks"] == {"list": 0, "keys": []} or "block_height" in first["blocks"]["keys"], first["blocks"]
+    assert first["transactions"] == {"list": 0, "keys": []} or "tx_hash" in first["transactions"]["keys"], first[
+        "transactions"
+    ]
 
     assert {k: x for k, x in v.items() if k.startswith("update.") and x is not True} == {
         "update.balance.spot_usdc": v["update.balance.spot_usdc"]
