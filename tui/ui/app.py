@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -161,9 +160,11 @@ class XtuiApp(App[None]):
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         if self._fund:
             self.run_worker(self._fund_demo_account(), name="faucet", exit_on_error=False)
-        # The data screens are left out of start-up (``screen_classes``); a second after it, a thread imports
-        # them, so that the first ? or A does not wait ~90 ms for them (the UI's loop only shares the GIL).
-        self.set_timer(WARM_UP_AFTER_S, lambda: threading.Thread(target=screen_classes, daemon=True).start())
+        # The data screens are left out of start-up (``screen_classes``); a second after it they are imported
+        # here, on the UI's loop (~90 ms, once), so that the first ? or A does not wait for them. Not in a
+        # thread: the collector would then run there too, and a finalizer that schedules on this loop from
+        # another thread leaves it asleep (seen as tests hanging in epoll).
+        self.set_timer(WARM_UP_AFTER_S, screen_classes)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
