@@ -15,6 +15,7 @@ not read is found as the frames go out (``limit_backlog``)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 __all__ = ["FRAMES_EXTENSION", "CoalescingWebSocketProtocol", "text_frame"]
+
+log = logging.getLogger(__name__)
 
 _FIN_TEXT = 0x81  # FIN bit and the text opcode
 FLUSH_AFTER_S = 0.001  # a connection's frames wait this long to go out together
@@ -56,7 +59,10 @@ class _Flusher:
     def _flush_all(self) -> None:
         due, self._due = self._due, []
         for transport in due:
-            transport.flush()
+            try:
+                transport.flush()
+            except Exception:  # one connection's trouble must not leave the others' frames unsent
+                log.exception("writing to a WebSocket connection")
 
 
 _flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
