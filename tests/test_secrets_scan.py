@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.traceback import Traceback
 
 from tests.test_cli import xtui
-from tests.ui.conftest import MARKET_STEPS, Notes, settle
+from tests.ui.conftest import MARKET_STEPS, Notes, feed_ready, settle
 from tui import logs
 from tui.api import signing
 from tui.api.client import Client
@@ -165,7 +165,7 @@ async def test_a_trading_session_leaves_no_trace_of_the_key(
         app.feed.state.status.clock_drift_ms = 0
         notes = Notes()
         async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-            await app.feed.wait_ready()
+            await feed_ready(app)
             account = app.feed.state.account
             await settle(pilot, lambda: account.summary is not None and account.open_orders, what="the account")
             await pilot.press("b")  # at the best ask: it fills

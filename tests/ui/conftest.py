@@ -5,6 +5,7 @@ The market moves only when a test steps the clock. Tests wait for conditions (``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -130,3 +131,21 @@ async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
     app.screen.refresh(layout=True)
     await pilot.pause()
     await pilot.pause()
+
+
+async def feed_ready(app: Any, timeout_s: float = 20.0) -> None:
+    """The feed's ``wait_ready``, bounded: a feed that never gets ready fails the test, saying what it lacks,
+    instead of leaving it waiting for ever."""
+    try:
+        await asyncio.wait_for(app.feed.wait_ready(), timeout_s)
+    except TimeoutError:
+        s = app.feed.state
+        lacks = {
+            "instruments": bool(s.market.instruments),
+            "book loaded": s.market.book.loaded,
+            "account loaded": s.account.address is None or s.account.loaded,
+        }
+        raise AssertionError(
+            f"the feed was not ready in {timeout_s:.0f} s: {lacks}, connection {s.status.connection!r}, "
+            f"last error {s.status.last_error!r}"
+        ) from None

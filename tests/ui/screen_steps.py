@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from textual.widgets import Input
 
+from tests.ui.conftest import feed_ready
 from tui.ui.app import XtuiApp
 from tui.ui.screens.catalogue import open_screen
 from tui.ui.screens.confirm import ConfirmScreen
@@ -29,7 +30,7 @@ async def until(pilot: Any, ready: Callable[[], object], what: str, timeout_s: f
 async def show(pilot: Any, key: str, kind: type[S], **options: Any) -> S:
     """Open a data screen with its key (or, with ``options``, as the app does) and wait for its first load."""
     app: XtuiApp = pilot.app
-    await app.feed.wait_ready()
+    await feed_ready(app)
     if options:
         open_screen(app, key, app.context, **options)
     else:

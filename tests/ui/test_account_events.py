@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import DataTable, TabbedContent
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -40,7 +40,7 @@ async def test_a_resting_order_filled_by_someone_else_is_announced(
     app.bell = lambda: rung.append(1)  # type: ignore[method-assign]  # the terminal's bell, counted
     notes = Notes()
     async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.account.loaded and state.market.book.best_ask, what="the account")
         price = inside_the_spread(state, 1)[0]
@@ -83,7 +83,7 @@ async def test_fills_arriving_together_make_one_notice(sim: LocalExchange, clock
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.account.loaded and state.market.book.best_ask, what="the account")
         prices = inside_the_spread(state, 3)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -25,7 +25,7 @@ async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: 
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # alerts send nothing: read-only has them
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         tickers = app.feed.state.market.tickers
         await settle(pilot, lambda: "BTC-PERP" in tickers, what="the tickers")
         mark = tickers["BTC-PERP"].mark_price

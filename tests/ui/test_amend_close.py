@@ -9,7 +9,7 @@ from decimal import Decimal
 from textual.widgets import DataTable, Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -36,7 +36,7 @@ async def test_amend_changes_price_and_size_in_one_step(sim: LocalExchange, cloc
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         [old] = account.open_orders
@@ -62,7 +62,7 @@ async def test_amend_sends_nothing_when_the_form_is_wrong_or_cancelled(
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         await pilot.press("4", "e")
@@ -87,7 +87,7 @@ async def test_amend_places_nothing_when_the_cancel_fails(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         [old] = account.open_orders
@@ -110,7 +110,7 @@ async def test_amend_a_stop_changes_its_trigger(sim: LocalExchange, clock: Froze
     await trader.place_order([{**stop_item, "r": True}])
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the stop")
         await pilot.press("4", "e")
@@ -133,7 +133,7 @@ async def test_close_half_at_market_then_the_rest_at_a_limit(
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.account.positions, what="the position")
         await pilot.press("3", "c")
@@ -174,7 +174,7 @@ async def test_cancel_every_order_asks_first_and_leaves_positions(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2, what="two orders")
         await pilot.press("C")
@@ -200,7 +200,7 @@ async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         await pilot.press("S")
@@ -230,7 +230,7 @@ async def test_a_bracket_and_a_positions_stop_from_the_keyboard(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.market.book.loaded and state.account.summary is not None, what="ready")
         bid = state.market.book.best_bid

@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -46,7 +46,7 @@ async def test_resolution_keys_redraw_without_a_blank_frame(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         pane = app.main.query_one(ChartPane)
         await settle(pilot, lambda: pane.picture is not None and pane.picture.shown > 1, what="1m candles")
         assert marked(app) == last_close(app) and f"close {last_close(app)}" == pane.border_subtitle
@@ -68,7 +68,7 @@ async def test_resolution_keys_redraw_without_a_blank_frame(
 async def test_zoom_keys_make_candles_wider_or_thinner(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         pane = app.main.query_one(ChartPane)
         await settle(pilot, lambda: pane.picture is not None and pane.picture.shown > 1, what="candles")
         assert pane.picture is not None
@@ -89,7 +89,7 @@ async def test_zoom_keys_make_candles_wider_or_thinner(sim: LocalExchange, clock
 async def test_switching_instrument_shows_its_candles(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         pane = app.main.query_one(ChartPane)
         await settle(pilot, lambda: pane.picture is not None and pane.picture.shown > 1, what="BTC candles")
         btc, old = marked(app), app.main.query_one(CandleChart).text()
@@ -112,7 +112,7 @@ async def test_switching_instrument_shows_its_candles(sim: LocalExchange, clock:
 async def test_the_chart_at_80x24_through_v(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press("v", "v")
         pane = app.main.query_one(ChartPane)
         await settle(pilot, lambda: pane.picture is not None and pane.picture.shown > 1, what="candles at 80x24")

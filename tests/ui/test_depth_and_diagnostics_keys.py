@@ -4,7 +4,7 @@ F12 opens and closes the diagnostics overlay, which shows its figures while keys
 from __future__ import annotations
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -20,7 +20,7 @@ async def test_d_toggles_the_depth_chart_and_the_cursor_names_a_price(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         book = app.main.query_one(OrderBookPane)
         await settle(pilot, lambda: book.lines.cell("b0", 0), what="the ladder")
         await pilot.press("2", "d")
@@ -49,7 +49,7 @@ async def test_d_toggles_the_depth_chart_and_the_cursor_names_a_price(
 async def test_depth_chart_in_the_shared_place_at_80x24(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         book = app.main.query_one(OrderBookPane)
         await settle(pilot, lambda: book.lines.cell("b0", 0), what="the ladder")
         await pilot.press("2", "d")
@@ -62,7 +62,7 @@ async def test_f12_opens_and_closes_the_diagnostics_overlay(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.status.messages["orderbook"], what="a book frame")
         await pilot.press("f12")
         await settle(pilot, lambda: app.main.query(DiagnosticsOverlay), what="the overlay")

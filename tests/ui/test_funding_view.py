@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -57,7 +57,7 @@ async def test_f_cycles_the_period_and_the_countdown_repaints_only_itself(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(160, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         market = app.feed.state.market
         await settle(pilot, lambda: "BTC-PERP" in market.tickers, what="the tickers")
         rate = market.tickers["BTC-PERP"].funding_rate
@@ -97,7 +97,7 @@ async def test_the_header_leaves_out_funding_where_there_is_no_room(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: "BTC-PERP" in app.feed.state.market.tickers, what="the tickers")
         header, line = header_texts(app)
         assert header.rstrip().endswith("BTC-PERP") and line == ""
@@ -114,7 +114,7 @@ async def test_funding_paid_per_position_is_the_exchanges(
     await trader.place_order([wire.order_item(1, "b", book.asks[0].price, "0.05", tif="IOC")])
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.positions) == 1, what="the position")
         table = app.main.query_one("#positions-table", DataTable)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard
+from tests.ui.conftest import dashboard, feed_ready
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -29,7 +29,7 @@ async def test_a_round_trip_in_the_journal(sim: LocalExchange, clock: FrozenCloc
     net = realized - fees
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # it sends nothing: read-only can read it
     async with app.run_test(size=(160, 48)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press("J")
         await until(pilot, lambda: isinstance(app.screen, JournalScreen) and app.screen.loads >= 1, "the journal")
         screen = app.screen

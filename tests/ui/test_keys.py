@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -36,7 +36,7 @@ async def test_palette_lists_and_runs_the_dashboard_actions(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
@@ -54,7 +54,7 @@ async def test_help_lists_bindings_with_the_remapped_keys(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE, keymap={"buy": "B", "sell": "S"})
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
         await pilot.press("b")  # remapped away: nothing opens
         await pilot.pause(0.2)
@@ -79,7 +79,7 @@ async def test_markets_filter_takes_typing_and_enter_selects(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press("slash", *"sol")  # "s" is sell elsewhere: in the filter it is a letter
         await pilot.pause(0.2)
         assert app.screen is app.main
@@ -95,7 +95,7 @@ async def test_markets_filter_takes_typing_and_enter_selects(
 async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         book = app.feed.state.market.book
         await settle(pilot, lambda: book.loaded and app.feed.state.account.summary, what="the book")
         await pilot.press("2")  # the book: the cursor starts on the spread row
@@ -128,7 +128,7 @@ async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, cloc
 async def test_chart_keys_switch_resolution_and_price(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         market = app.feed.state.market
         chart = app.main.query_one("#chart")
         await pilot.press("right_square_bracket", "right_square_bracket", "t")
@@ -144,7 +144,7 @@ async def test_every_way_to_quit_asks_first_while_a_submission_is_in_flight(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         app.main.desk.in_flight = 1  # as while an order's worker awaits the exchange
         if way == "palette":  # the command palette's Quit, as a trader would find it
             await pilot.press("ctrl+p")
@@ -173,7 +173,7 @@ async def test_a_key_typed_right_after_escape_is_not_lost(
 
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press("question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         app.post_message(events.Key("alt+b", "b"))

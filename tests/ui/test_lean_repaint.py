@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.cli.main import build_parser
@@ -87,7 +87,7 @@ async def test_low_bandwidth_draws_no_depth_bars_and_redraws_less_often(
     for low, bars in ((False, True), (True, False)):
         app = dashboard(trader, sim, clock, ALICE, low_bandwidth=low)
         async with app.run_test(size=(160, 48)) as pilot:
-            await app.feed.wait_ready()
+            await feed_ready(app)
             lines = app.main.query_one("#book-table", BookLines)
             await settle(pilot, lambda: lines.cell("b0", 0) != "", what="the book")  # noqa: B023 (awaited here)
             assert bool(lines.cell("b0", 3)) is bars and bool(lines.cell("a0", 3)) is bars

@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import Checkbox, Input, Select, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -24,7 +24,7 @@ ALICE = Signer(ALICE_KEY)
 async def buy_form(pilot: Any) -> OrderFormScreen:
     """The buy form, opened with ``b`` once the feed has the account."""
     app = pilot.app
-    await app.feed.wait_ready()
+    await feed_ready(app)
     await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
     await pilot.press("b")
     await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
@@ -96,7 +96,7 @@ async def test_watch_only_shows_every_pane_but_has_no_order_entry(
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: account.open_orders, what="the watched account's orders")
         header = app.main.query_one("#header", Static)
@@ -113,7 +113,7 @@ async def test_a_market_order_shows_its_estimate_and_asks_when_the_book_is_too_t
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.account.summary is not None and state.market.book.loaded, what="the book")
         await pilot.press("b")

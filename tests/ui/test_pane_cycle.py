@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -25,7 +25,7 @@ def shown(app: object) -> list[str]:
 async def test_v_cycles_the_shared_place_at_80x24(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.market.candles, what="the chart's candles")
         assert shown(app) == ["book"] and app.main.check_action("cycle_panes", ()) is True
         for expected in (["tape"], ["chart"], ["book"]):
@@ -45,7 +45,7 @@ async def test_120x30_has_room_for_entry_mark_and_liquidation(
     await trader.place_order([order_item(1, "b", through, "0.01", tif="IOC")])
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 30)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         pane = app.main.query_one(PositionsPane)
         await settle(pilot, lambda: app.feed.state.account.positions and pane.rows and pane.rows.keys, what="a row")
         assert {"entry", "mark", "liq"} <= set(pane.columns), pane.columns
@@ -57,7 +57,7 @@ async def test_full_size_shows_all_three_and_offers_no_cycle(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.pause()
         assert shown(app) == ["book", "tape", "chart"] and app.main.check_action("cycle_panes", ()) is False
         await pilot.press("v")

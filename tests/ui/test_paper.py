@@ -6,7 +6,7 @@ import socket
 from decimal import Decimal
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange, SimConfig, open_exchange
@@ -52,7 +52,7 @@ async def test_an_exchange_that_is_no_mirror_shows_no_paper_badge(clock: FrozenC
         async with client_for(sim, ALICE_KEY, clock) as client:
             app = dashboard(client, sim, clock, Signer(ALICE_KEY))
             async with app.run_test(size=(140, 40)) as pilot:
-                await app.feed.wait_ready()
+                await feed_ready(app)
                 await settle(pilot, lambda: app.feed.state.status.connection == "live", what="live")
                 assert app.feed.state.status.paper is None
                 assert "PAPER" not in str(app.main.query_one(ProfileHeader).render())

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ALICE_KEY
 from tests.test_cli import xtui
-from tests.ui.conftest import Notes, settle
+from tests.ui.conftest import Notes, feed_ready, settle
 from tui import keys
 from tui.api.client import Client
 from tui.api.endpoints import MAINNET
@@ -71,7 +71,7 @@ async def test_the_app_takes_the_profiles_exchange_account_theme_keymap_and_thre
     app.feed.state.status.clock_drift_ms = 0
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         market = app.feed.state.market
         await settle(pilot, lambda: market.book.symbol == "ETH-PERP" and market.book.loaded, what="ETH-PERP first")
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")

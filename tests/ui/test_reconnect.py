@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY, QUIET_WS
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -30,7 +30,7 @@ async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_inf
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE, feed_options={"poll_s": 0.3, "ws_options": FAST_RECONNECT})
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         status = app.feed.state.status
         await settle(pilot, lambda: "● live" in status_text(app), what="live")
 
@@ -75,7 +75,7 @@ async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenCl
     )
     app.feed.state.status.clock_drift_ms = 0
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         bar = app.main.query_one("#status", Static)
         await settle(pilot, lambda: "data fresh" in status_text(app), what="fresh data")  # no ages while fresh
         assert "$stale" not in _styles_of(bar, "data fresh")
@@ -106,7 +106,7 @@ async def test_status_bar_and_header_leave_live_when_the_socket_goes_quiet(
 
     monkeypatch.setattr(sim.hub, "_send", say)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: "● live" in status_text(app), what="live")
 
         talking[0] = False
@@ -137,7 +137,7 @@ async def test_the_rate_limit_wait_and_a_ban_count_down_and_an_error_clears_once
     )
     app.feed.state.status.clock_drift_ms = 0
     async with app.run_test(size=(160, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         bar = app.main.query_one("#status", Static)
         # a 429 asked for 12 s, a 418 for 300 s: what the bar says counts down with the clock, not with new reads
         trader.governor.rate_limited(12)

@@ -7,7 +7,7 @@ from decimal import Decimal
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, settle
+from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -55,7 +55,7 @@ async def test_read_only_offers_no_trading_key_and_sends_nothing(
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # even with a key at hand
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2 and len(account.positions) == 2, what="the account")
         await settle(pilot, lambda: "READ-ONLY" in text_of(app, ProfileHeader), what="the header mark")
@@ -76,7 +76,7 @@ async def test_read_only_offers_no_trading_key_and_sends_nothing(
 async def test_watch_only_offers_no_trading_key(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: "Quit" in footer_text(app), what="the footer")
         shown = footer_text(app)
         assert not [label for label in TRADING_LABELS if label in shown], shown
@@ -93,7 +93,7 @@ async def test_panic_default_no_changes_nothing_then_yes_flattens_the_account(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2 and len(account.positions) == 2, what="the account")
 
@@ -131,7 +131,7 @@ async def test_panic_from_the_palette_asks_the_same_question(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
         await pilot.press(*"PANIC")
@@ -150,7 +150,7 @@ async def test_a_drifting_clock_warns_in_the_status_bar_and_once_as_a_notificati
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         status = app.feed.state.status
         await settle(pilot, lambda: "drift +0ms" in text_of(app, StatusBar), what="the drift figure")
         assert "WARNING" not in text_of(app, StatusBar)
@@ -186,7 +186,7 @@ async def test_drift_measured_from_an_exchange_clock_two_seconds_ahead(sim: Loca
         )
         notes = Notes()
         async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-            await app.feed.wait_ready()
+            await feed_ready(app)
             status = app.feed.state.status
 
             def measured() -> bool:
@@ -205,11 +205,11 @@ async def test_the_header_shows_the_account_and_who_signs_for_it(
     # an agent signing for Alice: both addresses are on show
     app = dashboard(trader, sim, clock, AGENT, account=ALICE.address)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         short = f"{ALICE.address[:6]}…{ALICE.address[-4:]}"
         agent = f"{AGENT.address[:6]}…{AGENT.address[-4:]}"
         await settle(pilot, lambda: f"account {short} · signer agent {agent}" in text_of(app, ProfileHeader))
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: f"account {short} · watch-only" in text_of(app, ProfileHeader))

@@ -6,7 +6,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard
+from tests.ui.conftest import dashboard, feed_ready
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -24,7 +24,7 @@ ALICE = Signer(ALICE_KEY)
 async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         # every screen has a key (the snapshots open each one with it); one after another replaces the
         # screen shown, so Escape goes straight back to the dashboard
         assert {b.action for b in SCREEN_BINDINGS} == {f"open_screen('{name}')" for name in screen_classes()}

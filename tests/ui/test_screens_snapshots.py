@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.ui.conftest import drawn, seeded_market
+from tests.ui.conftest import drawn, feed_ready, seeded_market
 from tests.ui.screen_steps import until
 from tests.ui.test_snapshots import snapshot_app
 from tui.api.client import Client
@@ -73,7 +73,7 @@ async def _history(ex: EmbeddedExchange, frozen: FrozenClock) -> None:
 def opens(key: str, *then: str) -> Any:
     async def run_before(pilot: Any) -> None:
         app = pilot.app
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, DataScreen) and app.screen.loads >= 1, f"the screen {key}")
         for press in then:

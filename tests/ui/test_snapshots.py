@@ -17,7 +17,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, QUIET_WS
-from tests.ui.conftest import seeded_market, settle
+from tests.ui.conftest import feed_ready, seeded_market, settle
 from tui.api.client import Client
 from tui.api.limits import Budget, Governor, GovernorStatus
 from tui.api.signing import Signer
@@ -80,7 +80,7 @@ async def loaded(pilot: Any) -> None:
     """Everything the panes show has arrived and been drawn."""
     app = pilot.app
     state = app.feed.state
-    await app.feed.wait_ready()
+    await feed_ready(app)
     await settle(
         pilot,
         lambda: (

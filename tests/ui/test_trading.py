@@ -7,7 +7,7 @@ from decimal import Decimal
 from textual.widgets import DataTable, Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, settle
+from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -26,7 +26,7 @@ async def test_limit_order_from_the_form_then_cancel_with_x(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: account.summary is not None, what="the account")
         await pilot.press("b")
@@ -57,7 +57,7 @@ async def test_a_crossing_order_fills_and_the_position_appears(
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         state = app.feed.state
         await settle(pilot, lambda: state.account.summary is not None, what="the account")
         [(ask, ask_size)] = state.market.book.levels("asks", 1)
@@ -98,7 +98,7 @@ async def test_cancel_by_cloid_and_cancel_all_on_the_instrument(
     await trader.place_order([order_item(2, "b", "3000", "0.1", cloid="eth-1")])  # another instrument
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 3, what="three orders")
         await pilot.press("k")

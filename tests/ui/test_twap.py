@@ -9,7 +9,7 @@ from decimal import Decimal
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -108,7 +108,7 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
         await pilot.press("V")
         await until(pilot, lambda: isinstance(app.screen, TwapScreen) and app.screen.loads >= 1, "the TWAP screen")
@@ -142,7 +142,7 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
 async def test_quitting_with_a_twap_running_asks_first(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
         runner = app.twaps
         assert runner is not None

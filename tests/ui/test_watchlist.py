@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, error_of, fill_form, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -36,7 +36,7 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # the watchlist sends nothing: read-only has it
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         market = app.feed.state.market
         await settle(pilot, lambda: {"BTC-PERP", "ETH-PERP"} <= set(market.tickers), what="the tickers")
         await pilot.press("asterisk", "down", "asterisk")  # the markets pane: its first two rows
@@ -85,7 +85,7 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
 async def test_the_palette_watches_the_selected_market(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await settle(pilot, lambda: "BTC-PERP" in app.feed.state.market.tickers, what="the tickers")
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
@@ -104,7 +104,7 @@ async def test_a_bad_watchlist_file_is_kept_aside_and_said(
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
-        await app.feed.wait_ready()
+        await feed_ready(app)
         await until(pilot, lambda: any("could not be read" in m for m in notes.messages), "the notice")
         screen = await show(pilot, "w", WatchlistScreen)
         note = str(screen.query_one("#watchlist-note").render())
