@@ -65,10 +65,11 @@ class KeyTable(ScrollView, can_focus=True):
         self.rows = list(rows)
         self._lines: list[KeyRow] = []  # the rows wrapped to the width: a description goes on below its key
         self._laid_out_for = -1  # the width the lines are for
+        self._widths = (0, 0, 0, 0)  # the columns' text widths at that width
         self._strips: dict[int, Strip] = {}  # by line (-1: the header), for the styles in ``_drawn_with``
         self._drawn_with: tuple[Style, ...] = ()
 
-    def widths(self, width: int) -> tuple[int, int, int, int]:
+    def _column_widths(self, width: int) -> tuple[int, int, int, int]:
         """The columns' text widths at ``width`` cells: keys, what they do, id, where."""
         keys = min(KEY_MAX, max((cell_len(r[0]) for r in self.rows), default=3))
         ident = max(cell_len(HEADER[2]), *(cell_len(r[2]) for r in self.rows))
@@ -90,7 +91,8 @@ class KeyTable(ScrollView, can_focus=True):
     def _lay_out(self, width: int) -> None:
         if width == self._laid_out_for:
             return
-        does_w = self.widths(width)[1]
+        self._widths = self._column_widths(width)
+        does_w = self._widths[1]
         lines: list[KeyRow] = []
         for keys, does, ident, scope in self.rows:
             wrapped = Text(does).wrap(self.app.console, does_w) if does else [Text("")]
@@ -104,9 +106,7 @@ class KeyTable(ScrollView, can_focus=True):
     def _cells(self, line: KeyRow) -> list[str]:
         """The four cells of ``line``, padded to their widths."""
         pad = " " * PADDING
-        return [
-            pad + set_cell_size(text, w) + pad for text, w in zip(line, self.widths(self._laid_out_for), strict=True)
-        ]
+        return [pad + set_cell_size(text, w) + pad for text, w in zip(line, self._widths, strict=True)]
 
     def render_line(self, y: int) -> Strip:
         width = self._width()
