@@ -45,13 +45,12 @@ from tui.ui.widgets.display import short_address
 from .confirm import ConfirmScreen
 from .field_checks import FieldError
 from .form import FormField, FormScreen
-from .order_form import OrderFormScreen, fmt_plain
+from .order_form import OrderFormScreen, Settled, fmt_plain
 from .prompt import PromptScreen
 
 __all__ = ["OrderDesk", "order_context"]
 
 log = logging.getLogger(__name__)
-Settled = Callable[[str | None], None]  # told the exchange's refusal, or None: see ``OrderDesk._run``
 READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
 
 

@@ -34,12 +34,12 @@ from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
 
-__all__ = ["OrderFormScreen", "Send"]
+__all__ = ["OrderFormScreen", "Send", "Settled"]
 
-# How the form sends a plan: the second argument is told the exchange's refusal (the form stays open to fix it),
-# or None once there is nothing to fix here (accepted; or an outcome unknown, when sending again could place
-# the order twice).
-Send = Callable[[OrderPlan, Callable[[str | None], None]], None]
+# Told the exchange's refusal of a plan sent (the form stays open to fix it), or None once there is nothing to
+# fix here (accepted; or an outcome unknown, when sending again could place the order twice).
+Settled = Callable[[str | None], None]
+Send = Callable[[OrderPlan, Settled], None]  # how the form sends a plan
 
 KIND_OPTIONS = [
     ("limit", "limit"),
@@ -285,12 +285,14 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             summary.update(f"{avail}{lev}")
 
     def _show(self, errors: dict[str, str]) -> None:
-        before, self.shown_errors = self.shown_errors, dict(errors)
+        self.shown_errors = dict(errors)
         for name in ERROR_FIELDS:
-            text = errors.get(name, "")
-            if text == before.get(name, ""):
-                continue  # unchanged (they start empty): an update would cost a layout pass
-            box = self.query_one(f"#err-{name}", Static)
+            self._error_line(name, errors.get(name, ""))
+
+    def _error_line(self, name: str, text: str) -> None:
+        """The message under ``name`` (``#err-<name>``), hidden while empty."""
+        box = self.query_one(f"#err-{name}", Static)
+        if str(box.content) != text:  # unchanged (they start empty): an update would cost a layout pass
             box.update(text)
             box.set_class(not text, "-empty")
 
@@ -327,7 +329,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         the acknowledgement, not before the order leaves."""
         self.sending = plan
         self._update_title()
-        self._show_refusal("")
+        self._error_line("send", "")
         self._send(plan, self._settled)
 
     def _settled(self, refusal: str | None) -> None:
@@ -338,13 +340,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             self.dismiss(plan)
             return
         self._update_title()
-        self._show_refusal(f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
-
-    def _show_refusal(self, text: str) -> None:
-        box = self.query_one("#err-send", Static)
-        if str(box.content) != text:
-            box.update(text)
-            box.set_class(not text, "-empty")
+        self._error_line("send", f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
 
 
 def fmt_plain(value: Decimal | None) -> str:
