@@ -167,12 +167,7 @@ class Hub:
                     if built is None:
                         text = _notification(server_channel, payload)
                         built = frames[server_channel] = (text, text_frame(text.encode()))
-                    writer = conn.frames
-                    if writer is not None and not conn.queued and not conn.overflowed:  # _send's usual case
-                        if writer.write_frame(built[1]):
-                            self.delivered += 1
-                    else:
-                        self._send(conn, *built)
+                    self._send(conn, *built)
 
     def _send(self, conn: Connection, text: str, frame: bytes | None = None) -> None:
         """Send ``text`` (``frame``: the same, framed already) to ``conn``: written at once where the protocol
@@ -329,7 +324,7 @@ class Hub:
                 conn.index(key)
                 gone.append(name)
                 self._end_repeats(conn, name)
-                if not any(k == key for k in conn.subs.values()):
+                if key not in conn.names:  # no other channel of this connection holds the key
                     self.subscribers[key].discard(conn)
                     if not self.subscribers[key]:
                         del self.subscribers[key]

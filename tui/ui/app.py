@@ -44,7 +44,7 @@ from tui.ui.worker_errors import report_worker_error
 __all__ = ["XtuiApp", "known_themes", "make_app"]
 
 log = logging.getLogger("tui.ui")
-WARM_UP_AFTER_S = 1.0  # after start-up, the data screens are imported in the background
+WARM_UP_AFTER_S = 1.0  # this long after start-up, the data screens are imported (on the UI's loop)
 
 
 def known_themes() -> list[str]:
