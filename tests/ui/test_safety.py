@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from textual.command import CommandPalette
@@ -195,7 +196,9 @@ async def test_drift_measured_from_an_exchange_clock_two_seconds_ahead(sim: Loca
 
             await settle(pilot, measured, what="the drift from the frames")
             await settle(pilot, lambda: "WARNING" in text_of(app, StatusBar), what="the warning")
-            assert "this clock is 2.0s behind the exchange's" in text_of(app, StatusBar)
+            # A frame read after the next step says 1.75 s: a busy machine may show 1.8 rather than 2.0.
+            shown = re.search(r"this clock is (\d+\.\d)s behind the exchange's", text_of(app, StatusBar))
+            assert shown is not None and abs(float(shown[1]) - 2.0) <= 0.3, text_of(app, StatusBar)
             assert any("nonces and expiresAfter" in m for m in notes.messages)
 
 
