@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -20,7 +21,7 @@ from tests.conftest import ALICE_KEY
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.sim import ws_hub
+from tui.sim import server, ws_hub
 from tui.sim.server import LocalExchange
 from tui.sim.ws_transport import text_frame
 
@@ -52,29 +53,8 @@ async def test_a_subscriber_that_reads_nothing_is_closed_as_too_slow(
     change the book. The exchange stops writing to it past its backlog limit, forgets its subscription, and the
     last thing on its socket is a close with 1013 and the reason."""
     monkeypatch.setattr(ws_hub, "MAX_BACKLOG_BYTES", 16 << 10)
-    host, port = sim.url.split("//", 1)[1].rsplit(":", 1)
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    loop = asyncio.get_running_loop()
-    await loop.sock_connect(sock, (host, int(port)))
-    key = base64.b64encode(os.urandom(16)).decode()
-    head = f"GET /ws/ HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-    await loop.sock_sendall(sock, f"{head}Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
-    received = bytearray()
-    async with asyncio.timeout(10):
-        while b"\r\n\r\n" not in received:
-            received += await loop.sock_recv(sock, 4096)
-    assert received.startswith(b"HTTP/1.1 101")
-    await loop.sock_sendall(sock, _masked_text(json.dumps(SUBSCRIBE)))
-    hub = sim.hub
-    async with asyncio.timeout(10):
-        while not hub.subscribers.get(("orderbook", "BTC-PERP")):
-            await asyncio.sleep(0.01)
-    # a slow link: small kernel buffers both ends (the exchange's end would otherwise grow to megabytes)
-    [conn] = hub.connections
-    assert conn.frames is not None
-    conn.frames.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+    sock, received = await _book_subscriber_on_a_slow_link(sim)
+    hub, loop = sim.hub, asyncio.get_running_loop()
     # the client reads nothing from here on; each order is a book update for it
     for i in range(2000):
         price = str(80000 + (i % 500) * 10)
@@ -94,6 +74,54 @@ async def test_a_subscriber_that_reads_nothing_is_closed_as_too_slow(
     sock.close()
     assert close == (1013, "too slow: the client does not read its frames")
     assert all(c.ip != "127.0.0.1" or not c.subs for c in hub.connections)
+
+
+async def test_the_exchange_stops_while_a_subscriber_reads_nothing(sim: LocalExchange, alice: Client) -> None:
+    """Tried: a raw client subscribes to the book and stops reading; orders fill the buffers on both ends (below
+    the backlog limit), then the exchange stops. Its close cannot be written to that client: the stop waits
+    ``STOP_GRACE_S``, then drops the connection, where it used to wait for ever."""
+    sock, _ = await _book_subscriber_on_a_slow_link(sim)
+    [conn] = sim.hub.connections
+    assert conn.frames is not None
+    for i in range(300):
+        await alice.place_order([wire.order_item(1, "b", str(80000 + i * 10), "0.001")])
+    assert conn.frames.transport.get_write_buffer_size() > 0  # frames wait for a client that does not read
+    async with asyncio.timeout(server.STOP_GRACE_S + 5):
+        await sim.stop()
+    assert not sim.hub.connections
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(10):  # what was in flight, then the end: the socket is not left open
+        with contextlib.suppress(ConnectionResetError):
+            while await loop.sock_recv(sock, 1 << 16):
+                pass
+    sock.close()
+
+
+async def _book_subscriber_on_a_slow_link(sim: LocalExchange) -> tuple[socket.socket, bytearray]:
+    """A raw WebSocket client subscribed to the BTC-PERP book, with small kernel buffers on both ends (the
+    exchange's end would otherwise grow to megabytes); the socket and what it has read (the upgrade answer)."""
+    host, port = sim.url.split("//", 1)[1].rsplit(":", 1)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    loop = asyncio.get_running_loop()
+    await loop.sock_connect(sock, (host, int(port)))
+    key = base64.b64encode(os.urandom(16)).decode()
+    head = f"GET /ws/ HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    await loop.sock_sendall(sock, f"{head}Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    received = bytearray()
+    async with asyncio.timeout(10):
+        while b"\r\n\r\n" not in received:
+            received += await loop.sock_recv(sock, 4096)
+    assert received.startswith(b"HTTP/1.1 101")
+    await loop.sock_sendall(sock, _masked_text(json.dumps(SUBSCRIBE)))
+    async with asyncio.timeout(10):
+        while not sim.hub.subscribers.get(("orderbook", "BTC-PERP")):
+            await asyncio.sleep(0.01)
+    [conn] = sim.hub.connections
+    assert conn.frames is not None
+    conn.frames.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+    return sock, received
 
 
 def _close_frame(data: bytearray) -> tuple[int, str] | None:

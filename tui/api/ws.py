@@ -20,7 +20,6 @@ The client is here: its lifecycle, the reconnect loop, subscription sharing. The
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -414,8 +413,12 @@ class WsClient:
             if conn.idle:  # a half-open socket would not answer a close handshake
                 conn.ws.transport.abort()
             else:
-                with contextlib.suppress(Exception):
+                try:
                     await conn.ws.close()
+                except BaseException as exc:  # failed or cancelled half way: nothing is left open behind us
+                    conn.ws.transport.abort()
+                    if not isinstance(exc, Exception):
+                        raise
 
     def _stale(self, stale: bool) -> None:
         """The watchdog's verdict on a quiet socket (only a live socket goes stale and back)."""

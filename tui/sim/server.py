@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
 _decode = msgspec.json.Decoder().decode
+STOP_GRACE_S = 2  # how long a stop waits for the connections to close before it drops them
 
 
 @dataclass
@@ -78,11 +80,21 @@ def _limited(verdict: Verdict) -> Response:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn without its signal handling: whoever embeds the exchange owns Ctrl-C."""
+    """uvicorn without its signal handling (whoever embeds the exchange owns Ctrl-C), and whose stop ends.
+
+    uvicorn stops by closing each connection and waiting, unbounded, until every one is gone. A connection
+    whose peer reads nothing never goes: its close waits behind frames that cannot be written. So the wait is
+    bounded (``STOP_GRACE_S``, through ``timeout_graceful_shutdown``) and what is left after it is aborted."""
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        for connection in list(self.server_state.connections):
+            log.warning("a connection that did not close within %.0f s is dropped", STOP_GRACE_S)
+            connection.transport.abort()
 
 
 class LocalExchange:
@@ -152,6 +164,7 @@ class LocalExchange:
             # fanning out to 50), and the dashboard, on loopback, the inflate; bytes on loopback cost nothing
             ws_per_message_deflate=False,
             ws=CoalescingWebSocketProtocol,  # a connection's frames of one loop turn in one system call
+            timeout_graceful_shutdown=STOP_GRACE_S,
         )
         self._server = _Server(cfg)
         serve = asyncio.create_task(self._server.serve())
@@ -170,13 +183,12 @@ class LocalExchange:
         return self.url
 
     async def stop(self) -> None:
+        """Stop serving (within ``STOP_GRACE_S``, whatever the peers do) and the market's tasks."""
         if self._server is not None:
             self._server.should_exit = True
         for task in self._tasks[1:]:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await asyncio.gather(*self._tasks, return_exceptions=True)  # their ends, not stop's own cancellation
         self._tasks.clear()
         if self.mirror is not None:
             await self.mirror.close()
