@@ -80,3 +80,18 @@ async def test_exchange_types_values_as_the_action_needs(sim: LocalExchange) -> 
         "--key-env", "XTUI_K", "--url", sim.url, env=env,
     )  # fmt: skip
     assert rc == 1 and out == "" and err.startswith("xtui: collateralId: a whole number") and err.count("\n") == 1
+
+
+async def test_bench_measures_one_group_or_refuses_an_unknown_one() -> None:
+    """Tried: ``--only signing`` (quick), and ``--only nope``: the choices are named, nothing is measured."""
+    code, out, _ = await xtui("bench", "--quick", "--only", "signing")
+    assert code == 0 and "sign" in out and "decode" not in out
+    code, out, err = await xtui("bench", "--only", "nope")
+    assert code == 2 and out == "" and "invalid choice: 'nope'" in err and "signing" in err
+
+
+def test_every_bench_group_is_named_for_the_command_line() -> None:
+    from tui.bench import GROUPS
+    from tui.bench.figures import _groups
+
+    assert tuple(_groups(1, quick=True)) == GROUPS

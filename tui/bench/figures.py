@@ -10,7 +10,7 @@ import asyncio
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from tui.bench.sim_load import sim_process
@@ -282,20 +282,30 @@ async def bench_sim_load(warm_s: float, soak_s: float) -> None:
     _report("  exchange memory peak", f.rss_peak_mb, "MB")
 
 
-def run_bench(quick: bool = False) -> int:
-    scale = 1 if quick else 10
+def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:
+    """Each group of figures by the name ``xtui bench --only`` takes, in the order a full run prints them."""
+    return {
+        "signing": lambda: bench_signing(2_000 * scale),
+        "decode": lambda: bench_decode(500 * scale),
+        "engine": lambda: bench_engine(20_000 * scale),
+        "feed": lambda: bench_feed_handlers(5_000 * scale),
+        "server": lambda: asyncio.run(bench_server(300 * scale)),
+        "fanout": lambda: asyncio.run(bench_ws_fanout(100 * scale)),
+        "startup": lambda: bench_startup(1 if quick else 3),
+        "ack": lambda: bench_order_ack(5 if quick else 20),
+        "keys": lambda: bench_feed_under_keys(6 if quick else 15),
+        "cpu": lambda: asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0)),
+        "terminal": lambda: bench_terminal(10.0 if quick else 30.0),
+        # the warm-up fills the exchange's history to its caps (~100 s at 200 orders/s); memory is flat after it
+        "load": lambda: asyncio.run(bench_sim_load(5.0, 10.0) if quick else bench_sim_load(120.0, 300.0)),
+    }
+
+
+def run_bench(quick: bool = False, only: Sequence[str] = ()) -> int:
+    """Print the figures: every group, or those named in ``only`` (``tui.bench.GROUPS``)."""
+    groups = _groups(1 if quick else 10, quick)
     sys.stdout.write("xtui bench (" + ("quick" if quick else "full") + ")\n")
-    bench_signing(2_000 * scale)
-    bench_decode(500 * scale)
-    bench_engine(20_000 * scale)
-    bench_feed_handlers(5_000 * scale)
-    asyncio.run(bench_server(300 * scale))
-    asyncio.run(bench_ws_fanout(100 * scale))
-    bench_startup(1 if quick else 3)
-    bench_order_ack(5 if quick else 20)
-    bench_feed_under_keys(6 if quick else 15)
-    asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0))
-    bench_terminal(10.0 if quick else 30.0)
-    # the warm-up fills the exchange's history to its caps (~100 s at 200 orders/s); memory is flat after it
-    asyncio.run(bench_sim_load(5.0, 10.0) if quick else bench_sim_load(120.0, 300.0))
+    for name, run in groups.items():
+        if not only or name in only:
+            run()
     return 0

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
 from tui.config.errors import StartupError
 from tui.logs import KEY_SHAPE
@@ -170,6 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="measure and print the performance figures")
     p.add_argument("--quick", action="store_true", help="fewer iterations (a smoke run)")
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        choices=BENCH_GROUPS,
+        metavar="GROUP",
+        help="only this group of figures (repeatable): " + ", ".join(BENCH_GROUPS),
+    )
     add_admin_arguments(parser, sub)
     return parser
 
@@ -276,7 +285,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "bench":
             from tui.bench.figures import run_bench
 
-            return run_bench(quick=args.quick)
+            return run_bench(quick=args.quick, only=args.only)
         if args.command == "screenshot":
             from tui.ui.screenshots import take_screenshots
 
