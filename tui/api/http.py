@@ -10,6 +10,7 @@ import logging
 import re
 import threading
 import time
+import urllib.request
 from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 from typing import Any, Self
@@ -29,6 +30,7 @@ from .errors import (
     RequestTimeout,
     TransportError,
 )
+from .h1 import LeanTransport
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
 from .paper import PAPER_HEADER, PaperStatus, parse_paper
@@ -38,6 +40,7 @@ from .signing import Signer
 __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 
 DEFAULT_EXPIRY_MS = 60_000
+_KEEPALIVE_S = 30.0  # an idle connection is kept this long
 log = logging.getLogger(__name__)
 _json_decode = msgspec.json.Decoder(float_hook=Decimal).decode  # numbers stay exact
 
@@ -138,11 +141,13 @@ class HttpClient:
         self.paper: PaperStatus | None = None  # the exchange is a mirror of another (``paper``): its last word
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
+        if transport is None and not _proxied():
+            transport = LeanTransport(max_idle=8, idle_s=_KEEPALIVE_S)
         self._http = httpx.AsyncClient(
             timeout=timeout,
             transport=transport,
             headers={"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"},
-            limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=30),
+            limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=_KEEPALIVE_S),
         )
 
     async def __aenter__(self) -> Self:
@@ -349,6 +354,11 @@ class HttpClient:
             if not envelope.get("has_next"):
                 return
             page += 1
+
+
+def _proxied() -> bool:
+    """Whether the environment names a proxy (``HTTPS_PROXY`` and the like), which httpx's own transport honours."""
+    return any(scheme in ("http", "https", "all") for scheme in urllib.request.getproxies())
 
 
 def _clean(params: dict[str, Any]) -> dict[str, Any]:

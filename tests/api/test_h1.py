@@ -1,0 +1,250 @@
+"""The lean HTTP/1.1 transport against a loopback server that answers exactly the bytes each test writes.
+
+Tried: answers in chunks (with extensions and trailers), to the connection's close, after a 100 Continue,
+gzipped, from HTTP/1.0; a status line that is not HTTP, two Content-Lengths that disagree, a bad chunk size;
+an idle connection the server closed, a server that drops the connection once it has the request, one that
+never answers, a request cancelled half way, and a proxy named in the environment; over TLS, a certificate
+that is trusted, one from an authority that is not, and one for another name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gzip
+import ssl
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+import trustme
+
+from tui.api.errors import ConnectionFailed, RequestTimeout, TransportError
+from tui.api.h1 import LeanTransport
+from tui.api.http import HttpClient
+
+Answer = Callable[[bytes], bytes | None]  # the request's bytes -> what to write back (None: drop the socket)
+
+
+class Closing(bytes):
+    """An answer after which the server closes the connection."""
+
+
+def ok(body: bytes, *headers: bytes) -> bytes:
+    head = b"".join(h + b"\r\n" for h in (b"Content-Type: application/json", *headers))
+    return b"HTTP/1.1 200 OK\r\n" + head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+@dataclass
+class Server:
+    """Answers each request with the next of ``answers``; counts connections and the requests it read."""
+
+    answers: list[Answer | bytes] = field(default_factory=list)
+    connections: int = 0
+    requests: list[bytes] = field(default_factory=list)
+    writers: list[asyncio.StreamWriter] = field(default_factory=list)
+    url: str = ""
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        self.writers.append(writer)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (int(h.split(b":")[1]) for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")),
+                    0,
+                )
+                request = head + await reader.readexactly(length)
+                self.requests.append(request)
+                answer = self.answers.pop(0)
+                out = answer(request) if callable(answer) else answer
+                if out is None:
+                    writer.transport.abort()
+                    return
+                writer.write(out)
+                await writer.drain()
+                if isinstance(out, Closing):
+                    return
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    async with serving() as srv:
+        yield srv
+
+
+@contextlib.asynccontextmanager
+async def serving(tls: ssl.SSLContext | None = None) -> AsyncIterator[Server]:
+    srv = Server()
+    listener = await asyncio.start_server(srv.handle, "127.0.0.1", 0, ssl=tls)
+    srv.url = f"{'https' if tls else 'http'}://127.0.0.1:{listener.sockets[0].getsockname()[1]}"
+    async with listener:
+        yield srv
+        for writer in srv.writers:
+            writer.close()
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=LeanTransport(), timeout=2.0) as client:
+        yield client
+
+
+async def test_a_request_goes_out_whole_and_the_connection_is_kept(server: Server, http: httpx.AsyncClient) -> None:
+    server.answers = [ok(b'{"a":1}', b"X-Hotstuff-Network: testnet"), ok(b'{"b":2}')]
+    first = await http.post(f"{server.url}/info", content=b'{"method":"x"}', headers={"X-Test": "1"})
+    second = await http.post(f"{server.url}/info", content=b"{}")
+    assert (first.status_code, first.json(), first.headers["x-hotstuff-network"]) == (200, {"a": 1}, "testnet")
+    assert second.json() == {"b": 2} and server.connections == 1
+    request = server.requests[0]
+    assert request.startswith(b"POST /info HTTP/1.1\r\n") and request.endswith(b'\r\n\r\n{"method":"x"}')
+    assert (
+        b"\r\nContent-Length: 14\r\n" in request
+        and b"\r\nX-Test: 1\r\n" in request
+        and b"\r\nHost: 127.0.0.1:" in request
+    )
+
+
+async def test_a_chunked_answer_with_extensions_and_trailers(server: Server, http: httpx.AsyncClient) -> None:
+    chunked = (
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4;name=x\r\n{"a"\r\n3\r\n:1}\r\n0\r\nX-T: 1\r\n\r\n'
+    )
+    server.answers = [chunked, ok(b"{}")]
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == {"a": 1}
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == {}
+    assert server.connections == 1  # the chunked answer ended where it said: the connection carried on
+
+
+async def test_an_answer_running_to_the_close_and_one_from_http_1_0(server: Server, http: httpx.AsyncClient) -> None:
+    to_the_close = Closing(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n[1,2]")  # the body: all before the close
+    server.answers = [to_the_close, b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n[]", ok(b"[3]")]
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == [1, 2]
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == []
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == [3]
+    assert server.connections == 3  # neither of the first two connections could carry another request
+
+
+async def test_an_interim_100_continue_then_a_gzipped_answer(server: Server, http: httpx.AsyncClient) -> None:
+    packed = gzip.compress(b'{"z":true}')
+    server.answers = [b"HTTP/1.1 100 Continue\r\n\r\n" + ok(packed, b"Content-Encoding: gzip")]
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == {"z": True}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"SSH-2.0-OpenSSH_9.6\r\n\r\n",  # not HTTP at all
+        b"HTTP/1.1 2000 OK\r\n\r\n",  # a four-digit status
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",  # two lengths that disagree
+        b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\n Folded: x\r\nContent-Length: 0\r\n\r\n",  # an obsolete folded header line
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",  # a chunk size that is not hex
+    ],
+)
+async def test_an_answer_that_is_not_http_is_a_protocol_error_and_the_connection_is_dropped(
+    server: Server, http: httpx.AsyncClient, answer: bytes
+) -> None:
+    server.answers = [answer, ok(b"{}")]
+    with pytest.raises(httpx.RemoteProtocolError):
+        await http.post(f"{server.url}/info", content=b"{}")
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == {}
+    assert server.connections == 2
+
+
+async def test_an_idle_connection_the_server_closed_is_not_used(server: Server, http: httpx.AsyncClient) -> None:
+    server.answers = [ok(b"1"), ok(b"2")]
+    await http.post(f"{server.url}/exchange", content=b"{}")
+    server.writers[0].close()  # the server's keep-alive ran out while the connection sat idle
+    await server.writers[0].wait_closed()
+    await asyncio.sleep(0.01)  # the close reaches the client's socket (loopback: at once)
+    assert (await http.post(f"{server.url}/exchange", content=b"{}")).json() == 2
+    assert server.connections == 2 and len(server.requests) == 2  # each request sent once
+
+
+async def test_a_connection_dropped_after_the_request_fails_it_and_sends_nothing_again(server: Server) -> None:
+    server.answers = [lambda _: None, ok(b"{}")]
+    async with HttpClient(server.url) as client:
+        with pytest.raises(TransportError, match="ReadError"):
+            await client.post("exchange", {"action": "placeOrder"})
+    assert len(server.requests) == 1  # an order may have been placed: it is not sent twice
+
+
+async def test_no_answer_in_time_is_a_timeout(server: Server) -> None:
+    def hold(_: bytes) -> bytes:
+        return b""  # writes nothing: the answer never comes
+
+    server.answers = [hold]
+    async with HttpClient(server.url, timeout=0.05) as client:
+        with pytest.raises(RequestTimeout):
+            await client.post("info", {"method": "x"})
+
+
+async def test_a_request_cancelled_half_way_leaves_no_connection_to_reuse(
+    server: Server, http: httpx.AsyncClient
+) -> None:
+    started = asyncio.Event()
+
+    def hold(_: bytes) -> bytes:
+        started.set()
+        return b""
+
+    server.answers = [hold, ok(b"{}")]
+    task = asyncio.create_task(http.post(f"{server.url}/info", content=b"{}"))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (await http.post(f"{server.url}/info", content=b"{}")).json() == {}
+    assert server.connections == 2  # the half-read connection would have handed this request the old answer
+
+
+async def test_a_proxy_in_the_environment_is_used(server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTP_PROXY", server.url)
+    server.answers = [ok(b'{"via":"proxy"}')]
+    async with HttpClient("http://exchange.invalid") as client:
+        assert await client.post("info", {"method": "x"}) == {"via": "proxy"}
+    assert server.requests[0].startswith(b"POST http://exchange.invalid/info HTTP/1.1\r\n")
+
+
+@pytest.fixture(scope="module")
+def authority() -> trustme.CA:
+    return trustme.CA()
+
+
+def server_tls(authority: trustme.CA, name: str) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert(name).configure_cert(context)
+    return context
+
+
+def trusting(authority: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    authority.configure_trust(context)
+    return context
+
+
+async def test_over_tls_with_a_trusted_certificate(authority: trustme.CA) -> None:
+    async with serving(server_tls(authority, "127.0.0.1")) as srv:
+        srv.answers = [ok(b'{"tls":1}'), ok(b'{"tls":2}')]
+        async with httpx.AsyncClient(transport=LeanTransport(ssl_context=trusting(authority))) as http:
+            assert (await http.post(f"{srv.url}/info", content=b"{}")).json() == {"tls": 1}
+            assert (await http.post(f"{srv.url}/info", content=b"{}")).json() == {"tls": 2}
+        assert srv.connections == 1
+
+
+@pytest.mark.parametrize("case", ["an authority this machine does not trust", "a certificate for another name"])
+async def test_over_tls_a_certificate_that_does_not_hold_is_refused(authority: trustme.CA, case: str) -> None:
+    name = "exchange.example" if case.startswith("a certificate for another") else "127.0.0.1"
+    client_tls = trusting(authority) if case.startswith("a certificate for another") else None  # None: the system's
+    async with serving(server_tls(authority, name)) as srv:
+        srv.answers = [ok(b"{}")]
+        async with HttpClient(srv.url, transport=LeanTransport(ssl_context=client_tls)) as client:
+            with pytest.raises(ConnectionFailed):
+                await client.post("info", {"method": "x"})
+        assert srv.requests == []  # nothing was sent to a server that could not prove who it is

@@ -1,0 +1,226 @@
+"""A lean HTTP/1.1 transport for ``httpx``: keep-alive sockets on asyncio, one write per request.
+
+Sending signed orders, the client spent ~80% of its time in httpcore, anyio and h11: three layers of
+checkpoints, cancel scopes and header normalising around what is, on the wire, one POST and one answer.
+Each request also went out in two system calls (head, then body), waking the exchange twice. Here a
+request is written whole in one call and its answer read straight from an ``asyncio.StreamReader``.
+
+What it does not do is done by ``httpx`` around it, unchanged: content decoding (gzip, deflate), timeouts'
+configuration, and no redirects followed. A client that must go through a proxy (``HTTPS_PROXY`` and the
+like) uses httpx's own transport instead (``HttpClient``). Only what an exchange answers is read: a status
+line, headers, then a body sized by ``Content-Length``, sent in chunks, or running to the connection's close.
+Anything else is a ``httpx.RemoteProtocolError``, and the connection is dropped, never reused.
+
+A request is never sent twice: a connection the exchange closed while it sat idle is seen before it is
+used (its reader is at end of file), and a connection that fails once a request is written fails the
+request, since an order may already have been placed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+import time
+
+import httpx
+
+__all__ = ["LeanTransport"]
+
+_MAX_HEAD = 64 * 1024  # status line and headers of one answer
+_NO_BODY = frozenset({204, 304})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class _Connection:
+    __slots__ = ("idle_since", "reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.idle_since = 0.0
+
+    def usable(self, now: float, idle_s: float) -> bool:
+        """Still fit to carry a request: open, nothing unasked-for waiting in it, not idle too long."""
+        reader = self.reader
+        return (
+            not self.writer.is_closing()
+            and not reader.at_eof()
+            and not reader._buffer  # type: ignore[attr-defined]  # bytes nobody asked for: not ours to read
+            and now - self.idle_since < idle_s
+        )
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class LeanTransport(httpx.AsyncBaseTransport):
+    """Keep-alive HTTP/1.1 connections per origin, at most ``max_idle`` kept idle each, for ``idle_s``."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext | None = None, max_idle: int = 8, idle_s: float = 30.0) -> None:
+        self._ssl = ssl_context
+        self._max_idle = max_idle
+        self._idle_s = idle_s
+        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        scheme = url.scheme
+        if scheme not in _DEFAULT_PORTS:
+            raise httpx.UnsupportedProtocol(f"{scheme!r} is not http or https")
+        origin = (scheme, url.host, url.port or _DEFAULT_PORTS[scheme])
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        body = await request.aread()
+        conn = self._checkout(origin) or await self._connect(origin, timeouts.get("connect"))
+        try:
+            conn.writer.write(_head(request, len(body)) + body)
+            async with asyncio.timeout(timeouts.get("read")):
+                await conn.writer.drain()
+                status, reason, headers, content, keep = await _read_answer(conn.reader, request.method)
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, TimeoutError):
+                raise httpx.ReadTimeout("no answer in time", request=request) from None
+            if isinstance(exc, asyncio.IncompleteReadError | ConnectionError):
+                raise httpx.ReadError(f"the connection was lost: {exc}", request=request) from None
+            if isinstance(exc, _BadAnswer | asyncio.LimitOverrunError):
+                raise httpx.RemoteProtocolError(str(exc), request=request) from None
+            raise
+        if keep:
+            self._checkin(origin, conn)
+        else:
+            conn.close()
+        return httpx.Response(
+            status,
+            headers=headers,
+            stream=httpx.ByteStream(content),
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
+        )
+
+    def _checkout(self, origin: tuple[str, str, int]) -> _Connection | None:
+        idle = self._idle.get(origin)
+        now = time.monotonic()
+        while idle:
+            conn = idle.pop()
+            if conn.usable(now, self._idle_s):
+                return conn
+            conn.close()
+        return None
+
+    def _checkin(self, origin: tuple[str, str, int], conn: _Connection) -> None:
+        idle = self._idle.setdefault(origin, [])
+        if len(idle) >= self._max_idle:
+            conn.close()
+            return
+        conn.idle_since = time.monotonic()
+        idle.append(conn)
+
+    async def _connect(self, origin: tuple[str, str, int], timeout: float | None) -> _Connection:
+        scheme, host, port = origin
+        context = None
+        if scheme == "https":
+            context = self._ssl = self._ssl or httpx.create_ssl_context()
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=context, server_hostname=host if context else None, limit=_MAX_HEAD
+                )
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"cannot connect to {host}:{port} in time") from None
+        except (OSError, ssl.SSLError) as exc:
+            raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from None
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return _Connection(reader, writer)
+
+    async def aclose(self) -> None:
+        for idle in self._idle.values():
+            for conn in idle:
+                conn.close()
+        self._idle.clear()
+
+
+class _BadAnswer(Exception):
+    """The exchange's answer is not HTTP/1.x as this transport reads it."""
+
+
+def _head(request: httpx.Request, length: int) -> bytes:
+    url = request.url
+    lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), url.raw_path)]
+    if "host" not in request.headers:
+        lines.append(b"Host: " + url.netloc)
+    for name, value in request.headers.raw:
+        if name.lower() not in (b"content-length", b"transfer-encoding"):
+            lines.append(name + b": " + value)
+    if length or request.method not in ("GET", "HEAD"):
+        lines.append(b"Content-Length: %d" % length)
+    lines.append(b"\r\n")
+    return b"\r\n".join(lines)
+
+
+async def _read_answer(
+    reader: asyncio.StreamReader, method: str
+) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes, bool]:
+    """Status, reason, headers, body, and whether the connection may carry another request."""
+    while True:
+        head = await reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head[:-4].split(b"\r\n")
+        version, status, reason = _status(status_line)
+        if status >= 200 or status == 101:
+            break  # 1xx answers (100 Continue, 103 Early Hints) come before the real one
+    headers: list[tuple[bytes, bytes]] = []
+    length: int | None = None
+    chunked = False
+    close = version == b"HTTP/1.0"
+    for line in header_lines:
+        name, colon, value = line.partition(b":")
+        if not colon or not name or name != name.strip():
+            raise _BadAnswer(f"a malformed header line: {line[:80]!r}")
+        value = value.strip()
+        headers.append((name, value))
+        lower = name.lower()
+        if lower == b"content-length":
+            if not value.isdigit() or (length is not None and int(value) != length):
+                raise _BadAnswer(f"a bad Content-Length: {value[:40]!r}")
+            length = int(value)
+        elif lower == b"transfer-encoding":
+            chunked = value.lower().endswith(b"chunked")
+        elif lower == b"connection":
+            tokens = {t.strip() for t in value.lower().split(b",")}
+            close = b"close" in tokens or (close and b"keep-alive" not in tokens)
+    if method == "HEAD" or status in _NO_BODY or status < 200:
+        body = b""
+    elif chunked:
+        body = await _read_chunks(reader)
+    elif length is not None:
+        body = await reader.readexactly(length)
+    else:
+        body = await reader.read()  # the body runs to the connection's close
+        close = True
+    return status, reason, headers, body, not close
+
+
+def _status(line: bytes) -> tuple[bytes, int, bytes]:
+    version, _, rest = line.partition(b" ")
+    code, _, reason = rest.partition(b" ")
+    if version not in (b"HTTP/1.1", b"HTTP/1.0") or len(code) != 3 or not code.isdigit():
+        raise _BadAnswer(f"not an HTTP/1.x status line: {line[:80]!r}")
+    return version, int(code), reason
+
+
+async def _read_chunks(reader: asyncio.StreamReader) -> bytes:
+    parts: list[bytes] = []
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        try:
+            size = int(size_line.split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            raise _BadAnswer(f"a bad chunk size: {size_line[:40]!r}") from None
+        if size == 0:
+            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, unread
+                pass
+            return b"".join(parts)
+        parts.append(await reader.readexactly(size))
+        if await reader.readexactly(2) != b"\r\n":
+            raise _BadAnswer("a chunk not ended by CRLF")
