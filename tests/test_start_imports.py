@@ -28,8 +28,15 @@ def test_a_data_screen_still_opens_its_module_on_demand() -> None:
 
 
 def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() -> None:
-    """``xtui sim`` (and the exchange ``xtui`` starts) is up ~90 ms sooner without them."""
+    """``xtui sim`` (and the exchange ``xtui`` starts) is up ~170 ms sooner without them. The command runs as
+    a user runs it, up to the point where it would serve: what it has imported then is what it needs."""
     out = _run(
-        "import sys, tui.sim.server; print(' '.join(m for m in ('httpx', 'tui.sim.mirror') if m in sys.modules))"
+        "import asyncio, sys\n"
+        "def serve(coro):\n"
+        "    coro.close()\n"
+        "    print(' '.join(m for m in ('httpx', 'tui.sim.mirror') if m in sys.modules))\n"
+        "asyncio.run = serve\n"
+        "from tui.cli.main import main\n"
+        "main(['sim', '--port', '0', '--seed', '7'])\n"
     )
     assert out.split() == [], f"imported by the exchange: {out}"

@@ -25,7 +25,7 @@ from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
 
-from .mirror_config import POLL_MS, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
+from .mirror_config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
 from .mirror_past import Minutes, read_past
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
@@ -35,10 +35,6 @@ log = logging.getLogger(__name__)
 TIMEOUT_S = 3.0  # a poll without an answer in this time fails: the mirror is stale
 OPEN_TIMEOUT_S = 10.0  # reading the source's instruments, tokens and tickers at start
 _ENDPOINTS = ("info", "exchange", "explorer", "ws")
-
-
-class MirrorError(RuntimeError):
-    """The source could not be read at start: the mirror has nothing to list or price."""
 
 
 def source_url(text: str) -> str:

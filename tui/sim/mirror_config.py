@@ -29,9 +29,13 @@ from .engine.instruments import (
     default_config,
 )
 
-__all__ = ["POLL_MS", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
+__all__ = ["POLL_MS", "MirrorError", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
 
 POLL_MS = 1_000  # how often a mirror reads the source's tickers
+
+
+class MirrorError(RuntimeError):
+    """The source could not be read at start: the mirror has nothing to list or price."""
 
 
 class SourceUnusable(ValueError):

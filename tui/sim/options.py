@@ -115,7 +115,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from .clock import SystemClock
     from .engine import GC_THRESHOLD
-    from .mirror import POLL_MS, MirrorError
+    from .mirror_config import POLL_MS, MirrorError  # not .mirror: it brings the HTTP client
     from .server import SimConfig, open_exchange
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
