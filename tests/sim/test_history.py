@@ -187,3 +187,22 @@ def test_a_past_never_grows_a_series_beyond_its_cap() -> None:
     assert all(len(s.candles) <= 125 for s in store.series[(1, "ltp")])  # the cap, and the slack before a trim
     times = store.series[(1, "ltp")][0].times
     assert all(b - a == 60_000 for a, b in itertools.pairwise(times))  # a past is put only where it fits
+
+
+async def test_the_warm_up_changes_no_answer(sim_config: SimConfig) -> None:
+    """Tried: two exchanges of one seed at one time, one warmed up ahead (as ``xtui sim`` does once it
+    listens), one not: their tickers and every mark chart say the same, the market moving on after."""
+    warmed, cold = (LocalExchange(sim_config, FrozenClock(1_767_225_600_000)) for _ in range(2))
+    for _ in warmed.engine.warm_up():
+        pass
+    for sim in (warmed, cold):
+        for _ in range(40):
+            sim.step(250)
+    assert warmed.engine.ticker() == cold.engine.ticker()
+    now = warmed.clock.now_ms()
+    for m in warmed.engine.markets.values():
+        for res in RESOLUTIONS:
+            answers = [
+                sim.engine.candles.query(m.id, "mark", res, now - LONG_AGO * 1000, now) for sim in (warmed, cold)
+            ]
+            assert [c.record() for c in answers[0]] == [c.record() for c in answers[1]], (m.name, res)

@@ -178,6 +178,7 @@ class LocalExchange:
         self.url = f"http://{self.config.host}:{port}"
         if not isinstance(self.clock, FrozenClock):
             self._tasks.append(asyncio.create_task(self._run_clock()))
+            self._tasks.append(asyncio.create_task(self._warm_up()))
             if self.mirror is not None:
                 self._tasks.append(asyncio.create_task(self._follow_source(self.mirror.poll_ms / 1000)))
         return self.url
@@ -203,6 +204,13 @@ class LocalExchange:
     @property
     def ws_url(self) -> str:
         return self.url.replace("http://", "ws://", 1) + "/ws/"
+
+    async def _warm_up(self) -> None:
+        """What a first client asks for (``engine.warm_up``), done while the exchange waits for one: it is
+        asked ~100 ms later, when the dashboard has loaded. A step at a time, so that a request arriving
+        meanwhile waits for one step at most."""
+        for _ in self.engine.warm_up():
+            await asyncio.sleep(0)
 
     async def _run_clock(self) -> None:
         tick_s = min(self.config.block_ms, 100) / 1000

@@ -9,6 +9,7 @@ traded notional (USDC) of the last 24 hours; ``change_24h`` is the relative chan
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
@@ -149,6 +150,13 @@ class MarketQueries(AccountQueries):
     def _mark_24h_ago(self, m: Market, now: int) -> Decimal:
         candles = self.candles.query(m.id, "mark", "60", now - 86_400_000, now)
         return candles[0].open if candles else m.mark
+
+    def warm_up(self) -> Iterator[None]:
+        """The work of a first ``ticker``, done ahead, a market per step: each market's mark a day ago, which
+        reads the synthetic past of its mark chart (~3 ms a market)."""
+        for m in self._markets(None):
+            self._mark_24h_ago(m, self.clock.now_ms())
+            yield
 
     def ticker(self, symbol: str = "all") -> list[dict[str, Any]]:
         """``ticker`` records (decimal strings)."""
