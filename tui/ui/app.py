@@ -145,6 +145,7 @@ class XtuiApp(App[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.diagnostics = Diagnostics(self.probes)
+        self.main.take_breakpoints(self.size)
         self.push_screen(self.main)
         if self._signer is not None and self._account is not None and not self.options.read_only:
             slippage = self.options.slippage_pct

@@ -16,6 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -182,6 +183,14 @@ class MainScreen(Screen[None]):
             watch_only=signer is None,
             read_only=read_only,
         )
+
+    def take_breakpoints(self, size: Size) -> None:
+        """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
+        already styled once, and that resize finds nothing to change instead of styling every widget again."""
+        for length, points in ((size.width, self.HORIZONTAL_BREAKPOINTS), (size.height, self.VERTICAL_BREAKPOINTS)):
+            chosen = max((point for point in points if length >= point[0]), default=None)
+            for point in points:
+                self.set_class(point == chosen, point[1], update=False)
 
     def compose(self) -> ComposeResult:
         state = self.feed.state
