@@ -15,6 +15,7 @@ GROUPS = (
     "startup",
     "ack",
     "keys",
+    "tick",
     "cpu",
     "terminal",
     "load",

@@ -233,6 +233,23 @@ def bench_feed_under_keys(presses: int) -> None:
     _report("help screen: key to frame, no feed load (median)", result["help"]["median"], "ms")
 
 
+def bench_tick_to_screen(seconds: float, rates: Sequence[int] = (100, 1_000, 5_000)) -> None:
+    """A book or trade message reaching the feed to the frame that shows it, at each rate, in a fresh process."""
+    import json
+    import subprocess
+
+    args = [sys.executable, "-m", "tui.bench.tick_to_screen", str(seconds), *map(str, rates)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120 + 2 * seconds * len(rates), check=False)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError("tick to screen failed:\n" + "\n".join((done.stderr or done.stdout).splitlines()[-15:]))
+    for stage in json.loads(lines[-1])["stages"]:
+        rate = f"{stage['rate']:,} msgs/s"
+        target = "<= 60 ms" if stage["rate"] == 1_000 else ""
+        _report(f"tick to screen at {rate}: p50", stage["p50"], "ms", target)
+        _report(f"tick to screen at {rate}: p99", stage["p99"], "ms", "<= 150 ms" if target else "")
+
+
 async def bench_dashboard_cpu(seconds: float) -> None:
     from tui.bench.dashboard import BOOK_HZ, dashboard_cpu
 
@@ -294,6 +311,7 @@ def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:
         "startup": lambda: bench_startup(1 if quick else 7),  # it varies by ±60 ms run to run: a median of 7
         "ack": lambda: bench_order_ack(5 if quick else 20),
         "keys": lambda: bench_feed_under_keys(6 if quick else 15),
+        "tick": lambda: bench_tick_to_screen(3.0 if quick else 10.0),
         "cpu": lambda: asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0)),
         "terminal": lambda: bench_terminal(10.0 if quick else 30.0),
         # the warm-up fills the exchange's history to its caps (~100 s at 200 orders/s); memory is flat after it
