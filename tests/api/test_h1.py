@@ -157,6 +157,13 @@ async def test_an_answer_that_is_not_http_is_a_protocol_error_and_the_connection
     assert server.connections == 2
 
 
+async def test_requests_beyond_the_connection_cap_wait_their_turn(server: Server) -> None:
+    server.answers = [ok(b"{}") for _ in range(6)]
+    async with httpx.AsyncClient(transport=LeanTransport(max_connections=2)) as http:
+        await asyncio.gather(*(http.post(f"{server.url}/info", content=b"{}") for _ in range(6)))
+    assert server.connections == 2 and len(server.requests) == 6
+
+
 async def test_an_idle_connection_the_server_closed_is_not_used(server: Server, http: httpx.AsyncClient) -> None:
     server.answers = [ok(b"1"), ok(b"2")]
     await http.post(f"{server.url}/exchange", content=b"{}")

@@ -55,15 +55,28 @@ class _Connection:
 
 
 class LeanTransport(httpx.AsyncBaseTransport):
-    """Keep-alive HTTP/1.1 connections per origin, at most ``max_idle`` kept idle each, for ``idle_s``."""
+    """Keep-alive HTTP/1.1 connections per origin, at most ``max_idle`` kept idle each, for ``idle_s``; at most
+    ``max_connections`` requests at once (httpx's own pool allows 100), the others wait their turn."""
 
-    def __init__(self, *, ssl_context: ssl.SSLContext | None = None, max_idle: int = 8, idle_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        max_idle: int = 8,
+        idle_s: float = 30.0,
+        max_connections: int = 100,
+    ) -> None:
         self._ssl = ssl_context
         self._max_idle = max_idle
         self._idle_s = idle_s
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._slots = asyncio.Semaphore(max_connections)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        async with self._slots:
+            return await self._request(request)
+
+    async def _request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
         scheme = url.scheme
         if scheme not in _DEFAULT_PORTS:
