@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from tui.bench.dashboard_probe import BOOK_HZ, FEED_RATES, KEY_TARGET_MS
@@ -25,6 +26,7 @@ __all__ = [
     "feed_under_keys",
     "order_ack_ms",
     "startup_seconds",
+    "tick_to_screen",
 ]
 
 
@@ -60,6 +62,11 @@ def startup_seconds(runs: int) -> list[dict[str, float]]:
 def order_ack_ms(repeats: int) -> dict[str, Any]:
     """Enter in the order form to the app's acknowledgement, in ms (one app, ``repeats`` orders)."""
     return _child("order", str(repeats))
+
+
+def tick_to_screen(seconds: float, rates: Sequence[int]) -> dict[str, Any]:
+    """A book or trade message reaching the feed to the frame that shows it, ``seconds`` at each of ``rates``."""
+    return _child("tick", str(seconds), *map(str, rates), timeout=120 + 2 * seconds * len(rates))
 
 
 def feed_under_keys(presses: int) -> dict[str, Any]:

@@ -449,7 +449,14 @@ _COMMANDS: dict[str, Callable[..., Any]] = {
     "feed": lambda presses: _feed(int(presses)),
     "cpu": lambda url, seconds: _cpu(url, float(seconds)),
     "load": lambda url, hz: _load(url, float(hz)),
+    "tick": lambda seconds, *rates: _tick(float(seconds), [int(r) for r in rates]),
 }
+
+
+def _tick(seconds: float, rates: list[int]) -> dict[str, Any]:
+    from tui.bench.tick_to_screen import measure
+
+    return measure(rates, seconds)
 
 
 def main(argv: list[str]) -> int:

@@ -234,16 +234,9 @@ def bench_feed_under_keys(presses: int) -> None:
 
 
 def bench_tick_to_screen(seconds: float, rates: Sequence[int] = (100, 1_000, 5_000)) -> None:
-    """A book or trade message reaching the feed to the frame that shows it, at each rate, in a fresh process."""
-    import json
-    import subprocess
+    from tui.bench.dashboard import tick_to_screen
 
-    args = [sys.executable, "-m", "tui.bench.tick_to_screen", str(seconds), *map(str, rates)]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=120 + 2 * seconds * len(rates), check=False)
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError("tick to screen failed:\n" + "\n".join((done.stderr or done.stdout).splitlines()[-15:]))
-    for stage in json.loads(lines[-1])["stages"]:
+    for stage in tick_to_screen(seconds, rates)["stages"]:
         rate = f"{stage['rate']:,} msgs/s"
         target = "<= 60 ms" if stage["rate"] == 1_000 else ""
         _report(f"tick to screen at {rate}: p50", stage["p50"], "ms", target)

@@ -1,6 +1,6 @@
 """Tick to screen: from a book or trade message reaching the feed to the frame that shows it.
 
-Runs in the dashboard probe's child process (``python -m tui.bench.dashboard_probe tick RATES SECONDS``): the
+Runs in the dashboard probe's child process (``python -m tui.bench.dashboard_probe tick SECONDS RATE...``): the
 app headless at the probe's size on a quiet built-in exchange, and book and trade messages put into the
 feed's handlers at each rate, as its socket reader would. Each message is dated when it reaches the feed; a
 message is on screen with the first frame painted after a refresh of its pane began (``call_after_refresh``
@@ -113,10 +113,3 @@ def measure(rates: list[int], seconds: float) -> dict[str, Any]:
 
         asyncio.run(main())
     return {"stages": stages}
-
-
-if __name__ == "__main__":  # python -m tui.bench.tick_to_screen SECONDS RATE [RATE ...]: one JSON line
-    import json
-    import sys
-
-    sys.stdout.write(json.dumps(measure([int(r) for r in sys.argv[2:]], float(sys.argv[1]))) + "\n")
