@@ -21,6 +21,7 @@ from tests.conftest import ALICE_KEY
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
+from tui.bench.ws_reader import masked_text_frame
 from tui.sim import server, ws_hub
 from tui.sim.server import LocalExchange
 from tui.sim.ws_transport import text_frame
@@ -38,12 +39,6 @@ SUBSCRIBE = {
 def test_a_built_frame_is_the_frame_websockets_writes(size: int) -> None:
     payload = b"x" * size  # each length encoding: 7 bits, 16 bits, 64 bits, and the edges between them
     assert text_frame(payload) == Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
-
-
-def _masked_text(text: str) -> bytes:
-    payload, mask = text.encode(), os.urandom(4)
-    assert len(payload) < 126
-    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 async def test_a_subscriber_that_reads_nothing_is_closed_as_too_slow(
@@ -114,7 +109,7 @@ async def _book_subscriber_on_a_slow_link(sim: LocalExchange) -> tuple[socket.so
         while b"\r\n\r\n" not in received:
             received += await loop.sock_recv(sock, 4096)
     assert received.startswith(b"HTTP/1.1 101")
-    await loop.sock_sendall(sock, _masked_text(json.dumps(SUBSCRIBE)))
+    await loop.sock_sendall(sock, masked_text_frame(json.dumps(SUBSCRIBE)))
     async with asyncio.timeout(10):
         while not sim.hub.subscribers.get(("orderbook", "BTC-PERP")):
             await asyncio.sleep(0.01)

@@ -12,7 +12,7 @@ import asyncio
 import base64
 import os
 
-__all__ = ["FrameCounter", "subscribe"]
+__all__ = ["FrameCounter", "masked_text_frame", "subscribe"]
 
 
 class FrameCounter(asyncio.Protocol):
@@ -60,14 +60,17 @@ class FrameCounter(asyncio.Protocol):
         del buf[:i]
 
     def send_text(self, text: str) -> None:
-        """One masked text frame, as a client must send it."""
         assert self.transport is not None
-        payload = text.encode()
-        mask = os.urandom(4)
-        size = len(payload)
-        head = bytes([0x81, 0x80 | size]) if size < 126 else bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.transport.write(head + mask + masked)
+        self.transport.write(masked_text_frame(text))
+
+
+def masked_text_frame(text: str) -> bytes:
+    """One masked text frame carrying ``text`` (under 64 KiB), as a client must send it."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    size = len(payload)
+    head = bytes([0x81, 0x80 | size]) if size < 126 else bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 async def subscribe(host: str, port: int, path: str, request: str, replies: int = 2) -> FrameCounter:
