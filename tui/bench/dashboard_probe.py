@@ -454,9 +454,27 @@ _COMMANDS: dict[str, Callable[..., Any]] = {
 
 
 def _tick(seconds: float, rates: list[int]) -> dict[str, Any]:
-    from tui.bench.tick_to_screen import measure
+    """Each rate in turn on one headless app; what ``tick_stage`` saw at each."""
+    from tui.bench.feed import synthetic_frames
+    from tui.bench.tick_to_screen import tick_stage
 
-    return measure(rates, seconds)
+    frames = synthetic_frames(20_000)
+    stages: list[dict[str, Any]] = []
+    with _launched(market=False) as app:  # no synthetic market: its book pushes would break the sequence
+
+        async def main() -> None:
+            async with app.run_test(headless=True, size=SIZE):
+                await app.feed.wait_ready()
+                await _until(lambda: _panes_show_data(app, book=False), 30, "the panes", step=0.005)
+                # the exchange sends its book's picture again after a subscription (at 0.25 s, 1 s and with the
+                # client's next frame, a ping after 3 s of quiet): past those, only these messages move the book
+                await asyncio.sleep(4.0)
+                for rate in rates:
+                    stages.append(await tick_stage(app, rate, seconds, frames))
+                app.exit()
+
+        asyncio.run(main())
+    return {"stages": stages}
 
 
 def main(argv: list[str]) -> int:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tui.ui.app import XtuiApp
 
-__all__ = ["measure", "tick_stage"]
+__all__ = ["tick_stage"]
 
 BATCH = 64  # messages handled per loop turn while behind, as a socket reader drains a full buffer
 
@@ -89,27 +89,3 @@ async def tick_stage(
         "p99": _percentile(latencies, 99),
         "max": max(latencies),
     }
-
-
-def measure(rates: list[int], seconds: float) -> dict[str, Any]:
-    """Each rate in turn on one headless app; what ``tick_stage`` saw at each."""
-    from tui.bench.dashboard_probe import SIZE, _launched, _panes_show_data, _until
-    from tui.bench.feed import synthetic_frames
-
-    frames = synthetic_frames(20_000)
-    stages: list[dict[str, Any]] = []
-    with _launched(market=False) as app:  # no synthetic market: its book pushes would break the sequence
-
-        async def main() -> None:
-            async with app.run_test(headless=True, size=SIZE):
-                await app.feed.wait_ready()
-                await _until(lambda: _panes_show_data(app, book=False), 30, "the panes", step=0.005)
-                # the exchange sends its book's picture again after a subscription (at 0.25 s, 1 s and with the
-                # client's next frame, a ping after 3 s of quiet): past those, only these messages move the book
-                await asyncio.sleep(4.0)
-                for rate in rates:
-                    stages.append(await tick_stage(app, rate, seconds, frames))
-                app.exit()
-
-        asyncio.run(main())
-    return {"stages": stages}
