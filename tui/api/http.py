@@ -41,6 +41,7 @@ __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 
 DEFAULT_EXPIRY_MS = 60_000
 _KEEPALIVE_S = 30.0  # an idle connection is kept this long
+_KEPT_IDLE = 8  # and at most this many of them
 log = logging.getLogger(__name__)
 _json_decode = msgspec.json.Decoder(float_hook=Decimal).decode  # numbers stay exact
 
@@ -142,12 +143,12 @@ class HttpClient:
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
         if transport is None and not _proxied():
-            transport = LeanTransport(max_idle=8, idle_s=_KEEPALIVE_S)
+            transport = LeanTransport(max_idle=_KEPT_IDLE, idle_s=_KEEPALIVE_S)
         self._http = httpx.AsyncClient(
             timeout=timeout,
             transport=transport,
             headers={"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"},
-            limits=httpx.Limits(max_keepalive_connections=8, keepalive_expiry=_KEEPALIVE_S),
+            limits=httpx.Limits(max_keepalive_connections=_KEPT_IDLE, keepalive_expiry=_KEEPALIVE_S),  # httpx's own
         )
 
     async def __aenter__(self) -> Self:
