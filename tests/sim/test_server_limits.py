@@ -100,3 +100,13 @@ async def test_ws_connection_limit(sim: LocalExchange) -> None:
                 assert "too many connections" in reply["error"]["message"]
     async with connect(sim.ws_url) as again:  # the two closed: room again
         assert (await _rpc(again, "ping", None, "1"))["result"]["pong"] is True
+
+
+async def test_a_forwarded_for_header_does_not_change_whose_budget_a_call_spends(sim: LocalExchange) -> None:
+    """Nothing stands in front of the local exchange, so a client cannot name another address to dodge limits."""
+    async with httpx.AsyncClient(base_url=sim.url) as h:
+        for i in range(1, 4):
+            r = await h.post("/info", content=TICKER, headers={"X-Forwarded-For": f"10.0.0.{i}"})
+            assert r.status_code == 200 and r.headers["X-RateLimit-1m"] == f"{i}/3"
+        r = await h.post("/info", content=TICKER, headers={"X-Forwarded-For": "10.0.0.9"})
+        assert r.status_code == 429

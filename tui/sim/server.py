@@ -37,6 +37,7 @@ from starlette.types import ASGIApp
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
+from .http_transport import JoinedHttpProtocol
 from .mirror_config import POLL_MS
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
@@ -163,7 +164,9 @@ class LocalExchange:
             # no compression: it cost each subscriber a deflate of every frame (a sixth of the exchange's CPU
             # fanning out to 50), and the dashboard, on loopback, the inflate; bytes on loopback cost nothing
             ws_per_message_deflate=False,
-            ws=CoalescingWebSocketProtocol,  # a connection's frames of one loop turn in one system call
+            ws=CoalescingWebSocketProtocol,  # a connection's frames of one millisecond in one system call
+            http=JoinedHttpProtocol,  # an answer's head and body in one system call
+            proxy_headers=False,  # nothing stands in front: a client's X-Forwarded-For must not pick its address
             timeout_graceful_shutdown=STOP_GRACE_S,
         )
         self._server = _Server(cfg)
