@@ -21,7 +21,7 @@ from tests.conftest import ALICE_KEY
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.bench.ws_reader import masked_text_frame
+from tui.bench.ws_reader import masked_text_frame, subscribe
 from tui.sim import server, ws_hub
 from tui.sim.server import LocalExchange
 from tui.sim.ws_transport import text_frame
@@ -166,3 +166,32 @@ def _kind(message: dict[str, Any]) -> str:
     if "result" in message:
         return "reply"
     return str(message["params"]["data"].get("update_type"))
+
+
+async def test_one_connection_failing_its_flush_leaves_the_others_frames_going_out(
+    sim: LocalExchange, alice: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Tried: two subscribers share the one flush timer, and the check after whichever flush comes first raises.
+    The error is logged, and the other connection's frame, written in the same millisecond, still goes out."""
+    sim.hub.repeat_after_s = ()  # the subscriptions' pictures are not sent again: each counts the update alone
+    host, port = sim.url.split("//", 1)[1].rsplit(":", 1)
+    counters = [await subscribe(host, int(port), "/ws/", json.dumps(SUBSCRIBE)) for _ in range(2)]
+    failed: list[str] = []
+
+    def fails_once() -> None:
+        if not failed:
+            failed.append("the first flush's check")
+            raise RuntimeError("a connection's own trouble")
+
+    for conn in sim.hub.connections:
+        assert conn.frames is not None
+        conn.frames.limit_backlog(-1, fails_once)  # any backlog, even none, is "too much": the check runs
+    await alice.place_order([wire.order_item(1, "b", "80000", "0.001")])
+    async with asyncio.timeout(10):
+        while sum(c.frames for c in counters) < 2:
+            await asyncio.sleep(0.005)
+    assert [c.frames for c in counters] == [1, 1] and failed
+    assert "writing to a WebSocket connection" in caplog.text
+    for counter in counters:
+        assert counter.transport is not None
+        counter.transport.close()

@@ -4,8 +4,9 @@ Fanning an event out to 50 subscribers, the exchange spent over 40% of its time 
 writes every frame to its transport at once, and an empty transport buffer makes each write a system call.
 Here a connection's writes are joined and go out together ``FLUSH_AFTER_S`` after the first of them, so a
 burst of frames (a block's events, a subscription's pictures, the orders of a millisecond) costs one system
-call, and no frame waits longer than that. (One timer shared by every connection was faster, ~150k frames a
-second against ~130k, but the suite stalled with it about one run in two at -n 4, cause not found: not kept.)
+call, and no frame waits longer than that. One timer serves every connection of a loop (``_Flusher``): a
+timer a connection kept a heap of 50 timers busy. (It was tried before and taken out when the suite stalled
+at -n 4; that stall was the exchange's stop waiting with no bound on a peer that read nothing, since fixed.)
 
 Fanning out, the exchange also spent a third of its time sending each subscriber its copy through Starlette,
 uvicorn and websockets, which frame the same text again for every one. A server frame is the same bytes for
@@ -16,12 +17,16 @@ not read is found as the frames go out (``limit_backlog``)."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 __all__ = ["FRAMES_EXTENSION", "CoalescingWebSocketProtocol", "text_frame"]
+
+log = logging.getLogger(__name__)
 
 _FIN_TEXT = 0x81  # FIN bit and the text opcode
 FLUSH_AFTER_S = 0.001  # a connection's frames wait this long to go out together
@@ -40,6 +45,39 @@ def text_frame(payload: bytes) -> bytes:
     return head + payload
 
 
+class _Flusher:
+    """One timer for every connection of a loop: ``FLUSH_AFTER_S`` after the first write, each connection
+    written to since sends what it has."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._due: list[_CoalescingTransport] = []
+
+    def add(self, transport: _CoalescingTransport) -> None:
+        if not self._due:
+            self._loop.call_later(FLUSH_AFTER_S, self._flush_all)
+        self._due.append(transport)
+
+    def _flush_all(self) -> None:
+        due, self._due = self._due, []
+        for transport in due:
+            try:
+                transport.flush()
+            except Exception:  # one connection's trouble must not leave the others' frames unsent
+                log.exception("writing to a WebSocket connection")
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = weakref.WeakKeyDictionary()
+
+
+def _flusher() -> _Flusher:
+    loop = asyncio.get_running_loop()
+    flusher = _flushers.get(loop)
+    if flusher is None:
+        flusher = _flushers[loop] = _Flusher(loop)
+    return flusher
+
+
 class _CoalescingTransport:
     """Stands in for the connection's transport: ``write`` collects, ``FLUSH_AFTER_S`` later it all goes out;
     then ``flushed`` is told how many bytes the peer has yet to read."""
@@ -47,13 +85,17 @@ class _CoalescingTransport:
     def __init__(self, transport: asyncio.Transport, flushed: Callable[[int], None]) -> None:
         self._transport = transport
         self._pending: list[bytes] = []
-        self._loop = asyncio.get_running_loop()
+        self._flusher = _flusher()
         self._flushed = flushed
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
+        self.add(data if type(data) is bytes else bytes(data))
+
+    def add(self, frame: bytes) -> None:
+        """``write`` for bytes (the hub's frames: its hot path)."""
         if not self._pending:
-            self._loop.call_later(FLUSH_AFTER_S, self.flush)
-        self._pending.append(data if type(data) is bytes else bytes(data))
+            self._flusher.add(self)
+        self._pending.append(frame)
 
     def flush(self) -> None:
         if self._pending:
@@ -97,7 +139,7 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
         """Write a whole frame (from ``text_frame``); False, writing nothing, once the connection is closing."""
         if self.close_sent or self.disconnected:  # a close was sent (or answered), or the socket is gone
             return False
-        self._frames_out.write(frame)
+        self._frames_out.add(frame)
         return True
 
     def limit_backlog(self, most: int, too_slow: Callable[[], None]) -> None:
