@@ -90,6 +90,14 @@ async def test_bench_measures_one_group_or_refuses_an_unknown_one() -> None:
     assert code == 2 and out == "" and "invalid choice: 'nope'" in err and "signing" in err
 
 
+async def test_the_fan_out_figure_counts_every_frame_a_real_exchange_sends() -> None:
+    """``xtui bench --quick --only fanout``: an ``xtui sim`` process, 50 lean subscribers, signed orders; a
+    round that missed a frame would wait its 30 s deadline and report a rate below what was sent."""
+    code, out, _ = await xtui("bench", "--quick", "--only", "fanout")
+    [line] = [line for line in out.splitlines() if line.startswith("WS fan-out to 50 subscribers")]
+    assert code == 0 and float(line.split()[-5].replace(",", "")) > 1_000
+
+
 def test_every_bench_group_is_named_for_the_command_line() -> None:
     from tui.bench import GROUPS
     from tui.bench.figures import _groups
