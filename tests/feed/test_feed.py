@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from decimal import Decimal
 from typing import Any
 
-from tests.conftest import client_for
-from tests.feed.conftest import Changes, MakeFeed
+from tests.conftest import QUIET_WS, client_for
+from tests.feed.conftest import WAIT_S, Changes, MakeFeed
 from tui.api import wire
 from tui.api.client import Client
 from tui.feed.worker import Feed
@@ -221,3 +223,28 @@ async def test_select_and_chart(make_feed: MakeFeed, alice: Client, bob: Client,
     await changes.until(lambda: market.candles[-1].time == first + 60_000)
     assert [c.time for c in market.candles] == sorted({c.time for c in market.candles})
     assert market.candles[-1].volume == D("0.1")
+
+
+async def test_a_feed_cancelled_again_while_it_ends_still_ends_and_stop_returns(
+    sim: LocalExchange, clock: FrozenClock
+) -> None:
+    """Tried: the feed's task is cancelled (as Textual cancels a worker when the app shuts down), then cancelled
+    again while its ending waits for its tasks and socket to close. The ending goes on: ``stop()`` returns
+    (it used to wait for ever: a dashboard test hung in ``on_unmount``), the status says closed and the
+    exchange sees the socket go."""
+    async with client_for(sim, None, clock) as client:
+        feed = Feed(client, sim.ws_url, account=None, ws_options=QUIET_WS)
+        task = asyncio.create_task(feed.run())
+        async with asyncio.timeout(WAIT_S):
+            await feed.wait_ready()
+        assert sim.hub.connections
+        task.cancel()
+        await asyncio.sleep(0)  # run() is in its ending now, waiting for its tasks to end
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        async with asyncio.timeout(WAIT_S):
+            await feed.stop()
+            while sim.hub.connections:
+                await asyncio.sleep(0.01)
+        assert feed.state.status.connection == "closed"

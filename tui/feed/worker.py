@@ -76,6 +76,7 @@ class Feed(ChannelSubscriptions):
         self._running = False
         self._stopping = asyncio.Event()
         self._done = asyncio.Event()
+        self._ending: asyncio.Future[None] | None = None  # run()'s ending (``_end``), once begun
         self._down_poll_ok = False  # a poll made while the socket was down succeeded: "polling"
         self._last_ticker_poll = float("-inf")
         self._resyncing = False  # back after a reconnect, reloading what was missed: not live yet
@@ -97,11 +98,20 @@ class Feed(ChannelSubscriptions):
             self._spawn(self._poll_loop(), "poll")
             await self._stopping.wait()
         finally:
+            # The ending is a task of its own, which a second cancel of run() does not cut short (Textual
+            # cancels a worker once more as the app shuts down): the socket is closed, and ``stop()`` (which
+            # waits for ``_done``) returns, whatever happens to run() meanwhile.
+            self._ending = asyncio.ensure_future(self._end(ws))
+            await asyncio.shield(self._ending)
+
+    async def _end(self, ws: WsClient) -> None:
+        try:
             tasks = list(self._tasks)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await ws.close()
+        finally:
             self._running = False
             self.state.status.connection = "closed"
             self._notify.mark("status")
