@@ -40,3 +40,14 @@ def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() 
         "main(['sim', '--port', '0', '--seed', '7'])\n"
     )
     assert out.split() == [], f"imported by the exchange: {out}"
+
+
+def test_the_xtui_command_leaves_httpx_s_own_command_line_client_out() -> None:
+    """httpx brings its CLI (click, pygments' lexers) when they are installed; xtui does not run it."""
+    out = _run(
+        "import sys\n"
+        "import tui.cli.main, tui.ui.app, httpx\n"
+        "print(' '.join(m for m in ('httpx._main', 'click', 'pygments.lexers') if sys.modules.get(m)))\n"
+        "print(callable(httpx.main), callable(httpx.AsyncClient))\n"
+    )
+    assert out.split() == ["True", "True"], f"imported: {out}"

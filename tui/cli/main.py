@@ -18,6 +18,11 @@ from tui.logs import KEY_SHAPE
 
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 
+# httpx imports its own command-line client (and with it click and pygments) whenever those happen to be
+# installed, as they are here (uvicorn's and rich's): ~20 ms of every start, for a command xtui never runs.
+# None in sys.modules makes that one import fail, and httpx goes on as it does where they are not installed.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+
 
 class UsageError(Exception):
     """A mistake in the command line: printed as one line, exit code 1 like every other failure."""
