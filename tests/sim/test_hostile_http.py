@@ -76,5 +76,5 @@ async def test_a_client_hanging_up_mid_request_is_one_info_line(
             assert (await h.post("/info", json={"method": "instruments", "params": {}})).status_code == 200
             await asyncio.sleep(0.01)
     said = [r for r in caplog.records if "hung up" in r.getMessage()]
-    assert [(r.levelname, r.name) for r in said] == [("INFO", "tui.sim.server")]
+    assert [(r.levelname, r.name) for r in said] == [("INFO", "tui.sim.http_posts")]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]

@@ -1,6 +1,8 @@
-"""The local exchange's HTTP answers go out whole, in one write each (``tui.sim.http_transport``), over real
-loopback sockets: keep-alive answers, an answer followed by the server's close, and an upgrade to WebSocket
-on a connection whose writes are joined."""
+"""The local exchange's HTTP layer over real loopback sockets: answers go out whole, in one write each
+(``tui.sim.http_transport``: keep-alive answers, an answer followed by the server's close, an upgrade to
+WebSocket on a connection whose writes are joined), and the POST routes answered without Starlette's router
+(``tui.sim.http_posts``) still answer what it answered: 405 to another method, 404 elsewhere, a body sent in
+chunks read whole."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import asyncio
 import json
 from typing import Any
 
+import httpx
 from websockets.asyncio.client import connect
 
 from tui.sim.http_transport import JoinedHttpProtocol
@@ -80,3 +83,32 @@ async def test_a_websocket_upgrade_after_joined_writes_still_carries_frames(sim:
         await ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
         reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert reply["id"] == 1 and reply["result"]["pong"] is True
+
+
+async def test_another_method_on_a_post_route_is_405_and_an_unknown_path_404(sim: LocalExchange) -> None:
+    """Tried: GET and PUT on /exchange, /info and /explorer, and a POST to a path the exchange does not have."""
+    async with httpx.AsyncClient(base_url=sim.url) as h:
+        for path in ("/exchange", "/info", "/explorer"):
+            for method in ("GET", "PUT"):
+                r = await h.request(method, path)
+                assert (r.status_code, r.headers["allow"], r.text) == (405, "POST", "Method Not Allowed")
+                assert r.headers["x-hotstuff-network"] == sim.config.network
+        r = await h.post("/nope", content=TICKER)
+        assert r.status_code == 404 and r.headers["x-hotstuff-network"] == sim.config.network
+
+
+async def test_a_body_sent_in_chunks_is_read_whole(sim: LocalExchange) -> None:
+    host, port = sim.url.split("//")[1].rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(b"POST /info HTTP/1.1\r\nHost: sim\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (TICKER[:10], TICKER[10:30], TICKER[30:]):
+            writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+            await writer.drain()
+            await asyncio.sleep(0.01)  # each chunk in a read of its own
+        writer.write(b"0\r\n\r\n")
+        head, body = await _answer(reader)
+        assert head.startswith(b"HTTP/1.1 200") and body[0]["symbol"] == "BTC-PERP"
+        assert b"content-type: application/json" in head.lower()
+    finally:
+        writer.close()

@@ -29,14 +29,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp
 
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
+from .http_posts import Answer, PostRoutes, error, json_answer
 from .http_transport import JoinedHttpProtocol
 from .mirror_config import POLL_MS
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
@@ -68,16 +67,8 @@ class SimConfig:
     mirror_poll_ms: int = POLL_MS
 
 
-def _json(payload: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(_encode(payload), status, headers=headers, media_type="application/json")
-
-
-def _error(message: str, status: int = 400, headers: dict[str, str] | None = None) -> Response:
-    return _json({"type": "error", "message": message}, status, headers)
-
-
-def _limited(verdict: Verdict) -> Response:
-    return _json({"code": verdict.status, "message": verdict.message}, verdict.status, verdict.headers)
+def _limited(verdict: Verdict) -> Answer:
+    return json_answer({"code": verdict.status, "message": verdict.message}, verdict.status, verdict.headers)
 
 
 class _Server(uvicorn.Server):
@@ -127,16 +118,10 @@ class LocalExchange:
         self.dispatch.set_publisher(self.hub.publish, self.hub.wanted)
         self.actions = SignedActions(self.dispatch, self.clock, self.config.network)
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
+        posts = {"/exchange": self._exchange, "/info": self._info, "/explorer": self._explorer}
+        websocket = Starlette(routes=[WebSocketRoute("/ws/", self.hub.serve), WebSocketRoute("/ws", self.hub.serve)])
         self.app: ASGIApp = NetworkHeader(
-            Starlette(
-                routes=[
-                    Route("/exchange", self._exchange, methods=["POST"]),
-                    Route("/info", self._info, methods=["POST"]),
-                    Route("/explorer", self._explorer, methods=["POST"]),
-                    WebSocketRoute("/ws/", self.hub.serve),
-                    WebSocketRoute("/ws", self.hub.serve),
-                ]
-            ),
+            PostRoutes(websocket, posts),
             self.config.network,
         )
         if mirror is not None:
@@ -256,24 +241,17 @@ class LocalExchange:
         self.clock.advance(ms)
         self.advance()
 
-    # ---- HTTP --------------------------------------------------------------------------------------
+    # ---- HTTP (``http_posts``: each a function of the client's address and the body) -------------------
 
-    @staticmethod
-    def _ip(request: Request) -> str:
-        return request.client.host if request.client else "?"
-
-    async def _exchange(self, request: Request) -> Response:
-        verdict = self.limiter.check_http(self._ip(request), "exchange")
+    def _exchange(self, ip: str, raw: bytes) -> Answer:
+        verdict = self.limiter.check_http(ip, "exchange")
         if not verdict.allowed:
             return _limited(verdict)
         try:
-            envelope, _ = self._submit(await request.body())
+            envelope, _ = self._submit(raw)
         except BadRequest as exc:
-            return _error(str(exc), 400, verdict.headers)
-        except ClientDisconnect:  # it hung up before its body arrived: nothing to answer, nothing went wrong here
-            log.info("client %s hung up during POST /exchange", self._ip(request))
-            return _error("client disconnected", 400, verdict.headers)
-        return _json(envelope, 200, verdict.headers)
+            return error(str(exc), 400, verdict.headers)
+        return json_answer(envelope, 200, verdict.headers)
 
     def _submit(self, raw: bytes) -> tuple[dict[str, Any], bool]:
         """(envelope, applied) for an /exchange body; ``BadRequest`` for a malformed one."""
@@ -286,28 +264,25 @@ class LocalExchange:
         self.dispatch.flush()
         return envelope, applied
 
-    async def _query(self, request: Request, endpoint: str) -> Response:
-        verdict = self.limiter.check_http(self._ip(request), endpoint)
+    def _query(self, ip: str, raw: bytes, endpoint: str) -> Answer:
+        verdict = self.limiter.check_http(ip, endpoint)
         if not verdict.allowed:
             return _limited(verdict)
         try:
-            body = _decode(await request.body())
+            body = _decode(raw)
         except (msgspec.DecodeError, RecursionError) as exc:
-            return _error(f"body is not valid JSON: {exc}", 400, verdict.headers)
-        except ClientDisconnect:
-            log.info("client %s hung up during POST /%s", self._ip(request), endpoint)
-            return _error("client disconnected", 400, verdict.headers)
+            return error(f"body is not valid JSON: {exc}", 400, verdict.headers)
         try:
             result = self.query(endpoint, body)
         except QueryError as exc:
-            return _error(str(exc), 400, verdict.headers)
-        return _json(result, 200, verdict.headers)
+            return error(str(exc), 400, verdict.headers)
+        return json_answer(result, 200, verdict.headers)
 
-    async def _info(self, request: Request) -> Response:
-        return await self._query(request, "info")
+    def _info(self, ip: str, raw: bytes) -> Answer:
+        return self._query(ip, raw, "info")
 
-    async def _explorer(self, request: Request) -> Response:
-        return await self._query(request, "explorer")
+    def _explorer(self, ip: str, raw: bytes) -> Answer:
+        return self._query(ip, raw, "explorer")
 
     def query(self, endpoint: str, body: Any) -> Any:
         if not isinstance(body, dict):
