@@ -46,6 +46,7 @@ class PositionView:
     upnl_pct: Decimal | None
     liquidation: Liquidation
     liq_distance: Decimal | None  # fraction of the mark
+    value: Decimal  # |size| x the mark shown beside it; the exchange's figure (from its own mark) without one
 
 
 def position_view(p: Position, mark: Decimal | None, summary: Any) -> PositionView:
@@ -59,7 +60,8 @@ def position_view(p: Position, mark: Decimal | None, summary: Any) -> PositionVi
     pct = upnl / margin if upnl is not None and margin else None
     liq = liquidation(p, mark, summary)
     dist = abs(mark - liq.price) / mark if liq.price is not None and mark else None
-    return PositionView(p, mark, upnl, pct, liq, dist)
+    value = abs(p.size) * mark if mark is not None else abs(p.position_value)
+    return PositionView(p, mark, upnl, pct, liq, dist, value)
 
 
 def position_key(p: Position) -> str:
@@ -137,7 +139,7 @@ class PositionsPane(TablePane):
             _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 12)),
             _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 12)),
             _r(fit(fmt_price(v.mark, tick), v.mark, 12)),
-            _r(fit(fmt_money(abs(p.position_value)), abs(p.position_value), 12)),
+            _r(fit(fmt_money(v.value), v.value, 12)),
             _r(fit(fmt_money(v.upnl), v.upnl, 12), pnl_style),
             _r(fmt_pct(v.upnl_pct), pnl_style),
             self._funding_cell(paid),
