@@ -10,6 +10,7 @@ Everything that can fail does so before Textual takes the screen, as a ``Startup
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 from typing import TYPE_CHECKING, Any
@@ -93,6 +94,22 @@ def local_exchange(launch: Launch) -> ExchangeProcess | None:
     return ExchangeProcess(network=chosen.network, seed=launch.flags.seed, mirror=chosen.mirror)
 
 
+FIRST_FRAME_S = 0.5  # after the feed's first snapshot, the first frame is drawn within this (~0.2 s here)
+FEED_READY_WAIT_S = 5.0  # a feed not ready by then (an exchange slow or away) no longer holds the collector back
+
+
+async def _collector_back_after_first_frame(app: XtuiApp, thresholds: tuple[int, int, int]) -> None:
+    """Until the first frame is drawn, the collector stays held back as during the imports (its first frame's
+    objects set off ~150 young collections, ~25 ms); then its thresholds come back, and what the first frame
+    made to keep (the screen, its widgets and styles) is put out of its sight too."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(FEED_READY_WAIT_S):
+            await app.feed.wait_ready()
+    await asyncio.sleep(FIRST_FRAME_S)
+    gc.freeze()
+    gc.set_threshold(*thresholds)
+
+
 def run_dashboard(
     profile: str | None = None,
     *,
@@ -120,15 +137,15 @@ def run_dashboard(
     exchange = local_exchange(launch)
     if exchange is not None:
         exchange.spawn()  # it comes up while the dashboard's modules load
+    thresholds = gc.get_threshold()
     try:
         # The dashboard's imports make objects that live as long as the process: the collector is held back
         # while they load, then they are put out of its sight, so neither the imports nor the first frame's
-        # many new objects set off full collections that walk every module (~60 ms of start-up).
-        thresholds = gc.get_threshold()
+        # many new objects set off full collections that walk every module (~60 ms of start-up). It stays
+        # held back until the first frame is drawn (``_collector_back_after_first_frame``).
         gc.set_threshold(100_000, *thresholds[1:])
         launch = checked(launch)  # this imports the dashboard
         gc.freeze()
-        gc.set_threshold(*thresholds)
         for warning in launch.warnings:
             sys.stderr.write(warning + "\n")
         sys.stderr.flush()
@@ -139,10 +156,16 @@ def run_dashboard(
             raise StartupError(str(exc)) from None
 
         async def main() -> None:
-            await dashboard_app(launch, ident, local_url=local_url).run_async()
+            app = dashboard_app(launch, ident, local_url=local_url)
+            collector = asyncio.create_task(_collector_back_after_first_frame(app, thresholds))
+            try:
+                await app.run_async()
+            finally:
+                collector.cancel()
 
         asyncio.run(main())
     finally:
+        gc.set_threshold(*thresholds)
         if exchange is not None:
             exchange.stop()
     return 0
