@@ -111,3 +111,52 @@ async def test_the_pane_drops_a_column_when_its_rows_need_a_scrollbar() -> None:
         pane.dirty = True
         pane.flush()
         await until(pilot, lambda: pane.columns == ("a", "b", "c", "d"), "the scrollbar gone, the column back")
+
+
+class EarlyLetters(Letters):
+    """Rows synced as the pane mounts, before it has a size (the dashboard's first snapshot can come first)."""
+
+    synced_at_width: int | None = None
+    widths_before_layout: list[int] | None = None
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.call_next(self._early)
+
+    def _early(self) -> None:
+        self.synced_at_width = self.size.width
+        self.refresh_state()  # what a flush does, once the pane counts as mounted (still without a size)
+        self.widths_before_layout = [c.width for c in self.table.columns.values()]
+
+
+class Early(App[None]):
+    def compose(self) -> ComposeResult:
+        yield EarlyLetters(NO_STATE)
+
+
+async def test_rows_synced_before_the_pane_is_laid_out_get_their_widths_at_once() -> None:
+    """The dashboard's first frame showed the markets table squeezed to its labels' widths ("BTC-PE 99,9 100,")
+    until its next refresh: the rows came before the pane had a size, and the first resize forgot them."""
+    app = Early()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane: Any = app.query_one(EarlyLetters)
+        table = pane.table
+        await pilot.pause(0.05)
+        assert pane.synced_at_width == 0  # the rows came before the pane was laid out
+        assert pane.widths_before_layout == [6, 9, 5, 11, 8]  # as wide as their cells (not 1, 2, 2, 2, 2)
+        pane.flush()  # laid out in its 31 characters since (e is dropped): the next refresh fills it
+        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        assert [c.get_render_width(table) for c in table.columns.values()] == [6, 9, 5, 11]
+
+
+async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
+    app = One()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane: Any = app.query_one(Letters)
+        table = pane.table
+        pane.flush()
+        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        pane.styles.width = 45  # room for e too
+        await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
+        await pilot.pause(0.05)  # no refresh of the rows since: the widths come from the rows shown
+        assert [c.get_render_width(table) for c in table.columns.values()] == [6, 9, 5, 11, 8]

@@ -169,6 +169,7 @@ class TablePane(FeedPane):
         self._widest: dict[str, int] = {}  # each column's widest cell since the last resize, label included
         self._laid: tuple[tuple[str, int], ...] = ()  # (key, width) of the columns as laid out
         self._cursor_to: str | None = None  # the row to put the cursor back on after a new layout
+        self._shown_rows: Sequence[tuple[str, Sequence[Cell]]] = ()  # what ``sync`` last showed, every column
 
     def compose(self) -> ComposeResult:
         yield self.make_table()
@@ -178,18 +179,25 @@ class TablePane(FeedPane):
         self.set_columns(self.COLUMNS)
 
     def on_resize(self, _event: Resize) -> None:
+        # measured again from the rows shown: the columns fit them at once (the first resize comes after the
+        # first rows; columns back at their labels' widths until the next refresh drew a squeezed table and
+        # cost another layout of the screen)
         self._widest = {}
+        self._measure(self._shown_rows)
         self.call_after_refresh(self._fit)  # once the table has its new size too
 
     def _fit(self, row_count: int | None = None) -> None:
         """Show the columns there is room for: the pane's width, less a column for the vertical
         scrollbar when the rows overflow (a cut-off figure would be a wrong figure)."""
-        if self.rows is None or not self.is_mounted or self.size.width <= 0:
-            return  # not laid out yet
+        if self.rows is None:  # no columns set yet (they are as the pane mounts)
+            return
         table = self.table
-        rows = table.row_count if row_count is None else row_count
-        width = self.size.width - (1 if rows > table.size.height - 1 else 0)  # the header takes a line
-        wanted = self.fitting(width)
+        if self.size.width <= 0:  # not laid out yet: the columns shown, as wide as their cells (the first
+            wanted = [c for c in self.COLUMNS if c[0] in self.columns]  # resize fits them to the width)
+        else:
+            rows = table.row_count if row_count is None else row_count
+            width = self.size.width - (1 if rows > table.size.height - 1 else 0)  # the header takes a line
+            wanted = self.fitting(width)
         if self._layout(wanted) != self._laid:
             self.set_columns(wanted)
 
@@ -248,6 +256,7 @@ class TablePane(FeedPane):
         """Show ``rows`` (key, a cell per column of ``COLUMNS``); True when rows were added."""
         if self.rows is None:
             return False
+        self._shown_rows = rows
         if self._measure(rows) or len(rows) != len(self.rows.cells):
             self._fit(len(rows))  # wider cells, or the vertical scrollbar may come or go
         pick = self._pick if self._pick is not None else range(len(self.COLUMNS))
