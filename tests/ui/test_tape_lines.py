@@ -75,3 +75,35 @@ async def test_a_new_trade_on_top_reuses_cached_rows_and_repaints_only_changed_l
         assert refreshed == [(Region(10, y, 10, 1),) for y in (1, 2, 5, 6, 7)]
         assert [cells[2][0][0] for cells in drawn] == ["102.00"]  # the rows that moved were in the cache
         assert lines.render_line(1).text.startswith("00:02:04 ▲")  # the new top line, as drawn
+
+
+async def test_rows_that_fit_change_the_tape_without_laying_out_the_screen() -> None:
+    """A tape filling up with its first trades changed its virtual size with each one, and Textual laid out and
+    repainted the whole screen for it (the dashboard's first seconds). Rows that fit the view before and after
+    change the size without a layout; more than fit do lay it out, and the tape can then scroll."""
+    market = MarketState(instruments={}, tickers={}, selected="BTC-PERP", book=BookState("BTC-PERP"))
+    state = FeedState(market, AccountState(address=None), FeedStatus())
+    market.add_trades(trade(i, 100 + i) for i in range(2))
+    app = Tape(state)
+    async with app.run_test(size=(40, 10)) as pilot:
+        pane = app.query_one(TradeTapePane)
+        await pilot.pause()
+        pane.dirty = True
+        pane.flush()
+        await pilot.pause()
+        lines = pane.lines
+        assert lines.row_count == 2 and lines.virtual_size.height == 3
+        layouts: list[bool] = []
+        screen_layout = app.screen._refresh_layout
+        app.screen._refresh_layout = lambda *a, **k: (layouts.append(True), screen_layout(*a, **k))[1]  # type: ignore[method-assign]
+
+        market.add_trades([trade(5, 110)])
+        pane.dirty = True
+        pane.flush()
+        await pilot.pause()
+        assert lines.row_count == 3 and lines.virtual_size.height == 4 and lines.cell(0, 2) == "110.00"
+        assert layouts == []  # the rows fit before and after: no layout of the screen
+
+        lines.set_rows([lines._rows[0]] * 12)  # more than the view shows (9 lines under the header)
+        await pilot.pause()
+        assert layouts and lines.virtual_size.height == 13 and lines.max_scroll_y > 0

@@ -26,8 +26,9 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
-__all__ = ["BookLines", "Cell", "Column", "Row"]
+__all__ = ["BookLines", "Cell", "Column", "Row", "set_virtual_size"]
 
 Cell = tuple[str, str]  # text, Rich style ("" for none)
 Row = tuple[Cell, ...]
@@ -41,6 +42,17 @@ class Column:
     label: str
     width: int
     right: bool = True  # right-justified (text and header); else left
+
+
+def set_virtual_size(view: ScrollView, size: Size) -> None:
+    """``view.virtual_size = size``, without Textual's layout pass of the whole screen when the lines fit the
+    view before and after (no scrollbar comes or goes, nothing can scroll): the tape filling up with its first
+    trades, or the book with its first levels, laid out and repainted the whole screen for every one."""
+    old, fits = view.virtual_size, view.scrollable_content_region.height
+    if size.width == old.width and 0 < old.height <= fits and 0 < size.height <= fits:
+        view.set_reactive(Widget.virtual_size, size)
+    else:
+        view.virtual_size = size
 
 
 class BookLines(ScrollView, can_focus=True):
@@ -156,7 +168,7 @@ class BookLines(ScrollView, can_focus=True):
 
     def _resized(self) -> None:
         width = sum(c.width for c in self._columns)
-        self.virtual_size = Size(width, len(self._rows) + 1)
+        set_virtual_size(self, Size(width, len(self._rows) + 1))
         self.refresh()
 
     # ---- the cursor and the mouse ---------------------------------------------------------------

@@ -22,7 +22,7 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .book_lines import Column
+from .book_lines import Column, set_virtual_size
 
 __all__ = ["Cell", "Part", "Row", "TapeLines"]
 
@@ -80,7 +80,7 @@ class TapeLines(ScrollView, can_focus=True):
         new = list(rows)
         if len(new) != len(self._rows):
             self._rows = new
-            self.virtual_size = Size(self._starts[-1], len(new) + 1)
+            set_virtual_size(self, Size(self._starts[-1], len(new) + 1))
             self.refresh()
             return
         old, self._rows = self._rows, new
