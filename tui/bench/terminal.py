@@ -204,22 +204,35 @@ def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0
     compile_sources()
     launched = time.perf_counter()
     with _xtui_in_pty(size) as (_, master):
-        found: set[bytes] = set()
-        tail = b""  # a mark split across two reads is still found
-        while len(found) < len(FULL_FRAME):
-            left = launched + timeout - time.perf_counter()
-            if left <= 0:
-                raise TimeoutError(f"xtui drew no full frame in {timeout:.0f} s")
-            ready, _, _ = select.select([master], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(master, 65536)
-            if not chunk:
-                raise RuntimeError("xtui ended before its first full frame")
-            seen = tail + chunk
-            found.update(mark for mark in FULL_FRAME if mark in seen)
-            tail = seen[-16:]
+        _read_to_full_frame(master, launched + timeout)
         return time.perf_counter() - launched
+
+
+def output_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0) -> bytes:
+    """What ``xtui`` writes to its terminal from its start until the full frame (``FULL_FRAME``) is out."""
+    with _xtui_in_pty(size) as (_, master):
+        return _read_to_full_frame(master, time.perf_counter() + timeout)
+
+
+def _read_to_full_frame(master: int, deadline: float) -> bytes:
+    out = bytearray()
+    found: set[bytes] = set()
+    seen_to = 0  # marks are looked for from 16 bytes before the new data: one split across two reads is found
+    while len(found) < len(FULL_FRAME):
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise TimeoutError("xtui drew no full frame in time")
+        ready, _, _ = select.select([master], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(master, 65536)
+        if not chunk:
+            raise RuntimeError("xtui ended before its first full frame")
+        out += chunk
+        window = bytes(out[max(0, seen_to - 16) :])
+        found.update(mark for mark in FULL_FRAME if mark in window)
+        seen_to = len(out)
+    return bytes(out)
 
 
 def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Counter[str] | None) -> int:

@@ -10,10 +10,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from rich.console import RenderableType
 from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.driver import Driver
+from textual.screen import Screen
 from textual.theme import BUILTIN_THEMES
 from textual.worker import Worker
 
@@ -166,6 +168,17 @@ class XtuiApp(App[None]):
         # thread: the collector would then run there too, and a finalizer that schedules on this loop from
         # another thread leaves it asleep (seen as tests hanging in epoll).
         self.set_timer(WARM_UP_AFTER_S, screen_classes)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        """Textual drops a frame it renders inside a batch (a TabbedContent mounting, say), yet counts what the
+        frame held as drawn: the next frame then draws only what changed since. The dashboard's first frame
+        was such a one: the panes' borders, the positions and the account reached the terminal only with a
+        later full repaint (~40 ms on). A frame dropped so makes the next one whole."""
+        if renderable is not None and self._batch_count and not self.is_headless:
+            compositor = screen._compositor
+            compositor._dirty_regions.add(compositor.size.region)  # whichever path draws next, it draws all
+            screen.refresh()  # and one does
+        super()._display(screen, renderable)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
