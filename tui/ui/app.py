@@ -130,6 +130,7 @@ class XtuiApp(App[None]):
             wall_clock=wall_clock,
         )
         self._clock = clock
+        self._whole_due = False  # a frame Textual dropped is to be drawn whole (``_display``)
         self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
         status = self.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
@@ -174,11 +175,16 @@ class XtuiApp(App[None]):
         frame held as drawn: the next frame then draws only what changed since. The dashboard's first frame
         was such a one: the panes' borders, the positions and the account reached the terminal only with a
         later full repaint (~40 ms on). A frame dropped so makes the next one whole."""
-        if renderable is not None and self._batch_count and not self.is_headless:
-            compositor = screen._compositor
-            compositor._dirty_regions.add(compositor.size.region)  # whichever path draws next, it draws all
-            screen.refresh()  # and one does
+        if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
+            self._whole_due = True
+            self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
         super()._display(screen, renderable)
+
+    def _draw_whole(self, screen: Screen[Any]) -> None:
+        self._whole_due = False
+        compositor = screen._compositor
+        compositor._dirty_regions.add(compositor.size.region)  # whichever path draws next, it draws all
+        screen.refresh()  # and one does
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
