@@ -52,3 +52,24 @@ async def test_a_burst_becomes_few_calls_with_the_union_of_topics(sim: LocalExch
 
 def test_bench_feed_runs_headless() -> None:
     assert bench_feed(500) > 0  # the figure itself is for `xtui bench`, not asserted here
+
+
+async def test_the_first_full_picture_is_not_held_back_by_the_interval(sim: LocalExchange, clock: FrozenClock) -> None:
+    """Tried: a feed whose notifier allows one call a minute. The first call ("connecting") goes at once; the
+    first full picture (instruments, book) follows as soon as it is loaded, not a minute later: the dashboard's
+    first frame waits for it. After it, the interval holds again."""
+    async with client_for(sim, None, clock) as client:
+        changes = Changes()
+        feed = Feed(client, sim.ws_url, account=None, on_change=changes, coalesce_s=60)
+        changes.feed = feed
+        task = asyncio.create_task(feed.run())
+        try:
+            await changes.until(lambda: any("book" in call for call in changes.calls), timeout=5)
+            calls = len(changes.calls)
+            assert feed.state.market.book.loaded and calls <= 2  # "connecting" (unless it came with it), the picture
+            sim.step(1000)  # trades, book updates, a block: news the interval holds back now
+            await asyncio.sleep(0.3)
+            assert len(changes.calls) == calls
+        finally:
+            await feed.stop()
+            await task

@@ -175,8 +175,13 @@ class FrameHandlers:
 
     def _check_ready(self) -> None:
         s = self.state
+        if self._ready.is_set():
+            return
         if s.market.instruments and s.market.book.loaded and (s.account.address is None or s.account.loaded):
             self._ready.set()
+            # the first full picture goes out now, not when the notifier's interval allows: the dashboard's
+            # first frame waits for it (up to 75 ms after the "connecting" status it was sent just before)
+            self._notify.soon()
 
     # ---- market handlers ------------------------------------------------------------------------
 

@@ -59,6 +59,14 @@ class ChangeNotifier:
         except Exception:  # the UI's trouble must not stop the feed
             log.exception("on_change callback failed")
 
+    def soon(self) -> None:
+        """Deliver what is pending at the loop's next turn, whatever the interval (once: the first picture)."""
+        if self._callback is None or not self._pending:
+            return
+        if self._handle is not None:
+            self._handle.cancel()
+        self._handle = asyncio.get_running_loop().call_soon(self._fire)
+
     def flush(self) -> None:
         """Deliver what is pending now (on stop, so the last state change is not lost)."""
         if self._handle is not None:
