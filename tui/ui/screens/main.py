@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
@@ -172,6 +172,7 @@ class MainScreen(Screen[None]):
         self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
+        self._resumed = False  # shown once already (``_on_screen_resume``)
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
         self.desk = OrderDesk(
@@ -183,6 +184,14 @@ class MainScreen(Screen[None]):
             watch_only=signer is None,
             read_only=read_only,
         )
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time it is shown, the screen was styled as it mounted, just before: Textual styling every
+        widget again (~25 ms of start-up) would change nothing. Later resumes (back from a dialog) do restyle."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+        super()._on_screen_resume(event)
 
     def _compositor_refresh(self) -> None:
         """No frame while Textual batches updates (its start-up, when this screen is first laid out): it would
