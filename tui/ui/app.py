@@ -171,10 +171,11 @@ class XtuiApp(App[None]):
         self.set_timer(WARM_UP_AFTER_S, screen_classes)
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        """Textual drops a frame it renders inside a batch (a TabbedContent mounting, say), yet counts what the
-        frame held as drawn: the next frame then draws only what changed since. The dashboard's first frame
-        was such a one: the panes' borders, the positions and the account reached the terminal only with a
-        later full repaint (~40 ms on). A frame dropped so makes the next one whole."""
+        """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
+        with others), yet counts what the frame held as drawn: the next frame then draws only what changed
+        since. The dashboard's first frame was such a one (the panes' borders, the positions and the account
+        came ~40 ms later, with the next full repaint). The main screen no longer renders in a batch
+        (``MainScreen._compositor_refresh``); for any other screen, a frame dropped so makes the next one whole."""
         if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
             self._whole_due = True
             self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
