@@ -158,7 +158,7 @@ class Hub:
     def publish(self, channel: str, key: str, payload: Any) -> None:
         """Queue one notification to every subscriber of (channel, key), and of (channel, "all")."""
         keys = [(channel, key), (channel, "all")] if channel in ALL_SYMBOLS and key != "all" else [(channel, key)]
-        # server channel -> the frame's text and its bytes: encoded and framed once, whoever many receive it
+        # server channel -> the frame's text and its bytes: encoded and framed once, however many receive it
         frames: dict[str, tuple[str, bytes]] = {}
         written = 0
         for k in keys:
