@@ -208,10 +208,19 @@ def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0
         return time.perf_counter() - launched
 
 
-def output_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0) -> bytes:
-    """What ``xtui`` writes to its terminal from its start until the full frame (``FULL_FRAME``) is out."""
+def output_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0, then_s: float = 0.5) -> bytes:
+    """What ``xtui`` writes to its terminal from its start until the full frame (``FULL_FRAME``) is out, and for
+    ``then_s`` after (the rest of the frame that showed the last mark, and what followed)."""
     with _xtui_in_pty(size) as (_, master):
-        return _read_to_full_frame(master, time.perf_counter() + timeout)
+        out = _read_to_full_frame(master, time.perf_counter() + timeout)
+        end = time.perf_counter() + then_s
+        while (left := end - time.perf_counter()) > 0:
+            ready, _, _ = select.select([master], [], [], left)
+            if ready and not (chunk := os.read(master, 65536)):
+                break
+            if ready:
+                out += chunk
+        return out
 
 
 def _read_to_full_frame(master: int, deadline: float) -> bytes:
