@@ -2,7 +2,7 @@
 
 Fanning an event out to 50 subscribers, the exchange spent over 40% of its time in ``socket.send``: uvicorn
 writes every frame to its transport at once, and an empty transport buffer makes each write a system call.
-Here a connection's writes are joined and go out together ``FLUSH_AFTER_S`` after the first of them, so a
+Here a connection's writes are held (``HeldWrites``) and go out together ``FLUSH_AFTER_S`` after the first, so a
 burst of frames (a block's events, a subscription's pictures, the orders of a millisecond) costs one system
 call, and no frame waits longer than that. One timer serves every connection of a loop (``_Flusher``): a
 timer a connection kept a heap of 50 timers busy. (It was tried before and taken out when the suite stalled
@@ -23,6 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from .held_writes import HeldWrites
 
 __all__ = ["FRAMES_EXTENSION", "CoalescingWebSocketProtocol", "text_frame"]
 
@@ -51,9 +53,9 @@ class _Flusher:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
-        self._due: list[_CoalescingTransport] = []
+        self._due: list[HeldWrites] = []
 
-    def add(self, transport: _CoalescingTransport) -> None:
+    def add(self, transport: HeldWrites) -> None:
         if not self._due:
             self._loop.call_later(FLUSH_AFTER_S, self._flush_all)
         self._due.append(transport)
@@ -62,7 +64,7 @@ class _Flusher:
         due, self._due = self._due, []
         for transport in due:
             try:
-                transport.flush()
+                transport.release()
             except Exception:  # one connection's trouble must not leave the others' frames unsent
                 log.exception("writing to a WebSocket connection")
 
@@ -78,54 +80,13 @@ def _flusher() -> _Flusher:
     return flusher
 
 
-class _CoalescingTransport:
-    """Stands in for the connection's transport: ``write`` collects, ``FLUSH_AFTER_S`` later it all goes out;
-    then ``flushed`` is told how many bytes the peer has yet to read."""
-
-    def __init__(self, transport: asyncio.Transport, flushed: Callable[[int], None]) -> None:
-        self._transport = transport
-        self._pending: list[bytes] = []
-        self._flusher = _flusher()
-        self._flushed = flushed
-
-    def write(self, data: bytes | bytearray | memoryview) -> None:
-        self.add(data if type(data) is bytes else bytes(data))
-
-    def add(self, frame: bytes) -> None:
-        """``write`` for bytes (the hub's frames: its hot path)."""
-        if not self._pending:
-            self._flusher.add(self)
-        self._pending.append(frame)
-
-    def flush(self) -> None:
-        if self._pending:
-            data = b"".join(self._pending)
-            self._pending.clear()
-            if not self._transport.is_closing():
-                self._transport.write(data)
-                self._flushed(self._transport.get_write_buffer_size())
-
-    def close(self) -> None:
-        self.flush()  # a close frame written just before goes out first
-        self._transport.close()
-
-    def abort(self) -> None:
-        self._pending.clear()
-        self._transport.abort()
-
-    def is_closing(self) -> bool:
-        return self._transport.is_closing()
-
-    def __getattr__(self, name: str) -> Any:  # get_extra_info, pause_reading, ...
-        return getattr(self._transport, name)
-
-
 class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol over a transport whose writes are joined (``_CoalescingTransport``)."""
+    """uvicorn's WebSocket protocol over a transport whose writes are held (``HeldWrites``) until ``_Flusher``
+    releases them."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        self._frames_out = _CoalescingTransport(transport, self._flushed)
+        self._frames_out = HeldWrites(transport, _flusher().add, self._flushed)
         self._backlog_limit: tuple[int, Callable[[], None]] | None = None
         super().connection_made(self._frames_out)  # type: ignore[arg-type]
 
@@ -139,7 +100,7 @@ class CoalescingWebSocketProtocol(WebSocketsSansIOProtocol):
         """Write a whole frame (from ``text_frame``); False, writing nothing, once the connection is closing."""
         if self.close_sent or self.disconnected:  # a close was sent (or answered), or the socket is gone
             return False
-        self._frames_out.add(frame)
+        self._frames_out.hold(frame)
         return True
 
     def limit_backlog(self, most: int, too_slow: Callable[[], None]) -> None:
