@@ -103,6 +103,12 @@ def _panes_show_data(app: XtuiApp, *, book: bool = True) -> bool:
     return "Equity" in str(app.main.query_one("#account", Static).render())
 
 
+async def _showing_data(app: XtuiApp, *, book: bool = True) -> None:
+    """Once the feed's first picture is in and the panes show it (``_panes_show_data``)."""
+    await app.feed.wait_ready()
+    await _until(lambda: _panes_show_data(app, book=book), 30, "the panes", step=0.005)
+
+
 @contextlib.contextmanager
 def _launched(
     flags: Flags | None = None,
@@ -216,8 +222,7 @@ def _order(repeats: int) -> dict[str, Any]:
         async def main() -> None:
             state = app.feed.state
             async with app.run_test(headless=True, size=SIZE, message_hook=hook):
-                await app.feed.wait_ready()
-                await _until(lambda: _panes_show_data(app), 30, "the panes", step=0.005)
+                await _showing_data(app)
                 await _until(lambda: state.account.summary and state.account.summary.available_balance, 10, "funds")
                 tick = state.market.instruments[state.market.selected].tick_size
                 for _ in range(repeats):
@@ -331,8 +336,7 @@ def _feed(presses: int) -> dict[str, Any]:
 
         async def main() -> None:
             async with app.run_test(headless=True, size=SIZE):
-                await app.feed.wait_ready()
-                await _until(lambda: _panes_show_data(app, book=False), 30, "the panes", step=0.005)
+                await _showing_data(app, book=False)
                 await asyncio.sleep(0.5)
                 helps = []
                 for _ in range(max(2, presses // 3)):
@@ -376,8 +380,7 @@ def _cpu(url: str, seconds: float) -> dict[str, Any]:
             await c.cancel_all()  # an account the exchange knows (its first signed action funds it)
         market = app.feed.state.market
         async with app.run_test(headless=True, size=SIZE):
-            await app.feed.wait_ready()
-            await _until(lambda: _panes_show_data(app, book=False), 30, "the panes", step=0.005)
+            await _showing_data(app, book=False)
             await asyncio.sleep(1.0)  # chart history and the first account poll are start-up, not idle
             result["idle"] = await _cpu_window(seconds)
             load = await asyncio.create_subprocess_exec(
@@ -464,8 +467,7 @@ def _tick(seconds: float, rates: list[int]) -> dict[str, Any]:
 
         async def main() -> None:
             async with app.run_test(headless=True, size=SIZE):
-                await app.feed.wait_ready()
-                await _until(lambda: _panes_show_data(app, book=False), 30, "the panes", step=0.005)
+                await _showing_data(app, book=False)
                 # the exchange sends its book's picture again after a subscription (at 0.25 s, 1 s and with the
                 # client's next frame, a ping after 3 s of quiet): past those, only these messages move the book
                 await asyncio.sleep(4.0)
