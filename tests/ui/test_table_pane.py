@@ -47,6 +47,11 @@ class One(App[None]):
         yield Letters(NO_STATE)
 
 
+def _widths(table: Any) -> list[int]:
+    """How wide each column of ``table`` is drawn."""
+    return [c.get_render_width(table) for c in table.columns.values()]
+
+
 def _plain(cells: Any) -> list[str]:
     return [c.plain if isinstance(c, Text) else str(c) for c in cells]
 
@@ -73,8 +78,7 @@ async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None
         await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
         await pilot.pause(0.05)
         assert _plain(table.get_row("1")) == ["alph01", " bbbbbbb1", " ccc1", " ddddddddd1"]
-        widths = [c.get_render_width(table) for c in table.columns.values()]
-        assert widths == [6, 9, 5, 11] and table.max_scroll_x == 0
+        assert _widths(table) == [6, 9, 5, 11] and table.max_scroll_x == 0
 
         pane.d_text = "1,234,567,890.1{i}"  # 16 characters, 12 allowed: cut, never spilled into the next column
         pane.dirty = True
@@ -146,7 +150,7 @@ async def test_rows_synced_before_the_pane_is_laid_out_get_their_widths_at_once(
         assert pane.widths_before_layout == [6, 9, 5, 11, 8]  # as wide as their cells (not 1, 2, 2, 2, 2)
         pane.flush()  # laid out in its 31 characters since (e is dropped): the next refresh fills it
         await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
-        assert [c.get_render_width(table) for c in table.columns.values()] == [6, 9, 5, 11]
+        assert _widths(table) == [6, 9, 5, 11]
 
 
 async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
@@ -159,4 +163,4 @@ async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
         pane.styles.width = 45  # room for e too
         await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
         await pilot.pause(0.05)  # no refresh of the rows since: the widths come from the rows shown
-        assert [c.get_render_width(table) for c in table.columns.values()] == [6, 9, 5, 11, 8]
+        assert _widths(table) == [6, 9, 5, 11, 8]

@@ -35,6 +35,20 @@ class Tape(App[None]):
         yield TradeTapePane(self.state, id="tape")
 
 
+def tape_state(*trades: Trade) -> tuple[MarketState, FeedState]:
+    """A market holding ``trades`` (newest last), and the feed state around it."""
+    market = MarketState(instruments={}, tickers={}, selected="BTC-PERP", book=BookState("BTC-PERP"))
+    market.add_trades(trades)
+    return market, FeedState(market, AccountState(address=None), FeedStatus())
+
+
+async def redraw(pilot: Any, pane: TradeTapePane) -> None:
+    """What the dashboard's refresh does for a pane whose state changed."""
+    pane.dirty = True
+    pane.flush()
+    await pilot.pause()
+
+
 def spy_draws(lines: TapeLines) -> list[tuple[Any, ...]]:
     """The rows drawn afresh (not found in the cache), by their cells."""
     drawn: list[tuple[Any, ...]] = []
@@ -49,26 +63,20 @@ def spy_draws(lines: TapeLines) -> list[tuple[Any, ...]]:
 
 
 async def test_a_new_trade_on_top_reuses_cached_rows_and_repaints_only_changed_lines() -> None:
-    market = MarketState(instruments={}, tickers={}, selected="BTC-PERP", book=BookState("BTC-PERP"))
-    state = FeedState(market, AccountState(address=None), FeedStatus())
     # newest first; three trades in a row look the same (same second, side, price and size)
-    market.add_trades(trade(i, p) for i, p in enumerate((96, 97, 98, 99, 100, 100, 100, 101), start=3))
+    market, state = tape_state(*(trade(i, p) for i, p in enumerate((96, 97, 98, 99, 100, 100, 100, 101), start=3)))
     app = Tape(state)
     async with app.run_test(size=(40, 10)) as pilot:  # the pane: 10 lines, 7 trades under the header
         pane = app.query_one(TradeTapePane)
         await pilot.pause()
-        pane.dirty = True
-        pane.flush()
-        await pilot.pause()
+        await redraw(pilot, pane)
         lines = pane.lines
         prices = ["101.00", "100.00", "100.00", "100.00", "99.00", "98.00", "97.00"]
         assert pane.slots == 7 and [lines.cell(i, 2) for i in range(7)] == prices
         refreshed, drawn = spy_refreshes(lines), spy_draws(lines)
 
         market.add_trades([trade(11, 102)])
-        pane.dirty = True
-        pane.flush()
-        await pilot.pause()
+        await redraw(pilot, pane)
         assert [lines.cell(i, 2) for i in range(7)] == ["102.00", *prices[:-1]]
         # the price changed on rows 0, 1, 4, 5 and 6 (lines 1, 2, 5, 6, 7 under the header); rows 2 and 3 show
         # the same 100 as before: not repainted. The time, the side and the size are as they were.
@@ -81,16 +89,12 @@ async def test_rows_that_fit_change_the_tape_without_laying_out_the_screen() -> 
     """A tape filling up with its first trades changed its virtual size with each one, and Textual laid out and
     repainted the whole screen for it (the dashboard's first seconds). Rows that fit the view before and after
     change the size without a layout; more than fit do lay it out, and the tape can then scroll."""
-    market = MarketState(instruments={}, tickers={}, selected="BTC-PERP", book=BookState("BTC-PERP"))
-    state = FeedState(market, AccountState(address=None), FeedStatus())
-    market.add_trades(trade(i, 100 + i) for i in range(2))
+    market, state = tape_state(*(trade(i, 100 + i) for i in range(2)))
     app = Tape(state)
     async with app.run_test(size=(40, 10)) as pilot:
         pane = app.query_one(TradeTapePane)
         await pilot.pause()
-        pane.dirty = True
-        pane.flush()
-        await pilot.pause()
+        await redraw(pilot, pane)
         lines = pane.lines
         assert lines.row_count == 2 and lines.virtual_size.height == 3
         layouts: list[bool] = []
@@ -98,9 +102,7 @@ async def test_rows_that_fit_change_the_tape_without_laying_out_the_screen() -> 
         app.screen._refresh_layout = lambda *a, **k: (layouts.append(True), screen_layout(*a, **k))[1]  # type: ignore[method-assign]
 
         market.add_trades([trade(5, 110)])
-        pane.dirty = True
-        pane.flush()
-        await pilot.pause()
+        await redraw(pilot, pane)
         assert lines.row_count == 3 and lines.virtual_size.height == 4 and lines.cell(0, 2) == "110.00"
         assert layouts == []  # the rows fit before and after: no layout of the screen
 
