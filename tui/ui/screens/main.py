@@ -193,14 +193,6 @@ class MainScreen(Screen[None]):
             event.refresh_styles = False
         super()._on_screen_resume(event)
 
-    def _compositor_refresh(self) -> None:
-        """No frame while Textual batches updates (its start-up, when this screen is first laid out): it would
-        be rendered whole only to be dropped (~25 ms of start-up). The screen is drawn whole once it is over."""
-        if self.app._batch_count and not self.app.is_headless:
-            self.refresh()
-            return
-        super()._compositor_refresh()
-
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
         already styled once, and that resize finds nothing to change instead of styling every widget again."""
