@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tui.api.decimals import DecimalError, is_plain_decimal, parse_decimal
-from tui.order_entry import _parse as form_parse
+from tui.order_entry.core import _parse as form_parse
 from tui.sim.engine.errors import Rejected
 from tui.sim.engine.values import parse_decimal as exchange_parse
 
