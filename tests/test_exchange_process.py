@@ -4,10 +4,16 @@ Real processes; every wait has a deadline."""
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import os
+import pty
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -88,3 +94,104 @@ def test_a_failed_start_says_why() -> None:
         exchange.start()
     assert "did not start" in str(failed.value) and "127.0.0.1:9" in str(failed.value)
     assert exchange.proc is None or exchange.proc.returncode is not None
+
+
+def test_its_address_is_known_at_once_and_a_request_sent_before_it_serves_is_answered() -> None:
+    """The dashboard makes the listening socket (``--fd``): it starts without waiting for the exchange, and
+    its first requests wait in the socket's queue until the exchange serves them."""
+    exchange = ExchangeProcess(seed=11)
+    url = exchange.spawn()  # the process has only just been started: nothing of it has run yet
+    try:
+        answer = httpx.post(url + "/info", json={"method": "ticker", "params": {"symbol": "BTC-PERP"}}, timeout=20)
+        assert answer.status_code == 200 and answer.json()
+        assert exchange.wait_ready() == url
+    finally:
+        exchange.stop()
+
+
+async def test_serving_waits_without_holding_the_loop_and_a_failed_start_says_why() -> None:
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticking = asyncio.create_task(tick())
+    good, bad = ExchangeProcess(seed=11), ExchangeProcess(mirror="http://127.0.0.1:9")  # nothing listens on 9
+    try:
+        url = good.spawn()
+        bad.spawn()
+        assert await good.serving() == url
+        with pytest.raises(ExchangeStartError) as failed:
+            await bad.serving()
+        assert "did not start" in str(failed.value) and "127.0.0.1:9" in str(failed.value)
+        assert ticks > 0  # the loop ran while they started
+    finally:
+        ticking.cancel()
+        good.stop()
+        bad.stop()
+
+
+def test_the_dashboard_ends_with_the_exchange_s_words_when_its_exchange_cannot_start(tmp_path: Path) -> None:
+    """The dashboard starts before its exchange serves; an exchange that cannot start (here a paper copy of
+    an exchange nobody runs) ends it with exit status 1 and one line on stderr, as before, and no traceback."""
+    (tmp_path / "config.toml").write_text('[profiles.practice]\nmirror = "http://127.0.0.1:9/"\n')
+    env = {**os.environ, "TERM": "xterm-256color", "XTUI_DATA_DIR": str(tmp_path), "XTUI_LOG_DIR": str(tmp_path),
+           "XTUI_CONFIG": str(tmp_path / "config.toml")}  # fmt: skip
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "--profile", "practice"],
+        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
+    )  # fmt: skip
+    os.close(slave)
+    out = b""
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: every end of the terminal is closed
+                    break
+                if not chunk:
+                    break
+                out += chunk
+        assert proc.wait(DEADLINE_S) == 1
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = out.decode(errors="replace")
+    assert "xtui: the local exchange did not start: " in text and "127.0.0.1:9" in text, text[-500:]
+    assert "Traceback" not in text, text[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("fd", "said"),
+    [
+        ("0", "--fd: must be > 0: '0'"),
+        ("x", "--fd: not a whole number: 'x'"),
+        ("987", "--fd: no open descriptor 987"),
+    ],
+)
+def test_a_bad_descriptor_for_the_exchange_is_refused_by_name(fd: str, said: str) -> None:
+    run = subprocess.run([sys.executable, "-m", "tui.sim", "--fd", fd], capture_output=True, text=True, timeout=30)
+    assert run.returncode == 2 and said in run.stderr, run.stderr
+
+
+def test_a_descriptor_that_is_no_socket_is_refused_by_name(tmp_path: Path) -> None:
+    with (tmp_path / "file").open("w") as file:
+        fd = file.fileno()
+        run = subprocess.run(
+            [sys.executable, "-m", "tui.sim", "--fd", str(fd)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            pass_fds=(fd,),
+        )
+    assert run.returncode == 1, run.stderr
+    assert f"xtui sim: cannot listen on descriptor {fd}: " in run.stderr and "socket" in run.stderr, run.stderr

@@ -42,6 +42,23 @@ def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() 
     assert out.split() == [], f"imported by the exchange: {out}"
 
 
+def test_the_dashboard_s_exchange_starts_without_the_rest_of_the_command_line() -> None:
+    """The exchange ``xtui`` starts runs as ``python -m tui.sim``: its profiles, its config and its other
+    commands are the dashboard's business (~30 ms of the exchange's start, which the dashboard waits for)."""
+    out = _run(
+        "import asyncio, sys\n"
+        "def serve(coro):\n"
+        "    coro.close()\n"
+        "    later = ('tui.cli.main', 'tui.config.launch', 'tui.config.profiles', 'httpx', 'tui.sim.mirror')\n"
+        "    print(' '.join(m for m in later if m in sys.modules))\n"
+        "asyncio.run = serve\n"
+        "sys.argv = ['tui.sim', '--seed', '7']\n"
+        "import runpy\n"
+        "runpy.run_module('tui.sim', run_name='__main__')\n"
+    )
+    assert out.split() == [], f"imported by the exchange: {out}"
+
+
 def test_the_xtui_command_leaves_httpx_s_own_command_line_client_out() -> None:
     """httpx brings its CLI (click, pygments' lexers) when they are installed; xtui does not run it."""
     out = _run(

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import sys
 from decimal import Decimal, InvalidOperation
 
@@ -35,6 +36,15 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if n <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return n
+
+
+def _descriptor(text: str) -> int:
+    n = _positive_int(text)
+    try:
+        os.fstat(n)
+    except OSError:
+        raise argparse.ArgumentTypeError(f"no open descriptor {n}") from None
     return n
 
 
@@ -71,6 +81,9 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     # the dashboard's built-in exchange (``tui.sim.process``): stop when standard input ends, that is when the
     # dashboard that holds the other end of the pipe ends, however it ends
     p.add_argument("--exit-with-stdin", action="store_true", help=argparse.SUPPRESS)
+    # and serve on the socket it inherits at this descriptor, already listening: the dashboard knows the
+    # address at once, and its first requests wait in the socket's queue while this exchange starts
+    p.add_argument("--fd", type=_descriptor, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--mirror",
         type=_source,
@@ -140,7 +153,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         sim = await open_exchange(config, SystemClock(args.speed))
-        url = await sim.start()
+        url = await sim.start(socket.socket(fileno=args.fd) if args.fd is not None else None)
         if sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
         else:
@@ -176,7 +189,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         sys.stderr.write(f"xtui sim: {exc}\n")
         return 1
     except OSError as exc:
-        sys.stderr.write(f"xtui sim: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
+        where = f"descriptor {args.fd}" if args.fd is not None else f"{args.host}:{args.port}"
+        sys.stderr.write(f"xtui sim: cannot listen on {where}: {exc.strerror or exc}\n")
         return 1
     return 0
 

@@ -134,8 +134,9 @@ class LocalExchange:
 
     # ---- lifecycle ---------------------------------------------------------------------------------
 
-    async def start(self) -> str:
-        """Serve on ``config.host:config.port`` (0 = a free port) in the running loop; return the base URL."""
+    async def start(self, listening: socket.socket | None = None) -> str:
+        """Serve on ``config.host:config.port`` (0 = a free port), or on the socket ``listening`` already
+        listens on, in the running loop; return the base URL."""
         cfg = uvicorn.Config(
             self.app,
             host=self.config.host,
@@ -155,7 +156,7 @@ class LocalExchange:
             timeout_graceful_shutdown=STOP_GRACE_S,
         )
         self._server = _Server(cfg)
-        serve = asyncio.create_task(self._server.serve())
+        serve = asyncio.create_task(self._server.serve(sockets=[listening] if listening is not None else None))
         while not self._server.started:
             if serve.done():
                 serve.result()  # raises the bind error

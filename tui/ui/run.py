@@ -2,9 +2,11 @@
 the built-in exchange started when the profile has no URL, then the app.
 
 The built-in exchange is a process of its own (``tui.sim.process``), started first: it comes up on the other
-core while this one loads Textual and the dashboard, which are imported only once it is on its way.
+core while this one loads Textual and the dashboard, which are imported only once it is on its way. Its address
+is known at once, so the dashboard does not wait for it: the feed's first requests wait in its socket's queue.
 
-Everything that can fail does so before Textual takes the screen, as a ``StartupError``: one line on stderr.
+Everything that can fail does so as a ``StartupError``: one line on stderr. All of it before Textual takes the
+screen, but the built-in exchange's start: if that fails, the dashboard ends with what the exchange said.
 """
 
 from __future__ import annotations
@@ -110,6 +112,22 @@ async def _collector_back_after_first_frame(app: XtuiApp, thresholds: tuple[int,
     gc.set_threshold(*thresholds)
 
 
+async def _exchange_serves(app: XtuiApp, exchange: ExchangeProcess, failed: list[str]) -> None:
+    """Once the built-in exchange serves, nothing; if it cannot, the dashboard ends and ``failed`` says why."""
+    try:
+        await exchange.serving()
+    except ExchangeStartError as exc:
+        failed.append(str(exc))
+
+        def end() -> None:
+            app.exit(return_code=1)
+
+        # Not while the main screen still mounts: the exit would take its panes away under their own on_mount.
+        # The screen's queue holds this call behind its mount; a screen that takes no more calls ends it now.
+        if not app.main.call_later(end):
+            end()
+
+
 def run_dashboard(
     profile: str | None = None,
     *,
@@ -150,20 +168,22 @@ def run_dashboard(
             sys.stderr.write(warning + "\n")
         sys.stderr.flush()
         ident = identity(launch, password_env)
-        try:
-            local_url = exchange.wait_ready() if exchange is not None else None
-        except ExchangeStartError as exc:
-            raise StartupError(str(exc)) from None
 
         async def main() -> None:
-            app = dashboard_app(launch, ident, local_url=local_url)
-            collector = asyncio.create_task(_collector_back_after_first_frame(app, thresholds))
+            app = dashboard_app(launch, ident, local_url=exchange.url if exchange is not None else None)
+            tasks = [asyncio.create_task(_collector_back_after_first_frame(app, thresholds))]
+            if exchange is not None:
+                tasks.append(asyncio.create_task(_exchange_serves(app, exchange, failed)))
             try:
                 await app.run_async()
             finally:
-                collector.cancel()
+                for task in tasks:
+                    task.cancel()
 
+        failed: list[str] = []  # why the built-in exchange did not start
         asyncio.run(main())
+        if failed:
+            raise StartupError(failed[0])
     finally:
         gc.set_threshold(*thresholds)
         if exchange is not None:

@@ -1,0 +1,27 @@
+"""``python -m tui.sim``: the local exchange alone, as the dashboard starts it (``tui.sim.process``).
+
+The same flags as ``xtui sim``, without the rest of ``xtui``'s command line (its profiles, its other
+commands) to import first: the dashboard waits for this process, so it starts with as little as it can.
+Its log level is the dashboard's, passed down (``--log-level``), not read again from the config.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tui.logs import LEVELS, setup_logging
+from tui.sim.options import add_sim_arguments, run_from_args
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m tui.sim", description="the local exchange alone")
+    add_sim_arguments(parser)
+    parser.add_argument("--log-level", choices=LEVELS, default="info", help="of the log file (default info)")
+    args = parser.parse_args()
+    setup_logging(args.log_level)
+    return run_from_args(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
