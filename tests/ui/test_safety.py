@@ -46,7 +46,7 @@ def footer_text(app: object) -> str:
     from tui.ui.widgets.footer import Footer
 
     footer = app.main.query_one(Footer)  # type: ignore[attr-defined]
-    return " ".join(str(key.render()) for key in footer.query("FooterKey"))
+    return footer.text()
 
 
 async def test_read_only_offers_no_trading_key_and_sends_nothing(

@@ -126,7 +126,7 @@ class DataScreen(Screen[None]):
         yield Static("", id="screen-error", markup=False)
         yield from self.compose_body()
         yield Static("", id="screen-result", markup=False)
-        yield Footer(compact=True)
+        yield Footer()
 
     def compose_body(self) -> ComposeResult:
         """The screen's own widgets."""

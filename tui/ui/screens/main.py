@@ -228,7 +228,7 @@ class MainScreen(Screen[None]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
         yield StatusBar(state, clock=self._clock, id="status")
-        yield Footer(compact=True)
+        yield Footer()
 
     def on_mount(self) -> None:
         self._panes = self._live()
