@@ -144,12 +144,17 @@ class XtuiApp(App[None]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
 
+    def get_default_screen(self) -> Screen[Any]:
+        """The main screen is the bottom of the stack, not pushed over Textual's blank one: pushed in
+        ``on_mount``, Textual held its start-up batch until every pane had mounted, so the screen's first
+        frame was rendered inside the batch and thrown away (~40 ms), and drawn again after it."""
+        self.main.take_breakpoints(self.size)
+        return self.main
+
     def on_mount(self) -> None:
         if self.keymap:
             self.set_keymap(self.keymap)
         self.diagnostics = Diagnostics(self.probes)
-        self.main.take_breakpoints(self.size)
-        self.push_screen(self.main)
         if self._signer is not None and self._account is not None and not self.options.read_only:
             slippage = self.options.slippage_pct
             self.twaps = TwapRunner(

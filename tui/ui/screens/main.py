@@ -16,6 +16,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
+from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import DataTable, TabbedContent, TabPane
@@ -250,8 +251,10 @@ class MainScreen(Screen[None]):
         for pane in self._live():
             pane.feed_changed(message.topics)
         # news is drawn at once, not at the next refresh tick: the feed already sends it at most 10 times a
-        # second, and a tick's wait on top of that was most of a trade's time to the screen
-        self.flush_panes(tick=False)
+        # second, and a tick's wait on top of that was most of a trade's time to the screen. News that comes
+        # while the screen still mounts (the feed's first picture, often) is drawn by its on_mount.
+        if self._panes is not None:
+            self.flush_panes(tick=False)
         if "events" in message.topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
         if "status" in message.topics:
@@ -292,8 +295,12 @@ class MainScreen(Screen[None]):
         for pane, name, count in (("orders", "Open orders", account.open_orders), ("fills", "Fills", account.fills)):
             label = f"{name} ({len(count)})" if count else name
             if self._tab_labels.get(pane) != label:
+                try:
+                    tab = self.query_one("#orders-tabs", TabbedContent).get_tab(TABS[pane])
+                except NoMatches:  # its tabs are not mounted (yet, or any more): labelled on a later flush
+                    continue
+                tab.label = label
                 self._tab_labels[pane] = label
-                self.query_one("#orders-tabs", TabbedContent).get_tab(TABS[pane]).label = label
 
     def _announce(self) -> None:
         """A notice for what happened to the account since the last one (events that came together share
