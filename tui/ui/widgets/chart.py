@@ -7,6 +7,7 @@ line and its label, and the rest of the pane is not written to the terminal agai
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -14,7 +15,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.app import ComposeResult
 from textual.cache import LRUCache
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -81,20 +82,28 @@ class CandleChart(Widget):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, paint: Callable[[], None] | None = None, id: str | None = None) -> None:
+        """``paint``, when given, is called as the plot is about to render at a size it was not drawn for (its
+        first layout, a resize): it draws the picture for that size (``show(..., refresh=False)``), which this
+        render then shows. Drawn on the Resize event instead, the picture came a frame or two late."""
         super().__init__(id=id)
         self.lines: tuple[Line, ...] = ()
         self._styles: dict[Role, Style] = {}
         self._strips: LRUCache[tuple[Line, int], Strip] = LRUCache(512)
+        self._paint = paint
+        self._painted_for = Size(0, 0)
 
     def set_role_styles(self, styles: dict[Role, Style]) -> None:
         self._styles = styles
         self._strips.clear()
         self.refresh()
 
-    def show(self, lines: tuple[Line, ...]) -> None:
-        """Show ``lines``; only those that differ from the ones shown are repainted."""
+    def show(self, lines: tuple[Line, ...], *, refresh: bool = True) -> None:
+        """Show ``lines``; only those that differ from the ones shown are repainted (none without ``refresh``:
+        the render under way shows them)."""
         old, self.lines = self.lines, lines
+        if not refresh:
+            return
         if len(old) != len(lines):
             self.refresh()
             return
@@ -106,6 +115,12 @@ class CandleChart(Widget):
     def text(self) -> list[str]:
         """The lines as plain text (what a test reads)."""
         return ["".join(text for text, _ in line) for line in self.lines]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._paint is not None and self.size != self._painted_for and self.size.area:
+            self._painted_for = self.size
+            self._paint()
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -148,7 +163,7 @@ class ChartPane(FeedPane):
         self.picture: Picture | None = None
 
     def compose(self) -> ComposeResult:
-        yield CandleChart(id="chart-plot")
+        yield CandleChart(paint=self._paint, id="chart-plot")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -172,9 +187,9 @@ class ChartPane(FeedPane):
             }
         )
 
-    def on_resize(self) -> None:
-        self._drawn = None
-        self.redraw_soon()
+    def _paint(self) -> None:
+        """The plot renders at a new size (``CandleChart``): the picture for it, shown by that render."""
+        self._draw(refresh=False)
 
     def current_slot(self) -> int:
         count = len(self.state.market.candles)
@@ -195,11 +210,10 @@ class ChartPane(FeedPane):
         return self.PACE if due == self._chart and not market.chart_loading else 1
 
     def refresh_state(self) -> None:
+        self._draw(refresh=True)
+
+    def _draw(self, *, refresh: bool) -> None:
         market = self.state.market
-        plot = self.query_one(CandleChart)
-        width, height = plot.size
-        if width <= 0 or height <= 0:
-            return  # not laid out yet: on_resize comes
         chart = (market.selected, market.chart_type, market.resolution)
         named = f"{chart[0]} · {chart_type_label(chart[1])} · {resolution_label(chart[2])}"
         if market.chart_loading and self._chart not in (None, chart):
@@ -207,19 +221,24 @@ class ChartPane(FeedPane):
             return
         info = market.instruments.get(market.selected)
         tick = info.tick_size if info is not None else DEFAULT_TICK
+        if market.candles:
+            self.show_titles(f"Chart {named}", f"close {fmt_price(market.candles[-1].close, tick)}")
+        else:
+            self.show_titles(f"Chart {named}", "loading…" if market.chart_loading else "no candles yet")
+        plot = self.query_one(CandleChart)
+        width, height = plot.size
+        if width <= 0 or height <= 0:
+            return  # not laid out yet: its first render draws it (``_paint``)
         slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
         key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles))
         if key == self._drawn:
             return
         self._drawn = key
-        self.show_titles(f"Chart {named}")
         if not candles:
             self._chart = None
             self.picture = message(width, height, "loading…" if market.chart_loading else "no candles yet")
-            self.show_titles(subtitle="loading…" if market.chart_loading else "no candles yet")
         else:
             self._chart = chart
             self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution)
-            self.show_titles(subtitle=f"close {fmt_price(candles[-1].close, tick)}")
-        plot.show(self.picture.lines)
+        plot.show(self.picture.lines, refresh=refresh)

@@ -131,7 +131,8 @@ class FundingLine(FeedLine):
         if not isinstance(row, HeaderRow):
             return self.app.size.width
         header = row.query_one(ProfileHeader)
-        return row.size.width - len(getattr(header.content, "plain", "")) - 3
+        width = row.size.width or self.app.size.width  # not laid out yet: the row spans the screen
+        return width - len(getattr(header.content, "plain", "")) - 3
 
     def render(self) -> Content:
         return self._content
