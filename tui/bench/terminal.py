@@ -188,8 +188,10 @@ def measure_default_run(
         return TerminalCost(elapsed, total, cpu, by_pane, rss_mb(proc.pid), exchange)
 
 
-# what the first full frame has drawn: the feed live, the book around its spread, the account's equity
-FULL_FRAME = (b"live", b"spread", b"Equity")
+# what the first full frame has drawn: the feed live, the book around its spread, the account's equity, the
+# chart's title over its candles, the footer's keys and the header's funding countdown (the last three were
+# once a frame or two behind the rest)
+FULL_FRAME = (b"live", b"spread", b"Equity", b"Chart ", b"Quit", b"funding")
 
 
 def compile_sources() -> None:
@@ -199,8 +201,8 @@ def compile_sources() -> None:
 
 
 def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0) -> float:
-    """Seconds from launching ``xtui`` (interpreter start included) to the terminal showing the feed live, the
-    book and the account: what a trader waits for."""
+    """Seconds from launching ``xtui`` (interpreter start included) to the terminal showing the whole dashboard
+    (``FULL_FRAME``: the feed live, the book, the account, the chart, the footer's keys): what a trader waits for."""
     compile_sources()
     launched = time.perf_counter()
     with _xtui_in_pty(size) as (_, master):
