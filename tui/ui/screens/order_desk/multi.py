@@ -1,0 +1,200 @@
+"""The actions that send several orders in one placeOrder: a bracket (entry with take-profit and stop-loss),
+exits for a position, a scale of limit orders between two prices; and the cancel of a scale's group."""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from typing import Any
+
+from tui.api.models import Order, Position
+from tui.order_entry import (
+    SCALE_MAX,
+    OrderContext,
+    OrderPlan,
+    ScalePlan,
+    bracket_plans,
+    confirmation_reasons,
+    fmt_decimal,
+    position_exit_plans,
+    scale_group_of,
+    scale_plan,
+)
+from tui.ui.widgets.display import short_address
+
+from ..confirm import ConfirmScreen
+from ..field_checks import FieldError
+from ..form import FormField, FormScreen
+from ..order_form import fmt_plain
+from .base import DeskBase, first_error, order_context
+
+
+class MultiOrders(DeskBase):
+    """Several orders in one placeOrder (bracket, exits, scale), and a scale group's cancel."""
+
+    def bracket(self) -> None:
+        """An entry with a take-profit and/or a stop-loss, one placeOrder: the TP/SL wait for the entry."""
+        if self._refuse("bracket order"):
+            return
+        symbol = self.state.market.selected
+        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        if ctx0 is None or ctx0.kind != "perp":
+            self.screen.notify("Brackets are for perps: select one.", severity="warning")
+            return
+
+        def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                raise FieldError("side", "buy or sell")
+            plans, errors = bracket_plans(ctx, side, values["price"], values["size"], values["tp"], values["sl"])  # type: ignore[arg-type]
+            if plans is None:
+                raise first_error(errors, ("price", "size", "tp", "sl"))
+            return plans, ctx
+
+        fields = [
+            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            FormField(
+                "price", "Entry price", fmt_plain(ctx0.best_bid) if ctx0.best_bid else "", placeholder="empty: market"
+            ),
+            FormField("size", "Size", "", placeholder=f"in {symbol.split('-')[0]}"),
+            FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
+            FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
+        ]
+        notes = [
+            f"{symbol}: the TP and SL are reduce-only trigger market orders for the entry's size; they wait",
+            "for the entry to fill, and go if it is cancelled unfilled or the position closes.",
+        ]
+        self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?")
+
+    def attach_exits(self, position: Position | None) -> None:
+        """A take-profit and/or stop-loss for the selected position, for its whole size."""
+        if self._refuse("TP/SL"):
+            return
+        if position is None:
+            self.screen.notify("No position selected.", severity="warning")
+            return
+        symbol = position.instrument
+
+        def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            if ctx is None:
+                raise FieldError("tp", f"no {symbol} data")
+            plans, errors = position_exit_plans(ctx, values["tp"], values["sl"])
+            if plans is None:
+                raise first_error(errors, ("tp", "sl"))
+            return plans, ctx
+
+        fields = [
+            FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
+            FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
+        ]
+        side = "long" if position.size > 0 else "short"
+        notes = [f"{symbol} {side} {fmt_decimal(abs(position.size))} (entry {fmt_decimal(position.entry_price)}):",
+                 "reduce-only trigger market orders for the whole position; they go when it is closed."]  # fmt: skip
+        self._exits_form(f"TP/SL · {symbol}", fields, check, notes, f"Protect the {symbol} position?")
+
+    def _exits_form(self, title: str, fields: list[FormField], check: Any, notes: list[str], question: str) -> None:
+        def entered(answer: tuple[list[OrderPlan], OrderContext] | None) -> None:
+            if answer is None:
+                return
+            plans, ctx = answer
+            lines = [p.describe() for p in plans]
+            lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.policy)]
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._place_many(plans)
+
+            self.screen.app.push_screen(ConfirmScreen(question, lines, yes="Send (y)"), answered)
+
+        self.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
+
+    def _place_many(self, plans: list[OrderPlan]) -> None:
+        async def call() -> str:
+            resp = await self.client.place_order([p.to_wire() for p in plans])
+            statuses = resp.data.get("status", []) if isinstance(resp.data, dict) else []
+            refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
+            said = "; ".join(str(r) for r in refused)
+            done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
+            return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Order", call)
+
+    def scale(self) -> None:
+        """A form for N limit orders between two prices; a preview of every order; one placeOrder."""
+        if self._refuse("scale order"):
+            return
+        symbol = self.state.market.selected
+        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        if ctx0 is None:
+            self.screen.notify("No instrument data yet.", severity="warning")
+            return
+        group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
+        near = ctx0.best_bid or ctx0.mark or Decimal(0)
+
+        def check(values: dict[str, str]) -> ScalePlan:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                raise FieldError("side", "buy or sell")
+            plan, errors = scale_plan(
+                ctx, side, values["low"], values["high"], values["count"], values["size"],  # type: ignore[arg-type]
+                values["weight"].strip().lower(), group,
+            )  # fmt: skip
+            if plan is None:
+                raise first_error(errors, ("low", "high", "count", "size", "weight"))
+            return plan
+
+        def entered(plan: ScalePlan | None) -> None:
+            if plan is None:
+                return
+            lines = [f"{o.side.upper()} {fmt_decimal(o.size)} @ {fmt_decimal(o.price)}" for o in plan.orders]
+            lines = lines[:12] + ([f"… and {len(lines) - 12} more"] if len(lines) > 12 else [])
+            lines.append(
+                f"total {fmt_decimal(plan.size)} {symbol} · {plan.notional:,.2f} USDC · average {plan.average:,.2f}"
+            )
+            lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self._place_scale(plan)
+
+            self.screen.app.push_screen(
+                ConfirmScreen(f"Place {len(plan.orders)} {symbol} limit orders?", lines), answered
+            )
+
+        fields = [
+            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            FormField("low", "Low price", fmt_plain(near * Decimal("0.99")) if near else ""),
+            FormField("high", "High price", fmt_plain(near) if near else ""),
+            FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),
+            FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
+            FormField("weight", "Weight", "flat", placeholder="flat, low (more at the low price) or high"),
+        ]
+        notes = [f"{symbol}: limit orders (GTC) from the low price to the high one, both included, on the tick."]
+        form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size")
+        self.screen.app.push_screen(form, entered)
+
+    def _place_scale(self, plan: ScalePlan) -> None:
+        async def call() -> str:
+            resp = await self.client.place_order([o.to_wire() for o in plan.orders])
+            return f"{len(plan.orders)} orders placed (group {plan.group}) · tx {short_address(resp.tx_hash)}"
+
+        self._run("Order", call)
+
+    def cancel_group(self, order: Order | None) -> None:
+        """Cancel every open order of the selected order's scale group (one cancelByCloid)."""
+        if self._refuse("cancel"):
+            return
+        group = scale_group_of(order.cloid) if order is not None else None
+        if order is None or group is None:
+            self.screen.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
+            return
+        members = [o for o in self.state.account.open_orders if scale_group_of(o.cloid) == group]
+
+        async def call() -> str:
+            resp = await self.client.cancel_by_cloid([(o.cloid, o.instrument_id) for o in members])
+            return f"cancelled {len(members)} order(s) of group {group} · tx {short_address(resp.tx_hash)}"
+
+        self._run("Cancel group", call)

@@ -1,0 +1,164 @@
+"""The single-order actions: the order form, cancels (one order, an instrument's, by cloid, every order),
+closing all or part of a position."""
+
+from __future__ import annotations
+
+from tui.api.models import Order, Position
+from tui.order_entry import (
+    OrderContext,
+    OrderPlan,
+    close_part_plan,
+    fmt_decimal,
+)
+from tui.ui.widgets.display import short_address
+
+from ..confirm import ConfirmScreen
+from ..field_checks import FieldError
+from ..form import FormField, FormScreen
+from ..order_form import OrderFormScreen, fmt_plain
+from ..prompt import PromptScreen
+from .base import DeskBase, checked, order_context
+
+
+class SingleOrders(DeskBase):
+    """One order at a time: the order form, the cancels, the close of a position."""
+
+    def open_form(self, side: str) -> None:
+        if self._refuse(f"{side} order"):
+            return
+        symbol = self.state.market.selected
+        ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+        if ctx is None:
+            self.screen.notify("No instrument data yet.", severity="warning")
+            return
+        price = self.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
+        form = OrderFormScreen(
+            side=side,
+            price=price,
+            context=lambda: order_context(self.state, symbol, self.policy.slippage_pct),
+            policy=self.policy,
+            send=self.place,
+        )
+
+        def closed(plan: OrderPlan | None) -> None:
+            if plan is not None:  # placed: the picked price has served
+                self.picked = None
+
+        self.screen.app.push_screen(form, closed)
+
+    def cancel_order(self, order: Order | None) -> None:
+        if self._refuse("cancel"):
+            return
+        if order is None:
+            self.screen.notify("No open order selected.", severity="warning")
+            return
+
+        async def call() -> str:
+            resp = await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+            return f"cancelled {order.order_id} ({order.instrument}) · tx {short_address(resp.tx_hash)}"
+
+        self._run("Cancel", call)
+
+    def cancel_instrument(self) -> None:
+        if self._refuse("cancel"):
+            return
+        symbol = self.state.market.selected
+        info = self.state.market.instruments.get(symbol)
+        if info is None:
+            return
+        mine = [o for o in self.state.account.open_orders if o.instrument == symbol]
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_by_instrument(info.id)
+                return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel all", call)
+
+        lines = [f"{len(mine)} open order(s) on {symbol} will be cancelled."]
+        self.screen.app.push_screen(ConfirmScreen(f"Cancel all {symbol} orders?", lines), answered)
+
+    def cancel_by_cloid(self) -> None:
+        if self._refuse("cancel"):
+            return
+
+        def entered(cloid: str | None) -> None:
+            if not cloid:
+                return
+            order = next((o for o in self.state.account.open_orders if o.cloid == cloid), None)
+            symbol = order.instrument if order else self.state.market.selected
+            info = self.state.market.instruments.get(symbol)
+            if info is None:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_by_cloid([(cloid, info.id)])
+                return f"cancelled cloid {cloid} ({symbol}) · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel", call)
+
+        prompt = PromptScreen("Cancel the order with client order id:", placeholder="cloid")
+        self.screen.app.push_screen(prompt, entered)
+
+    def close_position(self, position: Position | None) -> None:
+        """A form to close all or part of ``position``: size in the base asset or as a percentage, at market
+        (within the slippage bound) or at a limit price; asks again only when the order needs it."""
+        if self._refuse("close"):
+            return
+        if position is None:
+            self.screen.notify("No position selected.", severity="warning")
+            return
+        symbol = position.instrument
+        if order_context(self.state, symbol, self.policy.slippage_pct) is None:
+            return
+        held = abs(position.size)
+        side = "long" if position.size > 0 else "short"
+
+        def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:
+            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            if ctx is None:
+                raise FieldError("size", f"no {symbol} data")
+            return checked(close_part_plan(ctx, values["size"], values["price"]), ("size", "price")), ctx
+
+        def entered(answer: tuple[OrderPlan, OrderContext] | None) -> None:
+            if answer is not None:
+                self._confirm_then_place(*answer, title=f"Close the {symbol} position?")
+
+        fields = [
+            FormField("size", "Size", fmt_plain(held), placeholder=f"{fmt_plain(held)} or 50%"),
+            FormField("price", "Limit price", "", placeholder="empty: market"),
+        ]
+        notes = [
+            f"{symbol} {side} {fmt_decimal(held)} (entry {fmt_decimal(position.entry_price)})",
+            f"Size in {symbol.split('-')[0]} or as a percentage (50%).",
+            f"Price empty: at market, at most {fmt_decimal(self.policy.slippage_pct)}% beyond the best price;",
+            "a price: a reduce-only limit order (GTC).",
+        ]
+        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size")
+        self.screen.app.push_screen(form, entered)
+
+    def cancel_everything(self) -> None:
+        """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
+        if self._refuse("cancel"):
+            return
+        orders = self.state.account.open_orders
+        symbols = sorted({o.instrument for o in orders})
+
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            async def call() -> str:
+                resp = await self.client.cancel_all()
+                return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
+
+            self._run("Cancel all", call)
+
+        lines = [f"{len(orders)} open order(s) on {len(symbols)} instrument(s) will be cancelled:"]
+        lines += [f"  {s}: {sum(1 for o in orders if o.instrument == s)}" for s in symbols[:8]]
+        lines += [f"  and {len(symbols) - 8} more instrument(s)"] if len(symbols) > 8 else []
+        lines.append("Positions are left as they are.")
+        self.screen.app.push_screen(ConfirmScreen("Cancel every order on every instrument?", lines), answered)

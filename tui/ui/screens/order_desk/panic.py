@@ -1,0 +1,94 @@
+"""PANIC: after a confirmation (default No), cancel every order and close every position at market, reporting
+each result."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from tui.api.errors import ClientError
+from tui.api.models import Position
+from tui.order_entry import (
+    close_position_plan,
+)
+from tui.ui.widgets.display import short_address
+
+from ..confirm import ConfirmScreen
+from .base import DeskBase, order_context, placed_oid, why_failed
+
+log = logging.getLogger(__name__)
+
+
+class Panic(DeskBase):
+    """Cancel everything and close every position, each result reported."""
+
+    def panic(self) -> None:
+        """Ask (default No), then cancel every order and close every position, reporting each result."""
+        if self._refuse("panic"):
+            return
+        orders = len(self.state.account.open_orders)
+        positions = [p for p in self.state.account.positions if p.size]
+        lines = [f"{orders} open order(s) will be cancelled, on every instrument."]
+        lines.append(f"{len(positions)} position(s) will be closed with reduce-only market orders:")
+        lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
+        lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+
+        title = "PANIC: cancel every order and close every position?"
+        self.screen.app.push_screen(ConfirmScreen(title, lines, yes="PANIC (y)"), answered)
+
+    def _report(self, message: str, *, error: bool = False) -> None:
+        log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
+        self.screen.notify(
+            message, title="PANIC", severity="error" if error else "warning", timeout=15 if error else 8, markup=False
+        )
+
+    async def _panic(self, shown_orders: int) -> None:
+        self.in_flight += 1
+        try:
+            failures = 0
+            try:
+                resp = await self.client.cancel_all()
+                self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")
+            except ClientError as exc:
+                failures += 1
+                self._report(f"cancel all failed: {why_failed(exc)}", error=True)
+            positions = await self._open_positions()
+            closed = 0
+            for position in positions:
+                closed += await self._close_now(position)
+            failures += len(positions) - closed
+            summary = f"{closed} of {len(positions)} position(s) closed"
+            summary = f"done with {failures} failure(s) (see above): {summary}" if failures else f"done: {summary}"
+            self._report(summary, error=bool(failures))
+        finally:
+            self.in_flight -= 1
+        await self.refresh()
+
+    async def _open_positions(self) -> list[Position]:
+        """The account's positions now (asked of the exchange), or as last seen when it cannot answer."""
+        account = self.state.account.address
+        if account is not None:
+            try:
+                return [p for p in await self.client.positions(account) if p.size]
+            except ClientError as exc:
+                self._report(f"could not read the positions ({why_failed(exc)}): closing those last seen", error=True)
+        return [p for p in self.state.account.positions if p.size]
+
+    async def _close_now(self, position: Position) -> bool:
+        ctx = order_context(self.state, position.instrument, self.policy.slippage_pct)
+        plan = close_position_plan(replace(ctx, position=position.size)) if ctx is not None else None
+        if plan is None:
+            self._report(f"{position.instrument}: no instrument data to close it with", error=True)
+            return False
+        try:
+            resp = await self.client.place_order([plan.to_wire()])
+            oid = placed_oid(resp)
+        except ClientError as exc:
+            self._report(f"{plan.describe()}: {why_failed(exc)}", error=True)
+            return False
+        self._report(f"{plan.describe()}\noid {oid} · tx {short_address(resp.tx_hash)}")
+        return True
