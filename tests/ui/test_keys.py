@@ -179,3 +179,33 @@ async def test_a_key_typed_right_after_escape_is_not_lost(
         app.post_message(events.Key("alt+b", "b"))
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the buy form")
         assert app.screen_stack[-2] is app.main  # the help was closed on the way
+
+
+async def test_back_on_the_dashboard_its_screen_resumes_once(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual calls the ScreenResume handler of every class of the screen that has one: MainScreen's calling
+    Screen's too ran Textual's twice on every resume (focus, layout and a repaint of the whole screen, twice,
+    each time a dialog closed). The first resume does not restyle: the screen was styled as it mounted."""
+    from textual.screen import Screen
+
+    resumes: list[bool] = []
+    textual_resume = Screen._on_screen_resume
+
+    def counted(screen: Screen[object], event: object) -> None:
+        if isinstance(screen, MainScreen):
+            resumes.append(event.refresh_styles)  # type: ignore[attr-defined]
+        textual_resume(screen, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "_on_screen_resume", counted)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        assert resumes == [False]  # shown once, not restyled
+        for _ in range(2):
+            await pilot.press("question_mark")
+            await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+            await pilot.press("escape")
+            await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        await pilot.pause(0.1)
+        assert len(resumes) == 3  # once per time it was shown

@@ -188,11 +188,12 @@ class MainScreen(Screen[None]):
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """The first time it is shown, the screen was styled as it mounted, just before: Textual styling every
-        widget again (~25 ms of start-up) would change nothing. Later resumes (back from a dialog) do restyle."""
+        widget again (~25 ms of start-up) would change nothing. Later resumes (back from a dialog) do restyle.
+        Textual's own handler (``Screen._on_screen_resume``) runs after this one, with the event as this leaves
+        it: Textual calls the handler of every class of the screen's that has one."""
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
-        super()._on_screen_resume(event)
 
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
