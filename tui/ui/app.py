@@ -201,6 +201,15 @@ class XtuiApp(App[None]):
             return LeanDriver
         return driver
 
+    async def on_event(self, event: events.Event) -> None:
+        """A key typed before the main screen has mounted (the feed can be ready before every pane is) would
+        go to a screen that does not handle keys yet, and be lost: it is held, and handled once the screen
+        is up (the screen's queue holds the call behind its mount)."""
+        early = isinstance(event, events.Key) and self.screen is self.main and not self.main.is_mounted
+        if early and self.main.call_later(self.post_message, event):
+            return
+        await super().on_event(event)
+
     def on_key(self, event: events.Key) -> None:
         """Escape then a key, typed within the terminal's escape delay (100 ms), arrives as one alt+key: the
         Escape that closed a dialog would swallow the next key. Unless alt+key is bound, it is both keys."""
