@@ -178,8 +178,9 @@ class XtuiApp(App[None]):
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
         with others), yet counts what the frame held as drawn: the next frame then draws only what changed
-        since. The dashboard's first frame was such a one (the panes' borders, the positions and the account
-        came ~40 ms later, with the next full repaint). A frame dropped so makes the next one whole."""
+        since. The dashboard's first frame was such a one while the main screen was pushed in ``on_mount`` (the
+        panes' borders, the positions and the account came ~40 ms later). A frame dropped so makes the next one
+        whole."""
         if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
             self._whole_due = True
             self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
