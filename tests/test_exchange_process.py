@@ -5,21 +5,18 @@ Real processes; every wait has a deadline."""
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import os
-import pty
 import select
 import signal
-import struct
 import subprocess
 import sys
-import termios
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.pty_xtui import xtui_in_pty
 from tui.sim.process import ExchangeProcess, ExchangeStartError
 
 DEADLINE_S = 20.0
@@ -138,15 +135,7 @@ def test_the_dashboard_ends_with_the_exchange_s_words_when_its_exchange_cannot_s
     """The dashboard starts before its exchange serves; an exchange that cannot start (here a paper copy of
     an exchange nobody runs) ends it with exit status 1 and one line on stderr, as before, and no traceback."""
     (tmp_path / "config.toml").write_text('[profiles.practice]\nmirror = "http://127.0.0.1:9/"\n')
-    env = {**os.environ, "TERM": "xterm-256color", "XTUI_DATA_DIR": str(tmp_path), "XTUI_LOG_DIR": str(tmp_path),
-           "XTUI_CONFIG": str(tmp_path / "config.toml")}  # fmt: skip
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--profile", "practice"],
-        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
-    )  # fmt: skip
-    os.close(slave)
+    proc, master = xtui_in_pty(tmp_path, "--profile", "practice")
     out = b""
     try:
         deadline = time.monotonic() + DEADLINE_S

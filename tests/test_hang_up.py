@@ -4,16 +4,12 @@ A real ``xtui`` in a real pty; every wait has a deadline."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import select
-import struct
-import subprocess
-import sys
-import termios
 import time
 from pathlib import Path
+
+from tests.pty_xtui import xtui_in_pty
 
 DEADLINE_S = 30.0
 
@@ -38,15 +34,7 @@ def running(pid: int) -> bool:
 
 
 def test_the_dashboard_and_its_exchange_end_when_the_terminal_goes_away(tmp_path: Path) -> None:
-    env = {**os.environ, "TERM": "xterm-256color", "XTUI_DATA_DIR": str(tmp_path), "XTUI_LOG_DIR": str(tmp_path),
-           "XTUI_CONFIG": str(tmp_path / "config.toml")}  # fmt: skip
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "--seed", "7"],
-        stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True, close_fds=True,
-    )  # fmt: skip
-    os.close(slave)
+    proc, master = xtui_in_pty(tmp_path, "--seed", "7")
     try:
         seen, exchange = b"", []
         deadline = time.monotonic() + DEADLINE_S
