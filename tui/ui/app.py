@@ -206,7 +206,7 @@ class XtuiApp(App[None]):
         """A key typed before the main screen has mounted (the feed can be ready before every pane is) would
         go to a screen that does not handle keys yet, and be lost: it is held, and handled once the screen
         is up (the screen's queue holds the call behind its mount)."""
-        early = isinstance(event, events.Key) and self.screen is self.main and not self.main.is_mounted
+        early = isinstance(event, events.Key) and not self.main.is_mounted and self.screen_stack[-1:] == [self.main]
         if early and self.main.call_later(self.post_message, event):
             return
         await super().on_event(event)
