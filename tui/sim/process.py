@@ -2,8 +2,8 @@
 
 In the dashboard's own process the synthetic market and the matching engine competed with the UI for the
 interpreter lock (that contention was most of an order's Enter-to-acknowledged time), and their imports were
-part of start-up. As the local exchange in a child process the exchange starts while the dashboard's modules load,
-on the other core, and never takes a frame from the UI.
+part of start-up. In a child process, the exchange starts while the dashboard's modules load, on the other core,
+and never takes a frame from the UI.
 
 Its address is known before it starts: the dashboard makes the listening socket and hands it down (``--fd``),
 so the dashboard starts at once, and its first requests wait in the socket's queue until the exchange serves
