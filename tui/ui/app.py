@@ -15,6 +15,7 @@ from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.driver import Driver
+from textual.geometry import Offset
 from textual.screen import Screen
 from textual.theme import BUILTIN_THEMES
 from textual.worker import Worker
@@ -40,6 +41,7 @@ from tui.ui.screens.main import MainScreen
 from tui.ui.screens.order_desk import order_context
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.twap import Twap, TwapRunner
+from tui.ui.whole_frame import TerminalLines
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
 
@@ -140,6 +142,8 @@ class XtuiApp(App[None]):
             written=self.terminal_bytes.read,
         )
         self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
+        self._on_terminal = TerminalLines()
+        self._written_cursor = Offset(-1, -1)  # where the last frame written left the terminal's cursor
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
@@ -184,6 +188,14 @@ class XtuiApp(App[None]):
         if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
             self._whole_due = True
             self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
+        elif renderable is not None and not self._batch_count and not self.is_headless:
+            # what the terminal already shows is not written again (``whole_frame``); a frame that brings
+            # nothing new but a move of the cursor is written as it was: the same cells, and the move
+            fresh = self._on_terminal.to_write(renderable)
+            if fresh is None and self.cursor_position == self._written_cursor:
+                return
+            renderable = fresh or renderable
+            self._written_cursor = self.cursor_position
         super()._display(screen, renderable)
 
     def _draw_whole(self, screen: Screen[Any]) -> None:

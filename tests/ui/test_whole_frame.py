@@ -1,0 +1,190 @@
+"""What the terminal already shows is not written again (``tui.ui.whole_frame``), and the terminal ends up
+exactly as if every frame had been written: checked cell by cell on a terminal emulator (pyte), over the
+frames the real dashboard renders while the market moves and dialogs open and close, and on frames built to
+reach each rule (a chop the terminal shows, one it does not, a chop written in part, a row named twice)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyte
+import pytest
+from rich.console import Console, RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.geometry import Region
+from textual.strip import Strip
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, feed_ready, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.sim.clock import FrozenClock
+from tui.sim.server import LocalExchange
+from tui.ui.app import XtuiApp
+from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.whole_frame import TerminalLines
+
+WIDTH, ROWS = 20, 3
+CONSOLE = Console(color_system="truecolor", width=WIDTH, force_terminal=True)
+RED, BLUE = Style(color="#ff0000"), Style(color="#0000ff", bold=True)
+ALICE = Signer(ALICE_KEY)
+
+
+class Terminal:
+    """A terminal emulator fed the bytes frames write (``render_segments``), as the driver would."""
+
+    def __init__(self, width: int, rows: int, console: Console) -> None:
+        self.screen = pyte.Screen(width, rows)
+        self.stream = pyte.Stream(self.screen)
+        self.stream.feed("\x1b[?7l")  # no autowrap: what Textual's driver sets on the terminal
+        self.console = console
+
+    def write(self, update: RenderableType) -> None:
+        self.stream.feed(update.render_segments(self.console))  # type: ignore[attr-defined]
+        # the app moves the cursor where it wants it after each frame: here the worst place, the bottom row,
+        # where a line feed the next frame wrote before its first move would scroll the whole screen
+        self.stream.feed(f"\x1b[{self.screen.lines};{self.screen.columns}H")
+
+    def cells(self) -> list[list[tuple[Any, ...]]]:
+        buffer = self.screen.buffer
+        return [[tuple(buffer[y][x]) for x in range(self.screen.columns)] for y in range(self.screen.lines)]
+
+
+def whole(*lines: list[Strip]) -> LayoutUpdate:
+    return LayoutUpdate([list(line) for line in lines], Region(0, 0, WIDTH, len(lines)))
+
+
+def chops(rows: dict[int, dict[int, Strip]], spans: list[tuple[int, int, int]]) -> ChopsUpdate:
+    """A partial frame: each row's chops by column (every row present, as the compositor makes them)."""
+    lines: list[dict[int, Strip | None]] = [dict(rows.get(y, {})) for y in range(ROWS)]
+    ends = [[x + strip.cell_length for x, strip in line.items() if strip is not None] for line in lines]
+    return ChopsUpdate(lines, spans, ends)
+
+
+def text(s: str, style: Style = RED) -> Strip:
+    return Strip([Segment(s, style)])
+
+
+def first_frame() -> LayoutUpdate:
+    return whole([text("a" * 10), text("b" * 10)], [text("c" * 20)], [text("d" * 20)])
+
+
+def replay(frames: list[RenderableType], width: int, rows: int, console: Console) -> tuple[Terminal, Terminal, int]:
+    """Every frame written, and the frames as ``TerminalLines`` leaves them: both terminals, and how many
+    frames were not written at all."""
+    every, kept = Terminal(width, rows, console), Terminal(width, rows, console)
+    lines, dropped = TerminalLines(), 0
+    for frame in frames:
+        every.write(frame)
+        fresh = lines.to_write(frame)
+        if fresh is None:
+            dropped += 1
+        else:
+            kept.write(fresh)
+        if kept.cells() != every.cells():
+            differ = [
+                (y, x)
+                for y, (mine, theirs) in enumerate(zip(kept.cells(), every.cells(), strict=True))
+                for x in range(width)
+                if mine[x] != theirs[x]
+            ]
+            raise AssertionError(
+                f"after frame {frames.index(frame)} ({type(frame).__name__}): cells differ at {differ[:5]}"
+            )
+    return every, kept, dropped
+
+
+def test_a_frame_the_terminal_already_shows_is_not_written_and_a_changed_chop_alone_is() -> None:
+    lines = TerminalLines()
+    assert lines.to_write(first_frame()) is not None
+    assert lines.to_write(first_frame()) is None  # the same whole frame again
+    same = chops({0: {0: text("a" * 10), 10: text("b" * 10)}}, [(0, 0, WIDTH)])
+    assert lines.to_write(same) is None
+    changed = chops({0: {0: text("a" * 10), 10: text("B" * 10)}}, [(0, 0, WIDTH)])
+    fresh = lines.to_write(changed)
+    assert isinstance(fresh, ChopsUpdate) and fresh.chops[0] == {0: None, 10: text("B" * 10)}
+    assert lines.to_write(changed) is None  # now on the terminal
+
+
+def test_only_a_style_or_a_meta_tells_chops_apart_as_the_terminal_shows_them() -> None:
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    meta = Style(color="#ff0000", meta={"row": 1})  # Textual's click data: never written to the terminal
+    assert lines.to_write(chops({1: {0: text("c" * 20, meta)}}, [(1, 0, WIDTH)])) is None
+    assert lines.to_write(chops({1: {0: text("c" * 20, BLUE)}}, [(1, 0, WIDTH)])) is not None
+
+
+@pytest.mark.parametrize(
+    ("update", "why"),
+    [
+        (chops({1: {0: text("c" * 20)}}, [(1, 5, 10)]), "a chop written in part"),
+        (chops({1: {0: text("c" * 20)}}, [(1, 0, WIDTH), (1, 0, WIDTH)]), "a row named twice"),
+    ],
+)
+def test_a_frame_it_cannot_follow_is_written_as_it_is_and_ends_the_record(update: ChopsUpdate, why: str) -> None:
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    assert lines.to_write(update) is update, why
+    assert lines.to_write(chops({1: {0: text("c" * 20)}}, [(1, 0, WIDTH)])) is not None  # no record any more
+    assert lines.to_write(first_frame()) is not None and lines.to_write(first_frame()) is None  # a new one
+
+
+def test_a_whole_frame_of_another_size_is_written() -> None:
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    smaller = LayoutUpdate([[text("a" * 10)]], Region(0, 0, 10, 1))
+    assert lines.to_write(smaller) is smaller
+
+
+def test_built_frames_leave_the_terminal_as_every_frame_written_would() -> None:
+    frames: list[RenderableType] = [
+        first_frame(),
+        chops({0: {0: text("a" * 10), 10: text("b" * 10)}, 2: {0: text("d" * 20)}}, [(0, 0, WIDTH), (2, 0, WIDTH)]),
+        chops({0: {0: text("x" * 10), 10: text("b" * 10)}}, [(0, 0, WIDTH)]),
+        chops({1: {0: text("c" * 20, BLUE)}}, [(1, 0, WIDTH)]),
+        chops({1: {0: text("e" * 20)}}, [(1, 2, 8)]),  # in part: the record ends
+        chops({0: {0: text("a" * 10)}}, [(0, 0, 10)]),
+        first_frame(),
+        first_frame(),
+    ]
+    _, _, dropped = replay(frames, WIDTH, ROWS, CONSOLE)
+    assert dropped == 2  # the second frame (all the same) and the last (the same whole frame)
+
+
+async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_would(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frames the dashboard renders (headless, so all of them reach ``_display``) while the market moves
+    and the order form and the help open and close, replayed on two emulated terminals: every frame, and what
+    ``TerminalLines`` leaves of each. The two must hold the same cells after every frame."""
+    frames: list[RenderableType] = []
+    display = XtuiApp._display
+
+    def kept(app: XtuiApp, screen: Any, renderable: RenderableType | None) -> None:
+        if isinstance(renderable, (LayoutUpdate, ChopsUpdate)) and not app._batch_count:
+            frames.append(renderable)
+        display(app, screen, renderable)
+
+    monkeypatch.setattr(XtuiApp, "_display", kept)
+    app = dashboard(trader, sim, clock, ALICE)
+    size = (100, 30)
+    async with app.run_test(size=size) as pilot:
+        await feed_ready(app)
+        for _ in range(10):  # trades, book and candles move
+            sim.step(500)
+            await pilot.pause(0.05)
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the order form")
+        await pilot.press("escape", "question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        await pilot.press("escape", "tab", "tab")
+        for _ in range(5):
+            sim.step(500)
+            await pilot.pause(0.05)
+        console = app.console
+    assert len(frames) > 20 and any(isinstance(f, LayoutUpdate) for f in frames)
+    _, _, dropped = replay(frames, size[0], size[1], console)
+    assert dropped >= 1  # the resume's repaint, at least, was all there already
