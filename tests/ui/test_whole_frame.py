@@ -132,6 +132,42 @@ def test_a_frame_it_cannot_follow_is_written_as_it_is_and_ends_the_record(update
     assert lines.to_write(first_frame()) is not None and lines.to_write(first_frame()) is None  # a new one
 
 
+def test_after_a_suspension_the_same_whole_frame_is_written_again() -> None:
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    lines.forget()  # the app was suspended: the terminal may be blank when it comes back
+    assert lines.to_write(first_frame()) is not None
+
+
+async def test_suspended_and_back_the_app_forgets_the_terminal_and_draws_the_whole_screen(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTSTP and fg give the terminal to the shell and back: it may show anything, so what it showed is
+    forgotten, and the screen is drawn whole (Textual drew only what changed after it: seen in tmux as a blank
+    screen with a few figures, before this; ``kill -TSTP``, then ``fg``)."""
+    frames: list[RenderableType] = []
+    display = XtuiApp._display
+
+    def kept(app: XtuiApp, screen: Any, renderable: RenderableType | None) -> None:
+        if renderable is not None:
+            frames.append(renderable)
+        display(app, screen, renderable)
+
+    monkeypatch.setattr(XtuiApp, "_display", kept)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await feed_ready(app)
+        for signal in (app.app_suspend_signal, app.app_resume_signal):
+            app._on_terminal.to_write(first_frame())
+            assert app._on_terminal.to_write(first_frame()) is None
+            frames.clear()
+            signal.publish(app)
+            assert app._on_terminal.to_write(first_frame()) is not None, signal
+        await settle(pilot, lambda: bool(frames), what="a frame after the resume")
+        first = frames[0]
+        assert isinstance(first, LayoutUpdate) and first.region == Region(0, 0, 100, 30), first  # the whole screen
+
+
 def test_a_whole_frame_of_another_size_is_written() -> None:
     lines = TerminalLines()
     lines.to_write(first_frame())

@@ -156,6 +156,10 @@ class XtuiApp(App[None]):
         return self.main
 
     def on_mount(self) -> None:
+        # suspended (SIGTSTP) and back, the terminal may show anything: what it shows is forgotten, and the
+        # screen is drawn whole again (Textual drew only what changed after: a blank screen, mostly)
+        self.app_suspend_signal.subscribe(self, self._terminal_unknown, immediate=True)
+        self.app_resume_signal.subscribe(self, self._terminal_back, immediate=True)
         if self.keymap:
             self.set_keymap(self.keymap)
         self.diagnostics = Diagnostics(self.probes)
@@ -197,6 +201,13 @@ class XtuiApp(App[None]):
             renderable = fresh or renderable
             self._written_cursor = self.cursor_position
         super()._display(screen, renderable)
+
+    def _terminal_unknown(self, _app: App[Any]) -> None:
+        self._on_terminal.forget()
+
+    def _terminal_back(self, _app: App[Any]) -> None:
+        self._on_terminal.forget()
+        self.call_later(self._draw_whole, self.screen)
 
     def _draw_whole(self, screen: Screen[Any]) -> None:
         self._whole_due = False

@@ -11,7 +11,8 @@ loses the chops that would write what their columns already show; one that loses
 
 Only what is certain is kept out. The record starts at a whole frame and follows only what it can follow exactly:
 chops written whole. A frame that writes part of a chop, names a row twice or lies outside the record, or any
-other kind of frame, ends the record and is written as it is, until the next whole frame.
+other kind of frame, ends the record and is written as it is, until the next whole frame. So does a suspension
+of the app (``forget``): a terminal given back to the shell and taken again may show anything.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ class TerminalLines:
     def __init__(self) -> None:
         self._region: Region | None = None
         self._lines: list[Strip] = []
+
+    def forget(self) -> None:
+        """The terminal's lines are not known any more (the app was suspended: its screen may be blank when it
+        comes back): every frame is written as it is until the next whole one."""
+        self._region, self._lines = None, []
 
     def to_write(self, update: RenderableType) -> RenderableType | None:
         """``update`` without what the terminal already shows (None: nothing); the record follows it as written."""
