@@ -27,36 +27,32 @@ def test_a_data_screen_still_opens_its_module_on_demand() -> None:
     assert out.strip() == "True"  # the check above would pass vacuously if plotext were gone altogether
 
 
-def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() -> None:
-    """``xtui sim`` (and the exchange ``xtui`` starts) is up ~170 ms sooner without them. The command runs as
-    a user runs it, up to the point where it would serve: what it has imported then is what it needs."""
-    out = _run(
+def _imported_when_serving(start: str, modules: tuple[str, ...]) -> list[str]:
+    """Which of ``modules`` the exchange has imported by the time it would serve: ``start`` runs as a user runs
+    it, up to ``asyncio.run`` of the server, which prints them instead."""
+    return _run(
         "import asyncio, sys\n"
         "def serve(coro):\n"
         "    coro.close()\n"
-        "    print(' '.join(m for m in ('httpx', 'tui.sim.mirror') if m in sys.modules))\n"
-        "asyncio.run = serve\n"
-        "from tui.cli.main import main\n"
-        "main(['sim', '--port', '0', '--seed', '7'])\n"
-    )
-    assert out.split() == [], f"imported by the exchange: {out}"
+        f"    print(' '.join(m for m in {modules!r} if m in sys.modules))\n"
+        "asyncio.run = serve\n" + start
+    ).split()
+
+
+def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() -> None:
+    """``xtui sim`` (and the exchange ``xtui`` starts) is up ~170 ms sooner without them."""
+    start = "from tui.cli.main import main\nmain(['sim', '--port', '0', '--seed', '7'])\n"
+    out = _imported_when_serving(start, ("httpx", "tui.sim.mirror"))
+    assert out == [], f"imported by the exchange: {out}"
 
 
 def test_the_dashboard_s_exchange_starts_without_the_rest_of_the_command_line() -> None:
     """The exchange ``xtui`` starts runs as ``python -m tui.sim``: its profiles, its config and its other
-    commands are the dashboard's business (~30 ms of the exchange's start, which the dashboard waits for)."""
-    out = _run(
-        "import asyncio, sys\n"
-        "def serve(coro):\n"
-        "    coro.close()\n"
-        "    later = ('tui.cli.main', 'tui.config.launch', 'tui.config.profiles', 'httpx', 'tui.sim.mirror')\n"
-        "    print(' '.join(m for m in later if m in sys.modules))\n"
-        "asyncio.run = serve\n"
-        "sys.argv = ['tui.sim', '--seed', '7']\n"
-        "import runpy\n"
-        "runpy.run_module('tui.sim', run_name='__main__')\n"
-    )
-    assert out.split() == [], f"imported by the exchange: {out}"
+    commands are the dashboard's business (~30 ms of the exchange's start, before it answers the dashboard)."""
+    start = "import runpy\nsys.argv = ['tui.sim', '--seed', '7']\nrunpy.run_module('tui.sim', run_name='__main__')\n"
+    later = ("tui.cli.main", "tui.config.launch", "tui.config.profiles", "httpx", "tui.sim.mirror")
+    out = _imported_when_serving(start, later)
+    assert out == [], f"imported by the exchange: {out}"
 
 
 def test_the_xtui_command_leaves_httpx_s_own_command_line_client_out() -> None:
