@@ -14,7 +14,6 @@ from tui.order_entry import (
 )
 from tui.ui.widgets.display import short_address
 
-from ..confirm import ConfirmScreen
 from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
@@ -66,12 +65,8 @@ class Amends(DeskBase):
                 self._amend(order, plan)
                 return
 
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self._amend(order, plan)
-
             lines = [f"oid {order.order_id} → {plan.describe()}", *reasons]
-            self.screen.app.push_screen(ConfirmScreen(f"Amend order {order.order_id}?", lines), answered)
+            self._ask(f"Amend order {order.order_id}?", lines, lambda: self._amend(order, plan))
 
         notes = [
             f"oid {order.order_id}: {describe_order(order)}",

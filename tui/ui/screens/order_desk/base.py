@@ -196,19 +196,23 @@ class DeskBase:
 
         self._run("Order", call, settled)
 
+    def _ask(self, title: str, lines: list[str], then: Callable[[], object], *, yes: str = "Yes (y)") -> None:
+        """Ask ``title`` (default No), showing ``lines``; ``then`` on yes."""
+
+        def answered(sure: bool | None) -> None:
+            if sure:
+                then()
+
+        self.screen.app.push_screen(ConfirmScreen(title, lines, yes=yes), answered)
+
     def _confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
         """Send ``plan``, asking first (default No) only when ``confirmation_reasons`` has any."""
         reasons = confirmation_reasons(plan, ctx, self.policy)
         if not reasons:
             self.place(plan)
             return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.place(plan)
-
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
-        self.screen.app.push_screen(ConfirmScreen(title, lines), answered)
+        self._ask(title, lines, lambda: self.place(plan))
 
 
 class AmendUnsure(ClientError):

@@ -22,7 +22,6 @@ from tui.order_entry import (
 )
 from tui.ui.widgets.display import short_address
 
-from ..confirm import ConfirmScreen
 from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
@@ -102,11 +101,7 @@ class MultiOrders(DeskBase):
             lines = [p.describe() for p in plans]
             lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.policy)]
 
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self._place_many(plans)
-
-            self.screen.app.push_screen(ConfirmScreen(question, lines, yes="Send (y)"), answered)
+            self._ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
 
         self.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
 
@@ -156,13 +151,7 @@ class MultiOrders(DeskBase):
             )
             lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
 
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self._place_scale(plan)
-
-            self.screen.app.push_screen(
-                ConfirmScreen(f"Place {len(plan.orders)} {symbol} limit orders?", lines), answered
-            )
+            self._ask(f"Place {len(plan.orders)} {symbol} limit orders?", lines, lambda: self._place_scale(plan))
 
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),

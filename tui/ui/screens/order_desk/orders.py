@@ -12,7 +12,6 @@ from tui.order_entry import (
 )
 from tui.ui.widgets.display import short_address
 
-from ..confirm import ConfirmScreen
 from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
@@ -68,18 +67,12 @@ class SingleOrders(DeskBase):
             return
         mine = [o for o in self.state.account.open_orders if o.instrument == symbol]
 
-        def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-
-            async def call() -> str:
-                resp = await self.client.cancel_by_instrument(info.id)
-                return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
-
-            self._run("Cancel all", call)
+        async def call() -> str:
+            resp = await self.client.cancel_by_instrument(info.id)
+            return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
 
         lines = [f"{len(mine)} open order(s) on {symbol} will be cancelled."]
-        self.screen.app.push_screen(ConfirmScreen(f"Cancel all {symbol} orders?", lines), answered)
+        self._ask(f"Cancel all {symbol} orders?", lines, lambda: self._run("Cancel all", call))
 
     def cancel_by_cloid(self) -> None:
         if self._refuse("cancel"):
@@ -147,18 +140,12 @@ class SingleOrders(DeskBase):
         orders = self.state.account.open_orders
         symbols = sorted({o.instrument for o in orders})
 
-        def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-
-            async def call() -> str:
-                resp = await self.client.cancel_all()
-                return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
-
-            self._run("Cancel all", call)
+        async def call() -> str:
+            resp = await self.client.cancel_all()
+            return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
 
         lines = [f"{len(orders)} open order(s) on {len(symbols)} instrument(s) will be cancelled:"]
         lines += [f"  {s}: {sum(1 for o in orders if o.instrument == s)}" for s in symbols[:8]]
         lines += [f"  and {len(symbols) - 8} more instrument(s)"] if len(symbols) > 8 else []
         lines.append("Positions are left as they are.")
-        self.screen.app.push_screen(ConfirmScreen("Cancel every order on every instrument?", lines), answered)
+        self._ask("Cancel every order on every instrument?", lines, lambda: self._run("Cancel all", call))

@@ -13,7 +13,6 @@ from tui.order_entry import (
 )
 from tui.ui.widgets.display import short_address
 
-from ..confirm import ConfirmScreen
 from .base import DeskBase, order_context, placed_oid, why_failed
 
 log = logging.getLogger(__name__)
@@ -33,12 +32,10 @@ class Panic(DeskBase):
         lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
         lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+        def start() -> None:
+            self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
 
-        title = "PANIC: cancel every order and close every position?"
-        self.screen.app.push_screen(ConfirmScreen(title, lines, yes="PANIC (y)"), answered)
+        self._ask("PANIC: cancel every order and close every position?", lines, start, yes="PANIC (y)")
 
     def _report(self, message: str, *, error: bool = False) -> None:
         log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
