@@ -227,3 +227,26 @@ async def test_a_key_typed_before_the_dashboard_has_mounted_is_handled_once_it_h
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: isinstance(app.screen, DataScreen), what="the agents screen")
+
+
+async def test_focus_starts_on_the_markets_list_and_nowhere_else(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's default first focus is the first focusable widget: the market filter, hidden until `/`. It took
+    the focus, then on_mount gave it to the list, and both were restyled as the dashboard started."""
+    from textual.screen import Screen
+
+    focused: list[str | None] = []
+    textual_set_focus = Screen.set_focus
+
+    def recorded(screen: Screen[object], widget: object, *args: object, **kwargs: object) -> None:
+        if isinstance(screen, MainScreen):
+            focused.append(getattr(widget, "id", None))
+        textual_set_focus(screen, widget, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "set_focus", recorded)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        await pilot.pause(0.1)
+        assert focused == ["markets-table"] and app.main.focused is app.main.query_one("#markets-table")

@@ -19,7 +19,7 @@ from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
-from textual.widgets import DataTable, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from tui.api.client import Client
@@ -63,6 +63,10 @@ class MainScreen(Screen[None]):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012
 
     BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
+    # Focus starts on the markets list, and comes back to it whenever the screen has none. Textual's default,
+    # the first focusable widget, is the market filter, hidden until `/`: it took the focus first, and giving
+    # it to the list restyled both at start-up.
+    AUTO_FOCUS = "#markets-table"
 
     DEFAULT_CSS = """
     MainScreen {
@@ -238,7 +242,6 @@ class MainScreen(Screen[None]):
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
-        self.query_one("#markets-table", DataTable).focus()
 
     # ---- the feed ---------------------------------------------------------------------------------
 
