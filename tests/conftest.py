@@ -24,11 +24,12 @@ QUIET_WS = {"ping_interval": 30.0, "idle_timeout": 90.0}
 
 @pytest.fixture(autouse=True)
 def _private_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Config, keystores and logs of every test (and of the xtui processes it starts) stay in a temp dir."""
+    """Config, keystores, logs and cache of every test (and of the xtui processes it starts) stay in a temp dir."""
     home = tmp_path_factory.mktemp("xtui-home")
     monkeypatch.setenv("XTUI_CONFIG", str(home / "config.toml"))
     monkeypatch.setenv("XTUI_DATA_DIR", str(home / "data"))
     monkeypatch.setenv("XTUI_LOG_DIR", str(home / "log"))
+    monkeypatch.setenv("XTUI_CACHE_DIR", str(home / "cache"))
 
 
 @pytest.fixture

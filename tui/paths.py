@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["config_path", "data_dir", "log_dir", "profile_file"]
+__all__ = ["cache_dir", "config_path", "data_dir", "log_dir", "profile_file"]
 
 
 def _dir(env: Mapping[str, str] | None, variable: str, kind: str) -> Path:
@@ -20,6 +20,8 @@ def _dir(env: Mapping[str, str] | None, variable: str, kind: str) -> Path:
         return Path(platformdirs.user_data_dir("xtui", appauthor=False))
     if kind == "log":
         return Path(platformdirs.user_log_dir("xtui", appauthor=False))
+    if kind == "cache":
+        return Path(platformdirs.user_cache_dir("xtui", appauthor=False))
     return Path(platformdirs.user_config_dir("xtui", appauthor=False))
 
 
@@ -31,6 +33,12 @@ def data_dir(env: Mapping[str, str] | None = None) -> Path:
 def log_dir(env: Mapping[str, str] | None = None) -> Path:
     """``$XTUI_LOG_DIR`` if set, else the platform's user log directory for xtui."""
     return _dir(env, "XTUI_LOG_DIR", "log")
+
+
+def cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XTUI_CACHE_DIR`` if set, else the platform's user cache directory for xtui: what can be made again
+    (Textual's parsed CSS), kept to start faster."""
+    return _dir(env, "XTUI_CACHE_DIR", "cache")
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:

@@ -131,9 +131,10 @@ def pane_regions(size: tuple[int, int]) -> list[Region]:
 
 @contextlib.contextmanager
 def _xtui_in_pty(
-    size: tuple[int, int], extra_args: tuple[str, ...] = ()
+    size: tuple[int, int], extra_args: tuple[str, ...] = (), cache: Path | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
-    """``xtui`` (a fresh home: no profile, so the built-in exchange) in a pty of ``size``; (process, pty fd)."""
+    """``xtui`` (a fresh home: no profile, so the built-in exchange) in a pty of ``size``; (process, pty fd).
+    ``cache``: the cache directory (what an earlier start kept); none: a fresh one, as at the first start."""
     cols, rows = size
     with tempfile.TemporaryDirectory(prefix="xtui-bench-") as home:
         env = {
@@ -143,6 +144,7 @@ def _xtui_in_pty(
             "XTUI_DATA_DIR": f"{home}/data",
             "XTUI_CONFIG": f"{home}/config.toml",
             "XTUI_LOG_DIR": f"{home}/log",
+            "XTUI_CACHE_DIR": str(cache) if cache is not None else f"{home}/cache",
             "COLUMNS": str(cols),
             "LINES": str(rows),
         }
@@ -200,14 +202,21 @@ def compile_sources() -> None:
     compileall.compile_dir(str(Path(__file__).resolve().parents[1]), quiet=1)
 
 
-def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0) -> float:
+def start_to_full_frame(
+    size: tuple[int, int] = (160, 48), timeout: float = 30.0, cache: Path | None = None, linger_s: float = 0.0
+) -> float:
     """Seconds from launching ``xtui`` (interpreter start included) to the terminal showing the whole dashboard
-    (``FULL_FRAME``: the feed live, the book, the account, the chart, the footer's keys): what a trader waits for."""
+    (``FULL_FRAME``: the feed live, the book, the account, the chart, the footer's keys): what a trader waits for.
+
+    ``cache``: the cache directory to start with (none: an empty one). ``linger_s``: how long xtui runs on after
+    the frame (what it keeps for the next start is written ~2 s in)."""
     compile_sources()
     launched = time.perf_counter()
-    with _xtui_in_pty(size) as (_, master):
+    with _xtui_in_pty(size, cache=cache) as (_, master):
         _read_to_full_frame(master, launched + timeout)
-        return time.perf_counter() - launched
+        elapsed = time.perf_counter() - launched
+        _drain(master, linger_s, None, None)
+        return elapsed
 
 
 def output_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0, then_s: float = 0.5) -> bytes:

@@ -32,6 +32,7 @@ from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
+from tui.ui.kept_css import KEEP_AFTER_S, KeptCss, KeptStylesheet
 from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
@@ -78,8 +79,12 @@ class XtuiApp(App[None]):
         fund: bool,
         close_client: bool,
         feed_options: Mapping[str, Any],
+        kept_css: KeptCss | None = None,
     ) -> None:
         super().__init__()
+        self.kept_css = kept_css
+        if kept_css is not None:  # before anything is parsed: the theme is set below, the sources added at start
+            self.stylesheet = KeptStylesheet(kept_css, variables=self.get_css_variables())
         self.client = client
         client.on_network_mismatch = self._network_mismatch
         self._close_client = close_client
@@ -182,6 +187,8 @@ class XtuiApp(App[None]):
         # thread: the collector would then run there too, and a finalizer that schedules on this loop from
         # another thread leaves it asleep (seen as tests hanging in epoll).
         self.set_timer(WARM_UP_AFTER_S, screen_classes)
+        if self.kept_css is not None:  # what the start parsed, kept for the next (the dialogs' CSS at the end)
+            self.set_timer(KEEP_AFTER_S, self.kept_css.save)
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
@@ -246,6 +253,8 @@ class XtuiApp(App[None]):
         self.simulate_key(event.character)
 
     async def on_unmount(self) -> None:
+        if self.kept_css is not None:
+            self.kept_css.save()
         await self.feed.stop()
         if self._close_client:
             await self.client.aclose()
@@ -395,6 +404,7 @@ def make_app(
     fund: bool = False,
     close_client: bool = False,
     feed_options: Mapping[str, Any] | None = None,
+    kept_css: KeptCss | None = None,
 ) -> XtuiApp:
     """The dashboard on ``client``/``ws_url``. No ``signer``: watch-only. ``account`` defaults to the signer's.
 
@@ -403,6 +413,7 @@ def make_app(
     ``clock`` (monotonic seconds) dates the panes' data; ``wall_clock`` (epoch seconds) is compared with the
     exchange's time. ``fund`` sends one harmless signed action first (the local exchange's faucet).
     ``close_client``: the app closes ``client`` when it ends. ``feed_options`` go to ``Feed`` (``poll_s``...).
+    ``kept_css``: Textual's parsed CSS, read from and kept for the next start (``tui.ui.kept_css``).
     """
     return XtuiApp(
         client=client,
@@ -418,4 +429,5 @@ def make_app(
         fund=fund,
         close_client=close_client,
         feed_options=dict(feed_options or {}),
+        kept_css=kept_css,
     )

@@ -58,7 +58,9 @@ def dashboard_app(
 ) -> XtuiApp:
     """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
     from tui.api.client import Client
+    from tui.paths import cache_dir
     from tui.ui.app import make_app
+    from tui.ui.kept_css import FILE_NAME, KeptCss
 
     profile = launch.profile
     ends = profile.endpoints(local_url)
@@ -83,6 +85,7 @@ def dashboard_app(
         options=launch.options,
         fund=profile.builtin_exchange and ident.signer is not None,
         close_client=own,
+        kept_css=KeptCss(cache_dir() / FILE_NAME),
         **extra,
     )
 

@@ -1,0 +1,180 @@
+"""Textual's parsed CSS, kept from one start to the next.
+
+Textual parses each widget class's CSS afresh in every process: ~40 sources, ~20 ms of the dashboard's start-up.
+What a parse gives depends only on the CSS text, where it was read from, the theme's variables and the code of
+Textual (and the Python) that parsed it. So the rule sets are kept in the user's cache directory, keyed by the
+first three, in a file stamped with the last; a start finds them there and parses only what is new.
+
+A file that cannot be read, is not whole, or was stamped by another Textual or Python is ignored (and written
+afresh). It is read with an unpickler that builds nothing but Textual's own classes (``_Unpickler``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import pickle
+import sys
+import tempfile
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import textual
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.css.types import CSSLocation
+
+__all__ = ["FILE_NAME", "KEEP_AFTER_S", "KeptCss", "KeptStylesheet"]
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "css-rules.pickle"
+KEEP_AFTER_S = 2.0  # this long after start-up the app saves what the start parsed (and again as it ends)
+# Textual's files whose code makes, or is, what a parse gives: an upgrade rewrites them, and that changes the stamp
+_TEXTUAL_FILES = ("css/parse.py", "css/model.py", "css/styles.py", "css/scalar.py", "color.py", "geometry.py")
+
+Key = tuple[str, CSSLocation, bool, int, str, str]  # css, read_from, is_default_rules, tie_breaker, scope, variables
+
+
+def _stamp() -> tuple[str, ...]:
+    root = Path(textual.__file__).parent
+    files = []
+    for name in _TEXTUAL_FILES:
+        st = (root / name).stat()
+        files.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+    return (sys.version, str(root), *files)
+
+
+class KeptCss:
+    """The rule sets parsed so far, read from ``path`` on first use; ``save`` writes them back if any were added."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._rules: dict[Key, list[RuleSet]] | None = None
+        self._added = 0
+        self._from_file: frozenset[Key] = frozenset()
+        self.found: set[Key] = set()  # what the file gave, so was not parsed (tests read these two)
+        self.parsed = 0
+
+    def get(self, key: Key) -> list[RuleSet] | None:
+        rules = self._loaded().get(key)
+        if rules is not None and key in self._from_file:
+            self.found.add(key)
+        return rules
+
+    def put(self, key: Key, rules: list[RuleSet]) -> None:
+        self.parsed += 1
+        if any(rule.errors for rule in rules):  # Textual raises on these each time: nothing to keep
+            return
+        self._loaded()[key] = rules
+        self._added += 1
+
+    def save(self) -> None:
+        """Write the file if anything was parsed since it was read; on any error, say so in the log and go on."""
+        if not self._added or self._rules is None:
+            return
+        try:
+            data = pickle.dumps((_stamp(), self._rules), protocol=pickle.HIGHEST_PROTOCOL)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".css-rules-")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, self.path)  # whole or not at all: a start never reads half a file
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+            log.warning("parsed CSS not kept in %s: %s", self.path, exc)
+            return
+        self._added = 0
+
+    def _loaded(self) -> dict[Key, list[RuleSet]]:
+        if self._rules is None:
+            self._rules = self._read()
+            self._from_file = frozenset(self._rules)
+        return self._rules
+
+    def _read(self) -> dict[Key, list[RuleSet]]:
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            log.warning("kept CSS not read from %s: %s", self.path, exc)
+            return {}
+        try:
+            stamp, rules = _Unpickler(io.BytesIO(data)).load()
+        except Exception as exc:  # a damaged file can raise anything: it is only a cache
+            log.warning("kept CSS in %s ignored: %s", self.path, exc)
+            return {}
+        if stamp != _stamp() or not isinstance(rules, dict):
+            log.info("kept CSS in %s is from another Textual or Python: parsed afresh", self.path)
+            return {}
+        return rules
+
+
+class KeptStylesheet(Stylesheet):
+    """Textual's stylesheet, parsing through ``kept``. (Textual's ``reparse`` parses in a plain ``Stylesheet``:
+    at start-up that is the app's own CSS only, once.)"""
+
+    def __init__(self, kept: KeptCss, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        self.kept = kept
+        self._variables_key: str | None = None
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        super().set_variables(variables)
+        self._variables_key = None
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        key = (css, read_from, is_default_rules, tie_breaker, scope, self._variables_digest())
+        rules = self.kept.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            self.kept.put(key, rules)
+        return rules
+
+    def _variables_digest(self) -> str:
+        if self._variables_key is None:
+            text = "\n".join(f"{name}={value}" for name, value in sorted(self._variables.items()))
+            self._variables_key = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        return self._variables_key
+
+
+def _kept_getattr(obj: object, name: str) -> Any:
+    """Pickle rebuilds a bound method as ``getattr(instance, name)``: Textual's selectors keep their checks so, and
+    its styles their rules' ``get`` and ``__contains__``. Only those are given: a general getattr would let a
+    file reach any module's globals."""
+    if type(obj).__module__.startswith("textual.") and name.startswith("_check_"):
+        return getattr(obj, name)
+    if type(obj) is dict and name in ("get", "__contains__"):
+        return getattr(obj, name)
+    raise pickle.UnpicklingError(f"getattr({type(obj).__name__}, {name!r}) is not one Textual's styles need")
+
+
+class _Unpickler(pickle.Unpickler):
+    """Builds Textual's own classes and functions only (and ``partial``, and the selectors' checks)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("functools", "partial"):
+            return partial
+        if (module, name) == ("builtins", "getattr"):
+            return _kept_getattr
+        if module.startswith("textual.") and "__" not in name:
+            found = super().find_class(module, name)
+            # defined in Textual, not a module or function that Textual only imported
+            if isinstance(found, type | type(_stamp)) and getattr(found, "__module__", "").startswith("textual."):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not Textual's")
