@@ -29,6 +29,11 @@ def test_the_first_frame_draws_every_row_of_the_screen() -> None:
 
 
 def test_the_first_frame_with_data_has_every_pane_s_data() -> None:
-    with_data = next(frame for frame in frames(output_to_full_frame((160, ROWS))) if b"spread" in frame)
+    drawn = frames(output_to_full_frame((160, ROWS)))
+    with_data = next(frame for frame in drawn if b"spread" in frame)
     missing = [mark.decode() for mark in (*FULL_FRAME, AXIS) if mark not in with_data]
     assert not missing, f"not in the first frame with data: {missing}"
+    # the demo account is funded before the feed's first look at it: its first balance drawn is the faucet's
+    perps = re.compile(rb"perps (?:\x1b\[[0-9;]*m)*([0-9][0-9,.]*)")
+    first_balance = next(m.group(1) for frame in drawn if (m := perps.search(frame)))
+    assert first_balance == b"100,000.00"

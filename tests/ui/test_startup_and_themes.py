@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,9 @@ from tui.api.signing import Signer
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, Launch, apply_flags, identity, profile_name
 from tui.config.profiles import resolve
+from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
+from tui.sim.server import LocalExchange
 from tui.ui.app import known_themes
 from tui.ui.run import prepare
 from tui.ui.themes import (
@@ -144,3 +147,57 @@ def test_a_bad_user_theme_stops_the_start_with_its_file_named() -> None:
     with pytest.raises(StartupError, match=r"broken\.toml.*variables\.bid: 'greenish' is not a colour"):
         prepare(None, Flags())
     assert {t.name for t in builtin_themes()} >= {"xtui", "xtui-mono"}
+
+
+async def test_the_demo_account_is_opened_before_the_feed_looks_at_it(
+    sim: LocalExchange, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The local exchange funds an account on its first signed action. The dashboard sends one (cancelAll) and
+    starts its feed once it is answered, so no look at the account is sent before the funds are there. The
+    faucet used to go beside the feed, then refresh the account itself: two rounds of account queries at start,
+    the first of which could find the account empty. (Which round came first depended on timing; the faucet's
+    own refresh did not.)"""
+    from tests.conftest import QUIET_WS, client_for
+    from tests.ui.conftest import drawn, feed_ready
+    from tui.api.http import HttpClient
+    from tui.feed.worker import Feed
+    from tui.ui.app import make_app
+
+    events: list[str] = []  # "sent X" and "answered X": X an /info method, or "exchange" for a signed action
+    send = HttpClient.send
+
+    async def recorded(self: HttpClient, endpoint: str, body: dict[str, Any]) -> bytes:
+        what = body.get("method", endpoint) if endpoint == "info" else endpoint
+        events.append(f"sent {what}")
+        try:
+            return await send(self, endpoint, body)
+        finally:
+            events.append(f"answered {what}")
+
+    monkeypatch.setattr(HttpClient, "send", recorded)
+    refreshes: list[str] = []  # the feed's loader refreshes the account once; polls and reconnects do not start
+    refresh = Feed.refresh_account
+
+    async def counted(feed: Feed) -> None:
+        refreshes.append("refresh")
+        await refresh(feed)
+
+    monkeypatch.setattr(Feed, "refresh_account", counted)
+    key = "0x" + secrets.token_hex(32)
+    async with client_for(sim, key, clock) as client:
+        app = make_app(
+            client,
+            sim.ws_url,
+            Signer(key),
+            demo_key=True,
+            fund=True,
+            feed_options={"poll_s": 30, "ws_options": QUIET_WS},
+        )
+        async with app.run_test(size=(160, 48)) as pilot:
+            await feed_ready(app)
+            await drawn(pilot)
+            summary = app.feed.state.account.summary
+            assert summary is not None and summary.collateral, "the account is not funded"
+    assert events.index("answered exchange") < events.index("sent account_summary"), " ".join(events)
+    assert events.index("answered exchange") < events.index("sent positions"), " ".join(events)
+    assert refreshes == ["refresh"]
