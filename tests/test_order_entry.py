@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal as D
+
+from msgspec.structs import replace
 
 from tui.order_entry import (
     ConfirmPolicy,

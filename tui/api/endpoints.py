@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoints:
+class Endpoints(msgspec.Struct, frozen=True):
     api: str  # base of /exchange and /info
     explorer: str  # base of /explorer
     ws: str  # the WebSocket, trailing slash kept

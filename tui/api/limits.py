@@ -12,7 +12,8 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from .errors import Banned
 
@@ -68,14 +69,12 @@ class Window:
             self.add(now, server_used - mine)
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(msgspec.Struct, frozen=True):
     used: int
     limit: int
 
 
-@dataclass(frozen=True, slots=True)
-class GovernorStatus:
+class GovernorStatus(msgspec.Struct, frozen=True):
     """Figures for the status bar."""
 
     info_1m: Budget

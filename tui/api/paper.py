@@ -13,8 +13,9 @@ exchange that is not a mirror sends no such header, which real SDK clients ignor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 __all__ = ["PAPER_HEADER", "PaperStatus", "parse_paper"]
 
@@ -23,8 +24,7 @@ MirrorState = Literal["live", "stale"]
 _REASON_CHARS = 80
 
 
-@dataclass(frozen=True, slots=True)
-class PaperStatus:
+class PaperStatus(msgspec.Struct, frozen=True):
     """The mirror's state as its header says it."""
 
     state: MirrorState

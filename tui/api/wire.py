@@ -14,9 +14,10 @@ Dialects decide what goes into ``action.type`` and which code is signed:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
+
+import msgspec
 
 __all__ = [
     "ACTIONS",
@@ -34,8 +35,7 @@ Dialect = Literal["seed", "sdk"]
 DIALECTS: tuple[Dialect, ...] = ("seed", "sdk")
 
 
-@dataclass(frozen=True, slots=True)
-class ActionSpec:
+class ActionSpec(msgspec.Struct, frozen=True):
     """One /exchange action: canonical name, codes, field order, and the names it is known by."""
 
     name: str

@@ -10,8 +10,9 @@ import enum
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .errors import ClientError, TransportError
 from .limits import Window
@@ -106,8 +107,7 @@ class SubscriptionLimitError(WsError):
     """Subscribing would exceed the interface's subscription limit; nothing was sent."""
 
 
-@dataclass(frozen=True, slots=True)
-class WsStatus:
+class WsStatus(msgspec.Struct, frozen=True):
     """A snapshot of the connection for the UI: state, reconnects, last message (epoch seconds)."""
 
     state: ConnState

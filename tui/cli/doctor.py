@@ -14,11 +14,11 @@ import json
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
+import msgspec
 from websockets.exceptions import WebSocketException
 
 from tui.api.client import Client
@@ -49,8 +49,7 @@ NEW_ACCOUNT = "on xtui sim a new account is funded by its first signed action"
 APPROVE = "approve it first (the Agents screen, G)"
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(msgspec.Struct, frozen=True):
     """One line of the report."""
 
     name: str
@@ -58,8 +57,7 @@ class Check:
     detail: str
 
 
-@dataclass(frozen=True, slots=True)
-class DoctorTarget:
+class DoctorTarget(msgspec.Struct, frozen=True):
     """What to check: where the exchange is, how the profile signs, and for whom."""
 
     label: str  # the profile's name or the URL
@@ -75,8 +73,7 @@ class DoctorTarget:
         return "testnet" if self.testnet else "mainnet"
 
 
-@dataclass
-class _Seen:
+class _Seen(msgspec.Struct):
     """What the exchange said along the way, for the checks that compare."""
 
     ws_network: str | None = None

@@ -10,10 +10,12 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+import msgspec
+from msgspec.structs import replace
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.config.errors import ConfigError, StartupError
@@ -40,13 +42,12 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class DashboardOptions:
+class DashboardOptions(msgspec.Struct, frozen=True):
     """What the dashboard is started with besides the exchange: passed in, never read from globals."""
 
     theme: str = "xtui"
     symbol: str = "BTC-PERP"
-    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys, e.g. {"buy": "B"}
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)  # binding id -> keys, e.g. {"buy": "B"}
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending a larger order
     confirm_through_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
     slippage_pct: Decimal = Decimal(1)  # a market order's protection price: this far beyond the best price
@@ -65,8 +66,7 @@ def profile_name(url: str) -> str:
     return urlsplit(base).hostname or base
 
 
-@dataclass(frozen=True, slots=True)
-class Flags:
+class Flags(msgspec.Struct, frozen=True):
     """The command line's quick overrides of the selected profile."""
 
     url: str | None = None
@@ -82,8 +82,7 @@ class Flags:
     seed: int | None = None  # of the built-in exchange's market (--seed)
 
 
-@dataclass(frozen=True, slots=True)
-class Launch:
+class Launch(msgspec.Struct, frozen=True):
     """The profile after the flags, and how the header names it."""
 
     settings: Settings
@@ -206,8 +205,7 @@ def check_names(launch: Launch, themes: Iterable[str], binding_ids: Iterable[str
             )
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+class Identity(msgspec.Struct, frozen=True):
     """As whom the dashboard trades: ``signer`` None is watch-only (or read-only)."""
 
     signer: Signer | None

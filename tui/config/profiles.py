@@ -13,12 +13,12 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+from msgspec.structs import replace
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.api.network import Network, network_of
@@ -93,8 +93,7 @@ ENV_OVERRIDES: dict[str, str] = {f"XTUI_{name.upper()}": name for name in PROFIL
 ENV_TOP = ("XTUI_PROFILE", "XTUI_LOG_LEVEL")
 
 
-@dataclass(frozen=True, slots=True)
-class KeySource:
+class KeySource(msgspec.Struct, frozen=True):
     """Where a profile's key comes from: a keystore name or an environment variable, never the key."""
 
     kind: Literal["keystore", "env"]
@@ -106,8 +105,7 @@ class KeySource:
         return ("agent_" if self.agent else "") + ("keystore" if self.kind == "keystore" else "key_env")
 
 
-@dataclass(frozen=True, slots=True)
-class ProfileConfig:
+class ProfileConfig(msgspec.Struct, frozen=True):
     """One profile. ``url`` None is the built-in exchange; ``key`` None is watch-only. ``mirror`` (with no
     ``url``): the built-in exchange lists that exchange's instruments and follows its prices (paper trading)."""
 
@@ -123,7 +121,7 @@ class ProfileConfig:
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending an order larger than this
     confirm_through_book_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
     max_slippage_pct: Decimal = Decimal(1)  # a market order (or close) fills at most this far beyond the best price
-    keymap: dict[str, str] = field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
+    keymap: dict[str, str] = msgspec.field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
     theme: str = "xtui"
     symbol: str = "BTC-PERP"
     low_bandwidth: bool = False  # for links under 100 kbit/s: fewer redraws a second, no depth bars
@@ -211,10 +209,7 @@ def _problem(profile: ProfileConfig) -> tuple[str, str] | None:
 
 
 # ---- the file ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """The file as read (or the built-in defaults when there is none), before environment overrides."""
 
     path: Path
@@ -366,10 +361,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
 
 
 # ---- the effective settings --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """The selected profile after environment overrides: what the dashboard starts with."""
 
     config: Config

@@ -16,10 +16,12 @@ from __future__ import annotations
 import collections
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
+from msgspec.structs import asdict, replace
 
 from tui.paths import profile_file
 
@@ -36,8 +38,7 @@ MAX_ALERTS = 500
 SAMPLES = 600  # prices kept per move alert's window (one every window/600 seconds at most)
 
 
-@dataclass(frozen=True, slots=True)
-class Alert:
+class Alert(msgspec.Struct, frozen=True):
     id: int
     symbol: str
     source: Source
@@ -56,8 +57,7 @@ class Alert:
         return f"{self.symbol} {price} {self.condition} {self.level.normalize():,f}"
 
 
-@dataclass(frozen=True, slots=True)
-class Fired:
+class Fired(msgspec.Struct, frozen=True):
     alert: Alert
     price: Decimal
     since: Decimal | None = None  # "move": the price it moved from

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, Protocol
+
+import msgspec
 
 from tui.api.models import Fill, FundingRecord, Order, WsFill, WsOrder, to_datetime
 
@@ -60,8 +61,7 @@ class Steps(Protocol):
     def lot_size(self) -> Decimal: ...
 
 
-@dataclass(frozen=True, slots=True)
-class AccountEvent:
+class AccountEvent(msgspec.Struct, frozen=True):
     """One thing that happened to the account. ``pieces`` are the notice's words, joined by `` · ``."""
 
     kind: EventKind
@@ -85,8 +85,7 @@ class AccountEvent:
         return " · ".join(self.pieces)
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
+class Notice(msgspec.Struct, frozen=True):
     """A line for the trader: ``kinds`` says which bells it may ring."""
 
     kinds: frozenset[str]

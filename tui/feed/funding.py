@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+
+import msgspec
 
 from tui.api.models import Fill, FundingRecord, Position, to_datetime
 
@@ -80,8 +81,7 @@ def opened_at(position: Position, fills: Iterable[Fill]) -> datetime | None:
     return newest
 
 
-@dataclass(frozen=True, slots=True)
-class FundingPaid:
+class FundingPaid(msgspec.Struct, frozen=True):
     """Funding received (+) or paid (-) on a position since it opened; ``estimate``: its opening fill is
     not among those held, so the records were summed back while on the position's side."""
 

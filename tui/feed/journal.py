@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from tui.api import models as m
 from tui.api.client import Client
@@ -38,8 +39,7 @@ PAGE = 100
 ZERO = Decimal(0)
 
 
-@dataclass(slots=True)
-class Totals:
+class Totals(msgspec.Struct):
     """What one day or one instrument adds up to."""
 
     realized: Decimal = ZERO
@@ -53,11 +53,10 @@ class Totals:
         return self.realized - self.fees + self.funding
 
 
-@dataclass(slots=True)
-class Journal:
-    by_day: dict[dt.date, Totals] = field(default_factory=dict)  # oldest first
-    by_instrument: dict[str, Totals] = field(default_factory=dict)  # by name
-    total: Totals = field(default_factory=Totals)
+class Journal(msgspec.Struct):
+    by_day: dict[dt.date, Totals] = msgspec.field(default_factory=dict)  # oldest first
+    by_instrument: dict[str, Totals] = msgspec.field(default_factory=dict)  # by name
+    total: Totals = msgspec.field(default_factory=Totals)
 
 
 def parse_since(text: str) -> dt.datetime:

@@ -19,8 +19,9 @@ cross part.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from tui.api.models import AccountSummary, Position
 
@@ -30,8 +31,7 @@ ZERO = Decimal(0)
 NO_PRICE_REACHES = "equity covers a fall to 0"
 
 
-@dataclass(frozen=True, slots=True)
-class Liquidation:
+class Liquidation(msgspec.Struct, frozen=True):
     """A position's liquidation price: ``price`` None when no price reaches it (``reason`` says why) or when
     it cannot be told yet (``reason`` empty); ``estimate`` when derived here rather than given."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import collections
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Literal
@@ -70,8 +69,7 @@ OPEN_STATES = frozenset({"open", "triggered"})  # what open_orders lists; anythi
 ENDED_KEPT = 1_000  # orders whose end (filled, cancelled...) is remembered, to say whether a fill finished one
 
 
-@dataclass(frozen=True)
-class InstrumentInfo:
+class InstrumentInfo(msgspec.Struct, frozen=True):
     """What order entry and formatting need of an instrument (from /info instruments)."""
 
     id: int
@@ -129,8 +127,7 @@ def _fill_key(f: Fill) -> tuple[int, int, str]:
     return (f.trade_id, f.order_id, f.side)
 
 
-@dataclass(frozen=True)
-class TapeMark:
+class TapeMark(msgspec.Struct, frozen=True):
     """A line across the trade tape where the socket was lost: the trades above it came after the reconnect."""
 
     after_trade_id: int  # the newest trade held when the socket fell silent
@@ -138,20 +135,21 @@ class TapeMark:
     gap_s: float  # how long nothing arrived
 
 
-@dataclass
-class MarketState:
+class MarketState(msgspec.Struct):
     """Every instrument's ticker, and the selected instrument's book, trades and candles."""
 
     instruments: dict[str, InstrumentInfo]  # by name, perps then spot
     tickers: dict[str, Ticker]  # by symbol
     selected: str
     book: BookState
-    trades: collections.deque[Trade] = field(default_factory=lambda: collections.deque(maxlen=TRADES_KEPT))
+    trades: collections.deque[Trade] = msgspec.field(default_factory=lambda: collections.deque(maxlen=TRADES_KEPT))
     chart_type: str = "ltp"  # "mark" | "index" | "ltp"
     resolution: str = "1"  # "1","5","15","30","60","240","1D","1W"
-    candles: list[Candle] = field(default_factory=list)  # oldest first
+    candles: list[Candle] = msgspec.field(default_factory=list)  # oldest first
     chart_loading: bool = False  # another chart was asked for and its history has not come yet
-    tape_marks: collections.deque[TapeMark] = field(default_factory=lambda: collections.deque(maxlen=TAPE_MARKS_KEPT))
+    tape_marks: collections.deque[TapeMark] = msgspec.field(
+        default_factory=lambda: collections.deque(maxlen=TAPE_MARKS_KEPT)
+    )
     funding_period_s: int = DEFAULT_PERIOD_S  # how often funding is paid (from the account's funding records)
 
     def add_trades(self, trades: Iterable[Trade]) -> None:
@@ -189,23 +187,22 @@ class MarketState:
         self.candles = [merged[t] for t in sorted(merged)][-CANDLES_KEPT:]
 
 
-@dataclass
-class AccountState:
+class AccountState(msgspec.Struct):
     """The account's summary, positions, open orders and recent fills (``address`` None: no account)."""
 
     address: str | None
     summary: AccountSummary | None = None
-    positions: list[Position] = field(default_factory=list)
-    open_orders: list[Order] = field(default_factory=list)  # newest first
-    fills: collections.deque[Fill] = field(default_factory=lambda: collections.deque(maxlen=FILLS_KEPT))
-    funding: list[FundingRecord] = field(default_factory=list)  # newest first, at most FUNDING_KEPT
+    positions: list[Position] = msgspec.field(default_factory=list)
+    open_orders: list[Order] = msgspec.field(default_factory=list)  # newest first
+    fills: collections.deque[Fill] = msgspec.field(default_factory=lambda: collections.deque(maxlen=FILLS_KEPT))
+    funding: list[FundingRecord] = msgspec.field(default_factory=list)  # newest first, at most FUNDING_KEPT
     loaded: bool = False  # one full poll (or push of every kind) has arrived
-    events: EventLog = field(default_factory=EventLog)  # what happened to the account, to announce
+    events: EventLog = msgspec.field(default_factory=EventLog)  # what happened to the account, to announce
     # monotonic time of the last push per order id / position key, and what it said (None: gone)
-    _order_pushes: dict[int, tuple[float, Order | None]] = field(default_factory=dict, repr=False)
-    _position_pushes: dict[tuple[int, str], tuple[float, Position | None]] = field(default_factory=dict, repr=False)
-    _summary_pushed: float = field(default=float("-inf"), repr=False)
-    _ended: collections.OrderedDict[int, str] = field(default_factory=collections.OrderedDict, repr=False)
+    _order_pushes: dict[int, tuple[float, Order | None]] = msgspec.field(default_factory=dict)
+    _position_pushes: dict[tuple[int, str], tuple[float, Position | None]] = msgspec.field(default_factory=dict)
+    _summary_pushed: float = float("-inf")
+    _ended: collections.OrderedDict[int, str] = msgspec.field(default_factory=collections.OrderedDict)
 
     # ---- pushes -----------------------------------------------------------------------------------
 
@@ -312,12 +309,11 @@ class AccountState:
         return len(held) != before
 
 
-@dataclass
-class FeedStatus:
+class FeedStatus(msgspec.Struct):
     """Figures for the status bar."""
 
     connection: str = "connecting"  # "connecting" | "live" | "stale" | "reconnecting" | "polling" | "closed"
-    updated: dict[str, float] = field(default_factory=dict)  # topic -> monotonic time of its last data
+    updated: dict[str, float] = msgspec.field(default_factory=dict)  # topic -> monotonic time of its last data
     rate: GovernorStatus | None = None
     rate_at: float = 0.0  # monotonic time ``rate`` was read: its waits count down from there
     clock_drift_ms: int | None = None  # server time - local time
@@ -328,12 +324,12 @@ class FeedStatus:
     bad_frames: int = 0  # frames or records that did not decode
     resyncs: int = 0  # order-book reloads from /info
     subscriptions: int = 0  # WebSocket subscriptions held (kept across reconnects by the client)
-    messages: collections.Counter[str] = field(default_factory=collections.Counter)  # pushes received, by channel
+    # pushes received, by channel
+    messages: collections.Counter[str] = msgspec.field(default_factory=collections.Counter)
     paper: PaperStatus | None = None  # the exchange mirrors another (paper trading): what it last said of it
 
 
-@dataclass
-class FeedState:
+class FeedState(msgspec.Struct):
     market: MarketState
     account: AccountState
     status: FeedStatus

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any, Literal
+
+import msgspec
 
 from tui.api.decimals import parse_decimal
 from tui.api.wire import order_item
@@ -24,8 +25,7 @@ DEFAULT_SLIPPAGE_PCT = Decimal(1)  # a market order fills at most this far beyon
 Level = tuple[Decimal, Decimal]  # (price, size) of one book level
 
 
-@dataclass(frozen=True, slots=True)
-class OrderInput:
+class OrderInput(msgspec.Struct, frozen=True):
     """What the form holds: text as typed, choices as chosen."""
 
     side: Side = "buy"
@@ -40,8 +40,7 @@ class OrderInput:
     cloid: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class OrderContext:
+class OrderContext(msgspec.Struct, frozen=True):
     """What validation needs to know about the instrument, the book and the account right now."""
 
     instrument_id: int
@@ -70,8 +69,7 @@ class OrderContext:
         return self.symbol.split("/")[0].split("-")[0]
 
 
-@dataclass(frozen=True, slots=True)
-class OrderPlan:
+class OrderPlan(msgspec.Struct, frozen=True):
     """A validated order: what will be sent, and what it is worth."""
 
     instrument_id: int
@@ -129,20 +127,18 @@ class OrderPlan:
         return f"{self.side.upper()} {fmt_decimal(self.size)} {self.symbol} @ {at} ({kind} {tif}{trig}{flags})"
 
 
-@dataclass(frozen=True, slots=True)
-class Validation:
+class Validation(msgspec.Struct, frozen=True):
     """Either a plan or, per field, what is wrong with it."""
 
     plan: OrderPlan | None
-    errors: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.plan is not None and not self.errors
 
 
-@dataclass(frozen=True, slots=True)
-class ConfirmPolicy:
+class ConfirmPolicy(msgspec.Struct, frozen=True):
     """When to ask before sending (a large notional, a limit price far through the book, a market order the
     visible book cannot fill within its bound), and how far beyond the best price a market order may fill."""
 
@@ -294,8 +290,7 @@ def protection_price(side: Side, base: Decimal, slippage_pct: Decimal, tick: Dec
     return max(bound, tick)
 
 
-@dataclass(frozen=True, slots=True)
-class FillEstimate:
+class FillEstimate(msgspec.Struct, frozen=True):
     """What a market order would take from the visible book: ``size`` of the ``wanted`` at ``average``."""
 
     wanted: Decimal

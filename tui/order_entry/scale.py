@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from .core import OrderContext, OrderPlan, Side, _floor, _funds_problem, _money, _parse, fmt_decimal
 
@@ -11,8 +12,7 @@ SCALE_MAX = 50  # orders in one scale
 SCALE_WEIGHTS = ("flat", "low", "high")  # equal sizes, more size at the low price, more at the high price
 
 
-@dataclass(frozen=True, slots=True)
-class ScalePlan:
+class ScalePlan(msgspec.Struct, frozen=True):
     """N limit orders between two prices, sent as one placeOrder and cancelled as a group (``group``)."""
 
     orders: tuple[OrderPlan, ...]

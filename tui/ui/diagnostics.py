@@ -12,8 +12,9 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from tui.api.limits import GovernorStatus
 
@@ -46,8 +47,7 @@ class TerminalBytes:
         return self.total if self.attached else None
 
 
-@dataclass(frozen=True, slots=True)
-class FrameStats:
+class FrameStats(msgspec.Struct, frozen=True):
     """Frames measured so far, their total time, and the slowest since the previous ``FrameMeter.take``."""
 
     count: int
@@ -81,8 +81,7 @@ class FrameMeter:
         return stats
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessUsage:
+class ProcessUsage(msgspec.Struct, frozen=True):
     cpu_s: float  # user + system, every thread (the built-in exchange's included)
     rss_bytes: int | None  # resident memory now; None where /proc is not there
 
@@ -98,8 +97,7 @@ def process_usage() -> ProcessUsage:
     return ProcessUsage(times.user + times.system, rss)
 
 
-@dataclass
-class Probes:
+class Probes(msgspec.Struct):
     """Where each figure comes from. ``written`` is None when nothing counts the terminal's bytes (headless)."""
 
     messages: Callable[[], Mapping[str, int]]  # feed pushes received so far, by channel
@@ -110,8 +108,7 @@ class Probes:
     clock: Callable[[], float] = time.perf_counter
 
 
-@dataclass(frozen=True)
-class Figures:
+class Figures(msgspec.Struct, frozen=True):
     """One sample: rates over ``window_s`` seconds."""
 
     window_s: float
@@ -121,7 +118,7 @@ class Figures:
     bytes_per_s: float | None  # None: not counted here (headless, or not a POSIX terminal)
     cpu_pct: float  # of one core
     rss_bytes: int | None
-    messages_per_s: dict[str, float] = field(default_factory=dict)  # by channel, busiest first
+    messages_per_s: dict[str, float] = msgspec.field(default_factory=dict)  # by channel, busiest first
     rate: GovernorStatus | None = None
 
     @property
@@ -129,8 +126,7 @@ class Figures:
         return sum(self.messages_per_s.values())
 
 
-@dataclass
-class _Reading:
+class _Reading(msgspec.Struct):
     at: float
     frames: FrameStats
     written: int | None

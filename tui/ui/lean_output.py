@@ -24,9 +24,9 @@ import re
 import select
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from textual.drivers.linux_driver import LinuxDriver
 
 from tui.ui.diagnostics import TerminalBytes
@@ -38,8 +38,7 @@ _MOVES = re.compile(r"(?:\x1b\[\d*(?:;\d*)?H)+")  # cursor positioning only: it 
 _ATTRS = frozenset({1, 2, 3, 4, 5, 7, 8, 9, 53})
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
+class Style(msgspec.Struct, frozen=True):
     """What an SGR sequence after a reset sets: attributes and colours (as their parameter strings)."""
 
     attrs: frozenset[int] = frozenset()

@@ -17,9 +17,10 @@ import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 from typing import Literal
+
+import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import ActionRejected, ClientError
@@ -31,8 +32,7 @@ JITTER = 0.2  # each interval is drawn from [1 - JITTER, 1 + JITTER] x the inter
 State = Literal["running", "paused", "done", "stopped", "cancelled"]
 
 
-@dataclass(frozen=True, slots=True)
-class TwapSpec:
+class TwapSpec(msgspec.Struct, frozen=True):
     symbol: str
     side: Side
     total: Decimal
@@ -47,8 +47,7 @@ class TwapSpec:
         )
 
 
-@dataclass
-class Twap:
+class Twap(msgspec.Struct):
     id: int
     spec: TwapSpec
     state: State = "running"
@@ -57,7 +56,7 @@ class Twap:
     sent: int = 0  # slices sent
     next_at: float = 0.0  # when the next slice goes (the runner's clock)
     reason: str = ""  # why it stopped
-    log: list[str] = field(default_factory=list)
+    log: list[str] = msgspec.field(default_factory=list)
 
     @property
     def average(self) -> Decimal | None:

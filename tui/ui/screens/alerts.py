@@ -7,10 +7,10 @@ here is sent to the exchange, so read-only and watch-only can use it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any, ClassVar
 
+from msgspec.structs import replace
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label

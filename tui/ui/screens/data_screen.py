@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, cast
 
+import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -39,8 +39,7 @@ __all__ = ["ActionPlan", "DataScreen", "ScreenContext"]
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ScreenContext:
+class ScreenContext(msgspec.Struct, frozen=True):
     """What every data screen is given: the client, the feed, whose account, who signs, how often to poll."""
 
     client: Client
@@ -53,15 +52,14 @@ class ScreenContext:
     profile: str
 
 
-@dataclass(frozen=True)
-class ActionPlan:
+class ActionPlan(msgspec.Struct, frozen=True):
     """A checked action: the question and the lines of the confirmation, and how to send it."""
 
     what: str  # "Transfer": names the notification and the result line
     question: str
     lines: list[str]
     send: Callable[[], Awaitable[ExchangeResponse[Any]]]
-    outcome: Callable[[ExchangeResponse[Any]], str] = field(default=lambda resp: "done")
+    outcome: Callable[[ExchangeResponse[Any]], str] = msgspec.field(default=lambda resp: "done")
 
 
 class DataScreen(Screen[None]):

@@ -7,9 +7,9 @@ The check is a plain function of the texts typed (see ``field_checks``); it retu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
+import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,8 +24,7 @@ __all__ = ["FormField", "FormScreen"]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class FormField:
+class FormField(msgspec.Struct, frozen=True):
     """One input: ``name`` is the key of its text in the check's dict."""
 
     name: str

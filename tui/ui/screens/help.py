@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
+import msgspec
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -17,8 +17,7 @@ from tui.ui.widgets.key_table import KeyTable
 __all__ = ["HelpScreen", "KeyHelp"]
 
 
-@dataclass(frozen=True, slots=True)
-class KeyHelp:
+class KeyHelp(msgspec.Struct, frozen=True):
     """One binding as the help screen shows it."""
 
     scope: str

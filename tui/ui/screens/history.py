@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, TypeVar
 
+import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -65,8 +65,7 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
 USDC_DECIMALS = 6  # when the collateral list has not said
 
 
-@dataclass(slots=True)
-class Filled:
+class Filled(msgspec.Struct):
     """What an order's fills add up to."""
 
     size: Decimal = Decimal(0)

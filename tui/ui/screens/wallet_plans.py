@@ -7,9 +7,10 @@ checksum, every chain against the collateral's enabled bridges. The plan's lines
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+import msgspec
 
 from tui.api.client import Client
 from tui.api.models import AccountSummary, Balance, Collateral, ExchangeResponse, Vault
@@ -24,8 +25,7 @@ SHARE_DECIMALS = 18  # vault shares: the interface gives no precision; the excha
 ZERO_BALANCE = Balance(balance=Decimal(0), withdrawable_balance=Decimal(0))
 
 
-@dataclass(frozen=True)
-class WalletView:
+class WalletView(msgspec.Struct, frozen=True):
     """What the wallet's forms are checked against: the account's balances, the collateral, the vaults."""
 
     client: Client

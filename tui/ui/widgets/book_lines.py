@@ -13,9 +13,9 @@ ctrl+home/ctrl+end and Enter.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
+import msgspec
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -37,8 +37,7 @@ _NO_CURSOR, _CURSOR, _HOVER = 0, 1, 2
 _NULL = Style.null()
 
 
-@dataclass(frozen=True, slots=True)
-class Column:
+class Column(msgspec.Struct, frozen=True):
     label: str
     width: int
     right: bool = True  # right-justified (text and header); else left

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, Decimal
+
+import msgspec
 
 from tui.api.models import Candle
 
@@ -44,8 +45,7 @@ LABEL_MINUTES = (1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 1
 VOLUME_BLOCKS = " ▁▂▃▄▅▆▇█"
 
 
-@dataclass(frozen=True, slots=True)
-class Picture:
+class Picture(msgspec.Struct, frozen=True):
     lines: tuple[Line, ...]
     shown: int  # candles drawn
     body: int  # a candle's body width in columns

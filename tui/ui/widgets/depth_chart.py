@@ -12,10 +12,10 @@ Like ``BookLines``, it redraws only the lines whose content changed, from strips
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import ClassVar
 
+import msgspec
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -36,8 +36,7 @@ Line = tuple[Run, ...]
 Levels = Sequence[tuple[Decimal, Decimal]]  # (price, size), best first
 
 
-@dataclass(frozen=True, slots=True)
-class DepthCurve:
+class DepthCurve(msgspec.Struct, frozen=True):
     """Cumulative size at one price per column; ``sides`` says whose it is ("b", "a", or "" at the mid)."""
 
     low: Decimal
@@ -91,8 +90,7 @@ def depth_curve(bids: Levels, asks: Levels, width: int) -> DepthCurve | None:
     return DepthCurve(mid - span, mid + span, mid, tuple(prices), tuple(sizes), tuple(sides))
 
 
-@dataclass(frozen=True, slots=True)
-class DepthColours:
+class DepthColours(msgspec.Struct, frozen=True):
     bid: str
     ask: str
     muted: str

@@ -8,16 +8,14 @@ over the theme's surface here, into the solid colour it shows as.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from textual.app import App
 from textual.color import Color, ColorParseError
 
 __all__ = ["Palette"]
 
 
-@dataclass(frozen=True, slots=True)
-class Palette:
+class Palette(msgspec.Struct, frozen=True):
     bid: str
     ask: str
     up: str

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
+import msgspec
 from rich.text import Text
 
 from tui.api.models import Position
@@ -36,8 +36,7 @@ COLUMNS = (
 ESTIMATE = "≈"  # before a liquidation price derived here, not given by the exchange
 
 
-@dataclass(frozen=True, slots=True)
-class PositionView:
+class PositionView(msgspec.Struct, frozen=True):
     """A position with what the summary adds: the mark, uPnL (and % of margin), liquidation price."""
 
     position: Position

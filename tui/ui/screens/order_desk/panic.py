@@ -4,7 +4,8 @@ each result."""
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from tui.api.errors import ClientError
 from tui.api.models import Position
