@@ -163,6 +163,7 @@ def _xtui_in_pty(
         try:
             yield proc, master
         finally:
+            exchange = _children(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             try:
@@ -170,7 +171,23 @@ def _xtui_in_pty(
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+            _wait_ended(exchange)
             os.close(master)
+
+
+def _wait_ended(pids: list[int], timeout: float = 10.0) -> None:
+    """Until ``pids`` have ended. The built-in exchange stops ~0.2 s after its dashboard is killed (its stdin
+    closes): a run started meanwhile shared the machine with it, ~25 ms more to the first frame run after run."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        running = []
+        for pid in pids:
+            with contextlib.suppress(OSError, IndexError):
+                if _stat(str(pid))[0] != "Z":  # ended, not reaped yet: as good as gone
+                    running.append(pid)
+        if not running:
+            return
+        time.sleep(0.01)
 
 
 def measure_default_run(
