@@ -248,3 +248,34 @@ async def test_a_feed_cancelled_again_while_it_ends_still_ends_and_stop_returns(
             while sim.hub.connections:
                 await asyncio.sleep(0.01)
         assert feed.state.status.connection == "closed"
+
+
+async def test_the_account_is_looked_at_once_its_opening_is_done(
+    make_feed: MakeFeed, sim: LocalExchange, clock: FrozenClock, alice: Client
+) -> None:
+    """``account_opens_with`` (the dashboard's faucet on the local exchange): the market loads meanwhile; the
+    account's first poll waits for the opening, and then runs. (The account's channels are subscribed as ever:
+    what they push is not held.)"""
+    opened = asyncio.Event()
+    polled: list[str] = []
+    client = client_for(sim, None, clock)
+    summary = client.account_summary
+
+    async def account_summary(user: str) -> Any:
+        polled.append(user)
+        return await summary(user)
+
+    client.account_summary = account_summary  # type: ignore[method-assign]
+
+    async def opening() -> None:
+        await opened.wait()
+
+    feed, changes = await make_feed(address(alice), ready=False, client=client)
+    feed.account_opens_with(opening())
+    await changes.until(lambda: feed.state.market.book.loaded and bool(feed.state.market.tickers))
+    await asyncio.sleep(0.1)  # what a poll started before the gate would have sent by now
+    assert polled == []
+    opened.set()
+    async with asyncio.timeout(WAIT_S):
+        await feed.wait_ready()
+    assert polled == [address(alice)] and feed.state.account.loaded

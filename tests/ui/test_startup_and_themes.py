@@ -152,11 +152,11 @@ def test_a_bad_user_theme_stops_the_start_with_its_file_named() -> None:
 async def test_the_demo_account_is_opened_before_the_feed_looks_at_it(
     sim: LocalExchange, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The local exchange funds an account on its first signed action. The dashboard sends one (cancelAll) and
-    starts its feed once it is answered, so no look at the account is sent before the funds are there. The
-    faucet used to go beside the feed, then refresh the account itself: two rounds of account queries at start,
-    the first of which could find the account empty. (Which round came first depended on timing; the faucet's
-    own refresh did not.)"""
+    """The local exchange funds an account on its first signed action. The dashboard sends one (cancelAll) as
+    its feed starts, and the feed loads the market meanwhile but looks at the account only once it is answered:
+    no account query goes out before the funds are there. The faucet used to refresh the account itself after
+    its action, beside the feed's own look: two rounds of account queries at start, the first of which could
+    find the account empty. (Which round came first depended on timing; the faucet's own refresh did not.)"""
     from tests.conftest import QUIET_WS, client_for
     from tests.ui.conftest import drawn, feed_ready
     from tui.api.http import HttpClient

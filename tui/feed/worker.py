@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from tui.api.client import Client
@@ -81,8 +81,14 @@ class Feed(ChannelSubscriptions):
         self._last_ticker_poll = float("-inf")
         self._resyncing = False  # back after a reconnect, reloading what was missed: not live yet
         self._silent_after: int | None = None  # the newest trade held when the socket fell silent
+        self._account_opening: asyncio.Future[Any] | None = None  # the account's first look waits for it
 
     # ---- the contract ---------------------------------------------------------------------------
+
+    def account_opens_with(self, opening: Awaitable[Any]) -> None:
+        """Look at the account only once ``opening`` is done (the local exchange's faucet, which funds it on its
+        first signed action): the market loads meanwhile, and the account's first picture is the funded one."""
+        self._account_opening = asyncio.ensure_future(opening)
 
     async def run(self) -> None:
         """Run until ``stop()``. Network and data errors are reported in ``state.status``, not raised."""
@@ -314,6 +320,8 @@ class Feed(ChannelSubscriptions):
         user = account.address
         if user is None:
             return True
+        if self._account_opening is not None:
+            await asyncio.shield(self._account_opening)  # a poll cancelled meanwhile leaves the opening be
         since = self._clock()
         positions, orders, summary, fills = await asyncio.gather(
             self._fetch("positions", self.client.positions(user)),

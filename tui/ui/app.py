@@ -179,8 +179,9 @@ class XtuiApp(App[None]):
             self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
-        feed = self._open_account_then_feed() if self._fund else self.feed.run()
-        self.run_worker(feed, name="feed", group="feed", exit_on_error=False)
+        if self._fund:
+            self.feed.account_opens_with(self._open_demo_account())
+        self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
         # The data screens are left out of start-up (``screen_classes``); a second after it they are imported
         # here, on the UI's loop (~90 ms, once), so that the first ? or A does not wait for them. Not in a
         # thread: the collector would then run there too, and a finalizer that schedules on this loop from
@@ -258,15 +259,14 @@ class XtuiApp(App[None]):
         if self._close_client:
             await self.client.aclose()
 
-    async def _open_account_then_feed(self) -> None:
-        """The local exchange funds an account on its first signed action: a harmless one is sent, and the feed
-        starts once it is answered. Its first picture of the account is then the funded one: one round of
-        account queries at start-up, where the faucet's own refresh made two."""
+    async def _open_demo_account(self) -> None:
+        """The local exchange funds an account on its first signed action: a harmless one is sent. The feed
+        loads the market meanwhile and looks at the account once this is answered: one round of account queries
+        at start-up, which sees the funds (the faucet's own refresh, beside the feed's, made two)."""
         try:
             await self.client.cancel_all()
         except ClientError as exc:
             self.notify(f"Could not open the demo account: {exc}", severity="error", markup=False)
-        await self.feed.run()
 
     def _network_mismatch(self, warning: str) -> None:
         """The exchange plays another network than xtui signs for: every order would go to another account."""
