@@ -167,3 +167,21 @@ def test_rules_with_errors_are_not_kept(tmp_path: Path) -> None:
     kept.put(key, rules)
     kept.save()
     assert not (tmp_path / FILE_NAME).exists()
+
+
+def test_the_file_keeps_what_the_last_start_used(tmp_path: Path) -> None:
+    """A start that parses something new writes back what it used: rules another xtui's CSS (or another theme)
+    left there and this start never asked for are dropped, so the file does not grow from one upgrade to the
+    next."""
+    path = tmp_path / FILE_NAME
+    sheet = Stylesheet()
+    keys = [(f"X{i} {{ height: {i}; }}", ("f", f"X{i}.DEFAULT_CSS"), True, 0, "", "v") for i in range(3)]
+    first = KeptCss(path)
+    for key in keys[:2]:
+        first.put(key, sheet._parse_rules(key[0], key[1], True, 0, ""))
+    first.save()
+    second = KeptCss(path)
+    assert second.get(keys[0]) is not None  # used; keys[1] is not asked for
+    second.put(keys[2], sheet._parse_rules(keys[2][0], keys[2][1], True, 0, ""))
+    second.save()
+    assert set(KeptCss(path)._loaded()) == {keys[0], keys[2]}

@@ -50,20 +50,24 @@ def _stamp() -> tuple[str, ...]:
 
 
 class KeptCss:
-    """The rule sets parsed so far, read from ``path`` on first use; ``save`` writes them back if any were added."""
+    """The rule sets parsed so far, read from ``path`` on first use. ``save`` writes back those this process used,
+    if it parsed any: the file holds what the last start needed (its theme's, its xtui's), and does not grow."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._rules: dict[Key, list[RuleSet]] | None = None
         self._added = 0
         self._from_file: frozenset[Key] = frozenset()
+        self._used: set[Key] = set()
         self.found: set[Key] = set()  # what the file gave, so was not parsed (tests read these two)
         self.parsed = 0
 
     def get(self, key: Key) -> list[RuleSet] | None:
         rules = self._loaded().get(key)
-        if rules is not None and key in self._from_file:
-            self.found.add(key)
+        if rules is not None:
+            self._used.add(key)
+            if key in self._from_file:
+                self.found.add(key)
         return rules
 
     def put(self, key: Key, rules: list[RuleSet]) -> None:
@@ -71,6 +75,7 @@ class KeptCss:
         if any(rule.errors for rule in rules):  # Textual raises on these each time: nothing to keep
             return
         self._loaded()[key] = rules
+        self._used.add(key)
         self._added += 1
 
     def save(self) -> None:
@@ -78,7 +83,8 @@ class KeptCss:
         if not self._added or self._rules is None:
             return
         try:
-            data = pickle.dumps((_stamp(), self._rules), protocol=pickle.HIGHEST_PROTOCOL)
+            used = {key: rules for key, rules in self._rules.items() if key in self._used}
+            data = pickle.dumps((_stamp(), used), protocol=pickle.HIGHEST_PROTOCOL)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".css-rules-")
             try:
@@ -112,7 +118,12 @@ class KeptCss:
         except Exception as exc:  # a damaged file can raise anything: it is only a cache
             log.warning("kept CSS in %s ignored: %s", self.path, exc)
             return {}
-        if stamp != _stamp() or not isinstance(rules, dict):
+        try:
+            ours = _stamp()
+        except OSError as exc:  # Textual's files moved under us: nothing can be trusted
+            log.warning("kept CSS in %s ignored: %s", self.path, exc)
+            return {}
+        if stamp != ours or not isinstance(rules, dict):
             log.info("kept CSS in %s is from another Textual or Python: parsed afresh", self.path)
             return {}
         return rules
