@@ -5,6 +5,7 @@ Real processes; every wait has a deadline."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import select
 import signal
@@ -184,3 +185,69 @@ def test_a_descriptor_that_is_no_socket_is_refused_by_name(tmp_path: Path) -> No
         )
     assert run.returncode == 1, run.stderr
     assert f"xtui sim: cannot listen on descriptor {fd}: " in run.stderr and "socket" in run.stderr, run.stderr
+
+
+def test_told_to_stop_soon_it_ends_by_itself() -> None:
+    """``stop_soon`` closes its lifeline and returns at once: the exchange ends on its own (the dashboard calls it
+    as it begins to exit, so the exchange's ~0.2 s stop runs beside Textual's teardown; ``stop`` then only reaps)."""
+    exchange = ExchangeProcess(seed=11)
+    exchange.start()
+    proc = exchange.proc
+    assert proc is not None
+    try:
+        exchange.stop_soon()
+        assert proc.poll() is None or proc.returncode == 0  # returned at once, nothing sent but the EOF
+        wait_until_gone(proc.pid)
+        assert proc.wait(DEADLINE_S) == 0
+    finally:
+        exchange.stop()
+
+
+async def test_the_app_tells_its_exit_hooks_once_before_it_tears_down() -> None:
+    from tests.conftest import QUIET_WS
+    from tui.api.client import Client
+    from tui.ui.app import make_app
+
+    seen: list[bool] = []
+    async with Client("http://127.0.0.1:9") as client:  # nobody serves: the app needs no data for this
+        app = make_app(client, "ws://127.0.0.1:9/ws/", None, feed_options={"ws_options": QUIET_WS})
+        app.on_exit.append(lambda: seen.append(app.is_running))
+        async with app.run_test(size=(80, 24)):
+            app.exit()
+            app.exit()  # a second exit (a second q, say) calls nothing again
+    assert seen == [True]
+
+
+def test_q_ends_the_dashboard_and_its_exchange(tmp_path: Path) -> None:
+    """A trader's quit, in a real pty: ``q`` ends xtui with status 0, and its built-in exchange is gone with it."""
+    proc, master = xtui_in_pty(tmp_path, "--seed", "7", size=(120, 30))
+    out = b""
+    try:
+        deadline = time.monotonic() + DEADLINE_S
+        while b"spread" not in out:  # the dashboard is up, with the exchange's data
+            assert time.monotonic() < deadline, out[-500:]
+            if select.select([master], [], [], 0.1)[0]:
+                out += os.read(master, 65536)
+        children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p.name) == proc.pid]
+        assert children, "no built-in exchange under the dashboard"
+        os.write(master, b"q")
+        while proc.poll() is None:  # keep its terminal drained while it ends
+            assert time.monotonic() < deadline + DEADLINE_S, "q did not end xtui"
+            if select.select([master], [], [], 0.1)[0]:
+                with contextlib.suppress(OSError):
+                    os.read(master, 65536)
+        assert proc.returncode == 0
+        for child in children:
+            wait_until_gone(child)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _parent(pid: str) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None

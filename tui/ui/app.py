@@ -108,6 +108,7 @@ class XtuiApp(App[None]):
             **feed_options,
         )
         self._fund = fund
+        self.on_exit: list[Callable[[], None]] = []  # called as the app begins to exit, before Textual's teardown
         themes = xtui_themes()
         self._themes = [t.name for t in themes]
         for theme in themes:
@@ -387,6 +388,14 @@ class XtuiApp(App[None]):
             await self.twaps.stop_all()
         await self.feed.stop()
         self.exit()
+
+    def exit(self, result: None = None, return_code: int = 0, message: RenderableType | None = None) -> None:
+        """Exit, first telling ``on_exit`` (the built-in exchange starts its own stop, beside Textual's teardown:
+        each takes ~0.2 s, and one after the other they made quitting take ~0.45 s)."""
+        hooks, self.on_exit = self.on_exit, []
+        for hook in hooks:
+            hook()
+        super().exit(result, return_code, message)
 
 
 def make_app(

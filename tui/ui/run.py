@@ -177,6 +177,7 @@ def run_dashboard(
             tasks = [asyncio.create_task(_collector_back_after_first_frame(app, thresholds))]
             if exchange is not None:
                 tasks.append(asyncio.create_task(_exchange_serves(app, exchange, failed)))
+                app.on_exit.append(exchange.stop_soon)
             try:
                 await app.run_async()
             finally:
