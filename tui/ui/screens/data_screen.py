@@ -31,6 +31,7 @@ from tui.ui.widgets.display import short_address
 from tui.ui.widgets.footer import Footer
 from tui.ui.worker_errors import report_worker_error
 
+from .behind_dialog import draw_behind
 from .confirm import ConfirmScreen
 from .form import FormScreen
 
@@ -117,6 +118,10 @@ class DataScreen(Screen[None]):
         self.last_tx = ""
 
     # ---- layout -------------------------------------------------------------------------------------
+
+    def _compositor_refresh(self) -> None:
+        if not draw_behind(self):  # behind a form or a confirmation, a change is its own lines
+            super()._compositor_refresh()
 
     def compose(self) -> ComposeResult:
         who = short_address(self.ctx.account) if self.ctx.account else "no account"

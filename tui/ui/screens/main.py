@@ -44,6 +44,7 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
+from .behind_dialog import draw_behind
 from .main_keys import MAIN_BINDINGS
 from .order_desk import OrderDesk
 
@@ -198,6 +199,10 @@ class MainScreen(Screen[None]):
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
+
+    def _compositor_refresh(self) -> None:
+        if not draw_behind(self):  # behind a dialog, a change is its own lines, not the whole screen
+            super()._compositor_refresh()
 
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
