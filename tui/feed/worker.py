@@ -322,6 +322,7 @@ class Feed(ChannelSubscriptions):
             return True
         if self._account_opening is not None:
             await asyncio.shield(self._account_opening)  # a poll cancelled meanwhile leaves the opening be
+            self._account_opening = None  # done: later polls do not look again
         since = self._clock()
         positions, orders, summary, fills = await asyncio.gather(
             self._fetch("positions", self.client.positions(user)),
