@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.pty_xtui import xtui_in_pty
+from tui.bench.terminal import children
 from tui.sim.process import ExchangeProcess, ExchangeStartError
 
 DEADLINE_S = 20.0
@@ -228,8 +229,8 @@ def test_q_ends_the_dashboard_and_its_exchange(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, out[-500:]
             if select.select([master], [], [], 0.1)[0]:
                 out += os.read(master, 65536)
-        children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _parent(p.name) == proc.pid]
-        assert children, "no built-in exchange under the dashboard"
+        exchange = children(proc.pid)
+        assert exchange, "no built-in exchange under the dashboard"
         os.write(master, b"q")
         while proc.poll() is None:  # keep its terminal drained while it ends
             assert time.monotonic() < deadline + DEADLINE_S, "q did not end xtui"
@@ -237,17 +238,10 @@ def test_q_ends_the_dashboard_and_its_exchange(tmp_path: Path) -> None:
                 with contextlib.suppress(OSError):
                     os.read(master, 65536)
         assert proc.returncode == 0
-        for child in children:
+        for child in exchange:
             wait_until_gone(child)
     finally:
         os.close(master)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-def _parent(pid: str) -> int | None:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .sim_load import rss_mb
 
-__all__ = ["TerminalCost", "measure_default_run", "pane_regions", "start_to_full_frame"]
+__all__ = ["TerminalCost", "children", "measure_default_run", "pane_regions", "start_to_full_frame"]
 
 SEED = 7  # the same market every run, so that two runs' figures compare
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
@@ -64,7 +64,7 @@ def _stat(pid: int | str) -> list[str]:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` (the built-in exchange runs in one)."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -78,7 +78,7 @@ def _children(pid: int) -> list[int]:
 def _cpu_s(pid: int) -> float:
     """User + system CPU seconds of ``pid`` (all its threads) and of its children, as far as they are running."""
     ticks = 0
-    for each in (pid, *_children(pid)):
+    for each in (pid, *children(pid)):
         with contextlib.suppress(OSError):
             fields = _stat(each)
             ticks += int(fields[11]) + int(fields[12])
@@ -163,7 +163,7 @@ def _xtui_in_pty(
         try:
             yield proc, master
         finally:
-            exchange = _children(proc.pid)
+            exchange = children(proc.pid)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
             try:
@@ -203,7 +203,7 @@ def measure_default_run(
         total = _drain(master, seconds, regions, by_pane)
         elapsed = time.perf_counter() - t0
         cpu = _cpu_s(proc.pid) - cpu0
-        exchange = sum(rss_mb(child) for child in _children(proc.pid))
+        exchange = sum(rss_mb(child) for child in children(proc.pid))
         return TerminalCost(elapsed, total, cpu, by_pane, rss_mb(proc.pid), exchange)
 
 
