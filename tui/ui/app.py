@@ -34,6 +34,7 @@ from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.kept_css import KEEP_AFTER_S, KeptCss, KeptStylesheet
 from tui.ui.messages import FeedChanged, WatchToggled
+from tui.ui.render.keys_in_order import apply_in_order
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
@@ -239,6 +240,8 @@ class XtuiApp(App[None]):
         is up (the screen's queue holds the call behind its mount)."""
         early = isinstance(event, events.Key) and not self.main.is_mounted and self.screen_stack[-1:] == [self.main]
         if early and self.main.call_later(self.post_message, event):
+            return
+        if await apply_in_order(self, event):
             return
         await super().on_event(event)
 

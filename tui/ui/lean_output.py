@@ -30,6 +30,7 @@ import msgspec
 from textual.drivers.linux_driver import LinuxDriver
 
 from tui.ui.diagnostics import TerminalBytes
+from tui.ui.render.key_input import read_input
 
 __all__ = ["LeanDriver", "Style", "compress_sgr", "parse_sgr"]
 
@@ -162,6 +163,9 @@ class LeanDriver(LinuxDriver):
         text = compress_sgr(data)
         self.written.add(text)
         super().write(text)
+
+    def run_input_thread(self) -> None:
+        read_input(self)  # an Escape typed just before Enter or a digit stays an Escape (tui.ui.render.key_input)
 
     def start_application_mode(self) -> None:
         super().start_application_mode()  # type: ignore[no-untyped-call]
