@@ -103,3 +103,35 @@ def test_every_bench_group_is_named_for_the_command_line() -> None:
     from tui.bench.figures import _groups
 
     assert tuple(_groups(1, quick=True)) == GROUPS
+
+
+async def test_version_is_the_package_version() -> None:
+    """``xtui --version`` prints the version pyproject.toml gives the package, and exits 0."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())["project"]
+    rc, out, _ = await xtui("--version")
+    assert (rc, out) == (0, f"xtui {project['version']}\n")
+
+
+def test_constraints_pin_every_range_inside_it() -> None:
+    """CI installs with constraints.txt: each dependency pyproject.toml names is pinned there, inside its range."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    root = Path(__file__).resolve().parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    pins = dict(
+        re.match(r"([A-Za-z0-9_.-]+)==(\S+)", line).groups()  # type: ignore[union-attr]
+        for line in (root / "constraints.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    norm = {re.sub(r"[-_.]+", "-", k).lower(): v for k, v in pins.items()}
+    for text in [*project["dependencies"], *project["optional-dependencies"]["dev"]]:
+        req = Requirement(text)
+        pinned = norm.get(re.sub(r"[-_.]+", "-", req.name).lower())
+        assert pinned is not None and req.specifier.contains(pinned), f"{text}: constraints.txt has {pinned}"

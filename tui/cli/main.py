@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from tui import __version__
 from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
 from tui.config.errors import StartupError
@@ -135,6 +136,7 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.")
+    parser.add_argument("--version", action="version", version=f"xtui {__version__}")
     _add_dashboard(parser)
     sub = parser.add_subparsers(dest="command")
 
