@@ -2,12 +2,17 @@
 
 A slice is an IOC market order with a protection price at most the slippage limit beyond the best price
 (``tui.order_entry.protection_price``), of the size left divided by the slices left (on the lot; the last
-takes the rest). Slices are ``interval`` apart, each a little earlier or later at random (``JITTER``) so
-the pattern is not a clock others can trade against. What a slice filled is read back from the account's
-fills by the slice's client order id (``tw<id>-<n>``), so a slice whose answer was lost to the network is
-still counted right: the TWAP keeps going through a reconnect. It stops at the first refusal by the
-exchange and says why; pause, resume and cancel act before the next slice. Nothing here imports Textual:
-``on_change`` tells the app.
+takes the rest, and no slice is more than what is left). Slices are ``interval`` apart, each a little earlier
+or later at random (``JITTER``) so the pattern is not a clock others can trade against.
+
+Every slice is settled from the exchange's record by its client order id (``tw<id>x<stamp>-<n>``) before the
+next is sized or sent (``tui.order_entry.settle``): what it filled is the record's, so the size left is the
+exchange's. A slice whose answer was lost (a timeout, a dropped connection) or whose record cannot be read
+leaves the TWAP waiting, and saying so ("slice 3 unconfirmed: waiting for the exchange"), until the record
+answers; a slice signs a short ``expiresAfter`` (``slice_expiry_s``) so that one the exchange never saw is
+known not to have happened soon after. So a TWAP never trades more than its total, whatever the network does.
+It stops at the first refusal by the exchange and says why; pause, resume and cancel act before the next
+slice. Nothing here imports Textual: ``on_change`` tells the app.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ from typing import Literal
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import ActionRejected, ClientError
+from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ClientError
 from tui.order_entry import OrderContext, OrderPlan, Side, fmt_decimal, protection_price
+from tui.order_entry.settle import Settled, Unsettled, settle_order
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
 
 JITTER = 0.2  # each interval is drawn from [1 - JITTER, 1 + JITTER] x the interval
+SLICE_EXPIRY_S = 15.0  # a slice the exchange has not seen by then never executes (its expiresAfter)
+SETTLE_RETRY_S = 2.0  # how often an unconfirmed slice is asked after again
 State = Literal["running", "paused", "done", "stopped", "cancelled"]
 
 
@@ -51,16 +59,18 @@ class Twap(msgspec.Struct):
     id: int
     spec: TwapSpec
     state: State = "running"
-    filled: Decimal = Decimal(0)
-    value: Decimal = Decimal(0)  # sum of price x size filled
+    filled: Decimal = Decimal(0)  # the exchange's record of what the slices filled
+    value: Decimal = Decimal(0)  # sum of price x size of the fills read
+    priced: Decimal = Decimal(0)  # the size those fills cover
     sent: int = 0  # slices sent
+    unconfirmed: str = ""  # while a slice's outcome is unknown: what the TWAP waits for, in words
     next_at: float = 0.0  # when the next slice goes (the runner's clock)
     reason: str = ""  # why it stopped
     log: list[str] = msgspec.field(default_factory=list)
 
     @property
     def average(self) -> Decimal | None:
-        return self.value / self.filled if self.filled else None
+        return self.value / self.priced if self.priced else None
 
     @property
     def active(self) -> bool:
@@ -72,6 +82,11 @@ class Twap(msgspec.Struct):
             f"{fmt_decimal(self.filled)} of {fmt_decimal(self.spec.total)} {self.spec.symbol}{avg} · "
             f"slice {self.sent}/{self.spec.slices}"
         )
+
+    @property
+    def waiting(self) -> bool:
+        """A slice's outcome is unknown: nothing more is sent until the exchange's record says."""
+        return bool(self.unconfirmed)
 
 
 class TwapRunner:
@@ -87,6 +102,8 @@ class TwapRunner:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        slice_expiry_s: float = SLICE_EXPIRY_S,
+        settle_retry_s: float = SETTLE_RETRY_S,
     ) -> None:
         self.client = client
         self.account = account
@@ -95,6 +112,8 @@ class TwapRunner:
         self.clock = clock
         self.sleep = sleep
         self.rng = rng or random.Random()
+        self.slice_expiry_s = slice_expiry_s
+        self.settle_retry_s = settle_retry_s
         self.twaps: list[Twap] = []
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._wake: dict[int, asyncio.Event] = {}
@@ -168,7 +187,7 @@ class TwapRunner:
     async def _slice(self, twap: Twap) -> None:
         spec = twap.spec
         ctx = self.context(spec.symbol)
-        left = spec.total - twap.filled
+        left = spec.total - twap.filled  # every earlier slice is settled: this is the exchange's count
         n = twap.sent + 1
         twap.sent = n
         twap.next_at = self.clock() + spec.interval_s * self.rng.uniform(1 - JITTER, 1 + JITTER)
@@ -177,6 +196,7 @@ class TwapRunner:
             return
         slices_left = spec.slices - n + 1
         size = left if slices_left == 1 else (left / slices_left / ctx.lot).to_integral_value(ROUND_FLOOR) * ctx.lot
+        size = min(size, left)  # never past the total, whatever the lot rounding does
         best = (ctx.best_ask if spec.side == "buy" else ctx.best_bid) or ctx.mark
         if size <= 0 or best is None:
             if size <= 0:
@@ -184,30 +204,65 @@ class TwapRunner:
             self._stop(twap, f"slice {n}: the book is empty")
             return
         bound = protection_price(spec.side, best, ctx.slippage_pct, ctx.tick)
-        cloid = f"tw{twap.id}x{int(time.time()) % 10**8}-{n}"
-        plan = OrderPlan(
-            ctx.instrument_id, spec.symbol, spec.side, "market", bound, size, best, tif="IOC", cloid=cloid, market=True
-        )
-        try:
-            await self.client.place_order([plan.to_wire()])
-        except ActionRejected as exc:
-            self._stop(twap, f"slice {n} refused: {exc.message}")
+        for attempt in (1, 2):
+            cloid = f"tw{twap.id}x{int(time.time()) % 10**8}-{n}" + ("" if attempt == 1 else "b")
+            plan = OrderPlan(
+                ctx.instrument_id, spec.symbol, spec.side, "market", bound, size, best, tif="IOC", cloid=cloid,
+                market=True,
+            )  # fmt: skip
+            expires = self.client.server_clock.now_ms() + int(self.slice_expiry_s * 1000)
+            fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
+            acked = False
+            try:
+                await self.client.act("placeOrder", fields)
+                acked = True
+            except ActionExpired as exc:  # refused, so not done; the refusal set the clock: once more on it
+                if attempt == 1 and exc.offset_ms is not None:
+                    continue
+                self._stop(twap, f"slice {n} refused: {exc.message}")
+                return
+            except ActionRejected as exc:
+                self._stop(twap, f"slice {n} refused: {exc.message}")
+                return
+            except AccountMismatch as exc:
+                self._stop(twap, f"slice {n}: {exc}")
+                return
+            except ClientError as exc:  # no answer: it may or may not have gone; the record will say
+                twap.unconfirmed = f"slice {n} unconfirmed: waiting for the exchange ({exc})"
+                self.on_change(twap, twap.unconfirmed)
+            await self._settle(twap, n, cloid, expires, acked=acked)
             return
-        except ClientError as exc:  # no answer: it may or may not have gone; the fills will say
-            self.on_change(twap, f"slice {n}: {exc}; counting what filled and going on")
-        await self._count(twap, cloid, n)
 
-    async def _count(self, twap: Twap, cloid: str, n: int) -> None:
-        try:
-            fills = await self.client.fills(self.account, page=1, limit=100)
-        except ClientError as exc:
-            self.on_change(twap, f"slice {n}: fills not readable ({exc}); counted at the next slice")
+    async def _settle(self, twap: Twap, n: int, cloid: str, expires: int, *, acked: bool) -> None:
+        """Read slice ``n``'s outcome from the exchange's record, asking again until it answers."""
+        settled: Settled | None = None
+        while settled is None:
+            try:
+                settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
+                if settled.open:
+                    raise Unsettled("still open on the exchange")
+            except Unsettled as exc:
+                settled = None
+                said = f"slice {n} unconfirmed: waiting for the exchange ({exc.reason})"
+                if said != twap.unconfirmed:
+                    twap.unconfirmed = said
+                    self.on_change(twap, said)
+                if twap.state == "cancelled":  # told to stop: say plainly what is left unknown
+                    twap.reason = f"{twap.reason}; slice {n} unconfirmed: see the open orders and fills"
+                    self.on_change(twap, twap.reason)
+                    return
+                await self._wait(twap, self.settle_retry_s)
+        twap.unconfirmed = ""
+        if not settled.found:
+            if acked:  # the exchange took it, then lost it: its record cannot be trusted to count from
+                self._stop(twap, f"slice {n} was accepted, but the exchange has no record of it now")
+                return
+            self.on_change(twap, f"slice {n}: not on the exchange, so not done · {twap.progress()}")
             return
-        mine = [f for f in fills.data if f.cloid == cloid]
-        size = sum((f.size for f in mine), Decimal(0))
-        twap.filled += size
-        twap.value += sum((f.price * f.size for f in mine), Decimal(0))
-        self.on_change(twap, f"slice {n}: filled {fmt_decimal(size)} · {twap.progress()}")
+        twap.filled += settled.filled
+        twap.value += settled.value
+        twap.priced += settled.priced
+        self.on_change(twap, f"slice {n}: filled {fmt_decimal(settled.filled)} · {twap.progress()}")
 
     def _stop(self, twap: Twap, why: str) -> None:
         twap.state = "stopped"

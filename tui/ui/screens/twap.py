@@ -94,10 +94,13 @@ class TwapScreen(DataScreen):
         for t in reversed(twaps):
             nxt = f"in {max(0.0, t.next_at - runner.clock()):.0f} s" if runner is not None and t.active else "-"
             nxt = "paused" if t.state == "paused" else nxt
+            nxt = t.unconfirmed or nxt  # nothing more goes until the exchange says what the last slice did
             rows.append((str(t.id), [str(t.id), t.spec.describe(), t.state, t.progress(), nxt, t.reason or "-"]))
         self.query_one("#twap-table", RecordTable).show(rows)
         note = (
-            "Each slice is a market order bounded by the slippage limit; the TWAP stops at the first refusal. "
+            "Each slice is a market order bounded by the slippage limit, counted from the exchange's record before "
+            "the next; a slice whose outcome is unknown holds the TWAP until the exchange says. It stops at the "
+            "first refusal. "
             "n new · p pause · u resume · x cancel"
         )
         if runner is None:

@@ -1,0 +1,93 @@
+"""A small HTTP proxy on 127.0.0.1 in front of an exchange that can fail its `/info` answers while `/exchange`
+passes: `mode` "pass" forwards everything, "500" answers every /info with a 500, "hang" never answers an /info
+(the client's timeout ends it). Each request goes on its own upstream call; the upstream's Date is kept."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Literal
+
+import httpx
+
+Mode = Literal["pass", "500", "hang"]
+_DROPPED = {b"content-length", b"transfer-encoding", b"connection", b"content-encoding"}
+
+
+class InfoFailingProxy:
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.mode: Mode = "pass"
+        self.failed = 0  # /info requests failed so far
+        self.forwarded: list[str] = []  # paths forwarded, in order
+        self._server: asyncio.Server | None = None
+        self._http = httpx.AsyncClient(timeout=30)
+        self._changed = asyncio.Event()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        port = self._server.sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(5):
+                    await self._server.wait_closed()
+        await self._http.aclose()
+
+    async def until_failed(self, count: int, timeout: float) -> None:
+        """Wait (bounded) until ``count`` /info requests in all have been failed."""
+        async with asyncio.timeout(timeout):
+            while self.failed < count:
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    return
+                request_line, *lines = head[:-4].split(b"\r\n")
+                method, path, _ = request_line.split(b" ", 2)
+                length = 0
+                for line in lines:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                body = await reader.readexactly(length)
+                if path.startswith(b"/info") and self.mode != "pass":
+                    self.failed += 1
+                    self._changed.set()
+                    if self.mode == "hang":
+                        await reader.read()  # until the client gives up and closes
+                        return
+                    writer.write(_answer(500, b"Internal Server Error", [(b"Content-Type", b"text/plain")], b"boom"))
+                    await writer.drain()
+                    continue
+                resp = await self._http.request(
+                    method.decode(), self.upstream + path.decode(), content=body,
+                    headers={"Content-Type": "application/json"},
+                )  # fmt: skip
+                self.forwarded.append(path.decode())
+                headers = [(k, v) for k, v in resp.headers.raw if k.lower() not in _DROPPED]
+                writer.write(_answer(resp.status_code, resp.reason_phrase.encode(), headers, resp.content))
+                await writer.drain()
+        except (ConnectionError, httpx.HTTPError):
+            return
+        finally:
+            writer.close()
+
+
+def _answer(status: int, reason: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+    lines = [b"HTTP/1.1 %d %s" % (status, reason)]
+    lines += [k + b": " + v for k, v in headers]
+    lines.append(b"Content-Length: %d" % len(body))
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body

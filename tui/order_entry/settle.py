@@ -1,0 +1,111 @@
+"""What became of an order whose answer was lost: read back from the exchange's own record, by its cloid.
+
+An order is signed with an ``expiresAfter`` E (the exchange's ms): the exchange applies it only before E on its
+own clock. So an order the record does not hold is known not to have happened once the exchange itself says
+its time is past E (the ``Date`` of the first answer of the search); until then it may still arrive (a frozen
+exchange, a request waiting in a socket) and its outcome stays unknown: ``Unsettled``. A tool that moves money
+sends nothing more while a step of it is unsettled.
+
+Found, the order's filled size is the record's (``size - unfilled``); its fills (by order id) give the price.
+Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import msgspec
+
+from tui.api.client import Client
+from tui.api.errors import ClientError
+from tui.api.models import Order
+from tui.api.server_time import date_ms
+
+__all__ = ["SEARCH_PAGES", "Settled", "Unsettled", "exchange_time_ms", "settle_order"]
+
+SEARCH_PAGES = 20  # pages of 100 searched in each list before the search says it cannot tell
+PAGE = 100
+DATE_SLACK_MS = 1000  # a Date header names a whole second, and may be a little stale
+
+
+class Unsettled(Exception):
+    """The exchange's record cannot tell yet what became of the order; ``reason`` says why, in words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Settled(msgspec.Struct, frozen=True):
+    """An order's outcome as the exchange records it. ``found`` False: it never happened (and cannot now)."""
+
+    cloid: str
+    found: bool
+    open: bool = False  # still live on the exchange (resting, or waiting for its trigger)
+    oid: int | None = None
+    state: str = ""
+    size: Decimal = Decimal(0)
+    filled: Decimal = Decimal(0)
+    value: Decimal = Decimal(0)  # price x size of the fills read for it
+    priced: Decimal = Decimal(0)  # the size those fills cover (== filled unless the fills ran past the search)
+
+
+def exchange_time_ms(client: Client) -> int | None:
+    """The exchange's time as the ``Date`` of the answer just read says it (its whole second, floor)."""
+    stamp = date_ms(client.last_server_date)
+    return None if stamp is None else stamp - 500
+
+
+async def settle_order(client: Client, account: str, cloid: str, *, expires_ms: int) -> Settled:
+    """The outcome of the order ``cloid`` of ``account``, signed to expire at ``expires_ms``; ``Unsettled`` when
+    the record cannot say (unreadable, too long to search, or absent while the order may still arrive)."""
+    try:
+        order, is_open, seen_at = await _find(client, account, cloid)
+    except ClientError as exc:
+        raise Unsettled(f"the exchange's record is not readable: {exc}") from None
+    if order is None:
+        if seen_at is None:
+            seen_at = client.server_clock.now_ms() - 5 * DATE_SLACK_MS  # no Date: this machine's reckoning, wary
+        if seen_at < expires_ms + DATE_SLACK_MS:
+            raise Unsettled("not on the exchange yet, and it may still arrive")
+        return Settled(cloid, found=False)
+    filled = order.size - order.unfilled
+    try:
+        value, priced = await _priced(client, account, order, filled)
+    except ClientError as exc:
+        raise Unsettled(f"its fills are not readable: {exc}") from None
+    return Settled(cloid, True, is_open, order.order_id, order.state, order.size, filled, value=value, priced=priced)
+
+
+async def _find(client: Client, account: str, cloid: str) -> tuple[Order | None, bool, int | None]:
+    """(the order, whether it is open, the exchange's time of the first answer): open orders, then the history."""
+    seen_at: int | None = None
+    for is_open, read in ((True, client.open_orders), (False, client.order_history)):
+        for page in range(1, SEARCH_PAGES + 1):
+            env = await read(account, page=page, limit=PAGE)
+            if seen_at is None:
+                seen_at = exchange_time_ms(client)  # read before anything else can await: this answer's own Date
+            found = next((o for o in env.data if o.cloid == cloid), None)
+            if found is not None:
+                return found, is_open and found.unfilled > 0, seen_at
+            if not env.has_next:
+                break
+        else:
+            raise Unsettled(f"not among the newest {SEARCH_PAGES * PAGE} orders: too long a record to search")
+    return None, False, seen_at
+
+
+async def _priced(client: Client, account: str, order: Order, filled: Decimal) -> tuple[Decimal, Decimal]:
+    """(price x size, size) of the order's fills, newest first, until they cover ``filled``."""
+    value = priced = Decimal(0)
+    if not filled:
+        return value, priced
+    for page in range(1, SEARCH_PAGES + 1):
+        env = await client.fills(account, page=page, limit=PAGE)
+        for f in env.data:
+            if f.order_id == order.order_id or (order.cloid and f.cloid == order.cloid):
+                value += f.price * f.size
+                priced += f.size
+        if priced >= filled or not env.has_next:
+            break
+    return value, priced
