@@ -12,7 +12,7 @@ from tui.api.models import Order, to_datetime
 from .display import DOWN, UP, fit, fmt_age, fmt_price, fmt_size
 from .pane import TablePane
 
-__all__ = ["OpenOrdersPane", "order_flags", "order_type"]
+__all__ = ["OpenOrdersPane", "is_protective", "order_flags", "order_type"]
 
 # (key, label, widest allowed): columns are as wide as their cells (see TablePane)
 COLUMNS = (
@@ -42,6 +42,12 @@ def order_type(o: Order) -> str:
     if o.trigger_px:
         return "stop market" if market else "stop limit"
     return "market" if o.is_market else "limit"
+
+
+def is_protective(o: Order) -> bool:
+    """A take-profit or stop-loss (of a bracket, of a position, or on its own), or a reduce-only stop: what
+    guards a position, so one key does not remove it without asking."""
+    return o.tpsl in ("tp", "sl") or bool(o.trigger_px and o.reduce_only)
 
 
 def order_flags(o: Order) -> str:
@@ -78,9 +84,30 @@ class OpenOrdersPane(TablePane):
     def refresh_state(self) -> None:
         account = self.state.account
         rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
+        under, at = self.cursor_key(), self.table.cursor_row
         self.sync(rows)
+        if under is not None and under not in {key for key, _ in rows}:
+            self._land_after_removal(at)
         keys = "x cancel · e amend · X cancel all · k by cloid" if self.offers("cancel_order") else ""
         self.show_account_titles("Open orders", len(rows), keys)
+
+    def _land_after_removal(self, at: int) -> None:
+        """The order under the cursor is gone (cancelled, filled, a group cancelled): the cursor goes to the
+        nearest row that is not a TP/SL, the one now in its place first, so the next ``x`` cannot take a
+        position's protection by accident. With only protective orders left it stays where it is."""
+        table = self.table
+        by_key = {str(o.order_id): o for o in self.state.account.open_orders}
+        keys = [str(row.key.value) for row in table.ordered_rows]
+        if not keys:
+            return
+        at = min(at, len(keys) - 1)
+        around = [at, *(i for step in range(1, len(keys)) for i in (at + step, at - step) if 0 <= i < len(keys))]
+        for i in around:
+            order = by_key.get(keys[i])
+            if order is not None and not is_protective(order):
+                if i != table.cursor_row:
+                    table.move_cursor(row=i, animate=False)
+                return
 
     def _cells(self, o: Order) -> list[str | Text]:
         c = self.colours

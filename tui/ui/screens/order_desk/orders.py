@@ -11,12 +11,13 @@ from tui.order_entry import (
     fmt_decimal,
 )
 from tui.ui.widgets.display import short_address
+from tui.ui.widgets.orders import is_protective, order_type
 
 from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
-from .base import DeskBase, checked, order_context
+from .base import DeskBase, checked, describe_order, order_context
 
 
 class SingleOrders(DeskBase):
@@ -56,7 +57,12 @@ class SingleOrders(DeskBase):
             resp = await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
             return f"cancelled {order.order_id} ({order.instrument}) · tx {short_address(resp.tx_hash)}"
 
-        self._run("Cancel", call)
+        if not is_protective(order):
+            self._run("Cancel", call)
+            return
+        kind = order_type(order)  # a TP/SL guards a position: asked first, No by default
+        lines = [f"oid {order.order_id}: {describe_order(order)}", "The position is left without this protection."]
+        self._ask(f"Cancel the {kind} on {order.instrument}?", lines, lambda: self._run("Cancel", call))
 
     def cancel_instrument(self) -> None:
         if self._refuse("cancel"):
