@@ -13,8 +13,8 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
+from tests.fault_proxy import FaultProxy
 from tests.feed.sim_process import SimProcess, free_port
-from tests.info_failing_proxy import InfoFailingProxy
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -183,7 +183,7 @@ async def test_a_twap_whose_fills_cannot_be_read_sends_nothing_more(exchange: Si
     sends nothing more however often it asks; once /info answers again it counts slice 1 and buys the rest:
     0.05 in all (it bought 0.1141, 2.28x, when an unreadable slice counted as nothing)."""
     await seed_asks(exchange.url)
-    proxy = InfoFailingProxy(exchange.url)
+    proxy = FaultProxy(exchange.url)
     await proxy.start()
     proxy.mode = mode  # type: ignore[assignment]
     said = Said()

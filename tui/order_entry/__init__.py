@@ -14,7 +14,7 @@ it within the bound, the trader is asked (``confirmation_reasons``).
 
 from __future__ import annotations
 
-from .closing import amend_input, close_part_plan, close_position_plan
+from .closing import amend_input, close_part_plan, close_position_plan, freed_by
 from .core import (
     DEFAULT_SLIPPAGE_PCT,
     KINDS,
@@ -59,6 +59,7 @@ __all__ = [
     "confirmation_reasons",
     "estimate_fill",
     "fmt_decimal",
+    "freed_by",
     "market_estimate",
     "position_exit_plans",
     "protection_price",

@@ -12,6 +12,9 @@ Nothing here imports Textual.
 
 from __future__ import annotations
 
+import asyncio
+import time
+from collections.abc import Callable
 from decimal import Decimal
 
 import msgspec
@@ -21,7 +24,7 @@ from tui.api.errors import ClientError
 from tui.api.models import Order
 from tui.api.server_time import date_ms
 
-__all__ = ["SEARCH_PAGES", "Settled", "Unsettled", "exchange_time_ms", "settle_order"]
+__all__ = ["SEARCH_PAGES", "Settled", "Unsettled", "exchange_time_ms", "settle_order", "settle_within"]
 
 SEARCH_PAGES = 20  # pages of 100 searched in each list before the search says it cannot tell
 PAGE = 100
@@ -56,11 +59,15 @@ def exchange_time_ms(client: Client) -> int | None:
     return None if stamp is None else stamp - 500
 
 
-async def settle_order(client: Client, account: str, cloid: str, *, expires_ms: int) -> Settled:
+async def settle_order(
+    client: Client, account: str, cloid: str, *, expires_ms: int, after_oid: int | None = None
+) -> Settled:
     """The outcome of the order ``cloid`` of ``account``, signed to expire at ``expires_ms``; ``Unsettled`` when
-    the record cannot say (unreadable, too long to search, or absent while the order may still arrive)."""
+    the record cannot say (unreadable, too long to search, or absent while the order may still arrive).
+    ``after_oid``: only an order newer than that one counts (an amend reuses the cloid of the order it replaces).
+    """
     try:
-        order, is_open, seen_at = await _find(client, account, cloid)
+        order, is_open, seen_at = await _find(client, account, cloid, after_oid or 0)
     except ClientError as exc:
         raise Unsettled(f"the exchange's record is not readable: {exc}") from None
     if order is None:
@@ -77,7 +84,32 @@ async def settle_order(client: Client, account: str, cloid: str, *, expires_ms: 
     return Settled(cloid, True, is_open, order.order_id, order.state, order.size, filled, value=value, priced=priced)
 
 
-async def _find(client: Client, account: str, cloid: str) -> tuple[Order | None, bool, int | None]:
+async def settle_within(
+    client: Client,
+    account: str,
+    cloid: str,
+    *,
+    expires_ms: int,
+    after_oid: int | None = None,
+    limit_s: float = 45.0,
+    retry_s: float = 1.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> Settled | None:
+    """``settle_order`` asked again every ``retry_s`` until it settles, for at most ``limit_s``; None: the
+    outcome is still unknown. ``on_wait`` hears each reason it is not settled yet."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        try:
+            return await settle_order(client, account, cloid, expires_ms=expires_ms, after_oid=after_oid)
+        except Unsettled as exc:
+            if on_wait is not None:
+                on_wait(exc.reason)
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(retry_s)
+
+
+async def _find(client: Client, account: str, cloid: str, after_oid: int) -> tuple[Order | None, bool, int | None]:
     """(the order, whether it is open, the exchange's time of the first answer): open orders, then the history."""
     seen_at: int | None = None
     for is_open, read in ((True, client.open_orders), (False, client.order_history)):
@@ -85,7 +117,7 @@ async def _find(client: Client, account: str, cloid: str) -> tuple[Order | None,
             env = await read(account, page=page, limit=PAGE)
             if seen_at is None:
                 seen_at = exchange_time_ms(client)  # read before anything else can await: this answer's own Date
-            found = next((o for o in env.data if o.cloid == cloid), None)
+            found = next((o for o in env.data if o.cloid == cloid and o.order_id > after_oid), None)
             if found is not None:
                 return found, is_open and found.unfilled > 0, seen_at
             if not env.has_next:

@@ -1,23 +1,32 @@
 """Amending an open order: its price, trigger and size; sent as a cancel, then the new order once the cancel
-is done."""
+is done. The funds check counts what the cancel frees. A new order whose answer is lost is read back from the
+exchange's record by its cloid; one that was not placed is said loudly, with a one-key offer to place it again."""
 
 from __future__ import annotations
 
-from tui.api.errors import ActionRejected, ClientError
+import time
+
+import msgspec
+
+from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import Order
 from tui.order_entry import (
     OrderContext,
     OrderPlan,
     amend_input,
     confirmation_reasons,
+    freed_by,
     validate,
 )
+from tui.order_entry.settle import settle_within
 from tui.ui.widgets.display import short_address
 
 from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
-from .base import AmendUnsure, DeskBase, checked, describe_order, order_context, placed_oid
+from .base import AmendUnsure, DeskBase, checked, describe_order, order_context, placed_oid, why_failed
+
+AMEND_EXPIRY_S = 15.0  # a new order the exchange has not seen by then never goes: its lost answer is settled soon
 
 
 class Amends(DeskBase):
@@ -52,6 +61,7 @@ class Amends(DeskBase):
             ctx = order_context(self.state, symbol, self.policy.slippage_pct)
             if ctx is None:
                 raise FieldError("price", f"no {symbol} data")
+            ctx = freed_by(order, ctx)  # the old order's hold is free again once it is cancelled
             new = amend_input(order, values["price"], values.get("trigger", ""), values["size"])
             plan = checked(validate(new, ctx), names)
             return plan, ctx
@@ -78,6 +88,9 @@ class Amends(DeskBase):
         self.screen.app.push_screen(form, entered)
 
     def _amend(self, order: Order, plan: OrderPlan) -> None:
+        if not plan.cloid:  # an id of its own, so a lost answer can be read back from the exchange's record
+            plan = msgspec.structs.replace(plan, cloid=f"am{time.time_ns() // 1_000_000 % 10**10}")
+
         async def call() -> str:
             try:
                 await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
@@ -87,11 +100,52 @@ class Amends(DeskBase):
                 ) from exc
             except ClientError as exc:
                 raise AmendUnsure(order.order_id, exc) from exc
-            try:
-                resp = await self.client.place_order([plan.to_wire()])
-                new = placed_oid(resp)
-            except ClientError as exc:
-                raise AmendUnsure(order.order_id, exc, cancelled=True) from exc
-            return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {short_address(resp.tx_hash)}"
+            return await self._replace(order, plan)
 
         self._run("Amend", call)
+
+    async def _replace(self, order: Order, plan: OrderPlan) -> str:
+        """Place ``plan`` now that ``order`` is cancelled. A lost answer is settled from the record (by cloid, newer
+        than ``order``) before anything else; not placed, the trader is told loudly and offered it again (y)."""
+        client = self.client
+        expires = client.server_clock.now_ms() + int(AMEND_EXPIRY_S * 1000)
+        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
+        try:
+            resp = await client.act("placeOrder", fields)
+            new = placed_oid(resp)
+        except ActionRejected as exc:
+            self._offer_again(order, plan, why_failed(exc))
+            raise AmendUnsure(order.order_id, exc, cancelled=True) from exc
+        except AccountMismatch:
+            raise
+        except ClientError as exc:
+            self.screen.notify(
+                f"oid {order.order_id} is cancelled; the new order's answer was lost ({exc}): reading the exchange's "
+                "record before anything else is sent",
+                title="Amend unconfirmed",
+                severity="warning",
+                markup=False,
+            )
+            settled = await settle_within(
+                client, client.acting_for or "", plan.cloid, expires_ms=expires, after_oid=order.order_id
+            )
+            if settled is None:
+                raise AmendUnsure(order.order_id, exc, cancelled=True, unknown=True) from exc
+            if not settled.found:
+                self._offer_again(order, plan, f"{exc}; the exchange has no record of it")
+                raise AmendUnsure(order.order_id, exc, cancelled=True) from exc
+            return (
+                f"amended oid {order.order_id} → oid {settled.oid} (its answer was lost; the exchange's record has it)"
+                f"\n{plan.describe()}"
+            )
+        return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {short_address(resp.tx_hash)}"
+
+    def _offer_again(self, order: Order, plan: OrderPlan, why: str) -> None:
+        """The old order is gone and the new one is not there: a question that places it again with one key."""
+
+        def again() -> None:
+            self._run("Amend", lambda: self._replace(order, plan))
+
+        lines = [f"Not placed: {why}", f"New order: {plan.describe()}", "y places it again now; n leaves no order."]
+        title = f"Order {order.order_id} was CANCELLED, its replacement was NOT placed. Place it again?"
+        self._ask(title, lines, again, yes="Place again (y)")

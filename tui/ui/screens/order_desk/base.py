@@ -219,8 +219,13 @@ class AmendUnsure(ClientError):
     """An amend that stopped half way: the cancel's outcome is unknown, or the old order is cancelled and
     the new one was not placed."""
 
-    def __init__(self, oid: int, exc: ClientError, *, cancelled: bool = False) -> None:
-        if cancelled:
+    def __init__(self, oid: int, exc: ClientError, *, cancelled: bool = False, unknown: bool = False) -> None:
+        if unknown:
+            super().__init__(
+                f"oid {oid} was cancelled; whether the new order was placed is unknown ({exc}): see Open orders "
+                "before placing it again"
+            )
+        elif cancelled:
             super().__init__(f"oid {oid} was cancelled but the new order was not placed ({why_failed(exc)})")
         else:
             super().__init__(f"the cancel of oid {oid} did not answer ({exc}): nothing was placed; check Open orders")

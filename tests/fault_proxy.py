@@ -1,23 +1,30 @@
-"""A small HTTP proxy on 127.0.0.1 in front of an exchange that can fail its `/info` answers while `/exchange`
-passes: `mode` "pass" forwards everything, "500" answers every /info with a 500, "hang" never answers an /info
-(the client's timeout ends it). Each request goes on its own upstream call; the upstream's Date is kept."""
+"""A small HTTP proxy on 127.0.0.1 in front of an exchange, to make faults on purpose.
+
+`mode` is for /info: "pass" forwards everything, "500" answers every /info with a 500, "hang" never answers an
+/info (the client's timeout ends it), while /exchange passes. `place_fault` is for the next placeOrder only:
+"drop" closes the connection without forwarding it (never reaches the exchange), "lose_answer" forwards it and
+closes the connection instead of answering (done, but the client cannot know). Each request goes on its own
+upstream call; the upstream's headers (its Date too) are kept."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from typing import Literal
 
 import httpx
 
 Mode = Literal["pass", "500", "hang"]
+PlaceFault = Literal["none", "drop", "lose_answer"]
 _DROPPED = {b"content-length", b"transfer-encoding", b"connection", b"content-encoding"}
 
 
-class InfoFailingProxy:
+class FaultProxy:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream.rstrip("/")
         self.mode: Mode = "pass"
+        self.place_fault: PlaceFault = "none"
         self.failed = 0  # /info requests failed so far
         self.forwarded: list[str] = []  # paths forwarded, in order
         self._server: asyncio.Server | None = None
@@ -72,11 +79,18 @@ class InfoFailingProxy:
                     writer.write(_answer(500, b"Internal Server Error", [(b"Content-Type", b"text/plain")], b"boom"))
                     await writer.drain()
                     continue
+                fault = self.place_fault if path.startswith(b"/exchange") and _is_place(body) else "none"
+                if fault == "drop":
+                    self.place_fault = "none"
+                    return
                 resp = await self._http.request(
                     method.decode(), self.upstream + path.decode(), content=body,
                     headers={"Content-Type": "application/json"},
                 )  # fmt: skip
                 self.forwarded.append(path.decode())
+                if fault == "lose_answer":
+                    self.place_fault = "none"
+                    return
                 headers = [(k, v) for k, v in resp.headers.raw if k.lower() not in _DROPPED]
                 writer.write(_answer(resp.status_code, resp.reason_phrase.encode(), headers, resp.content))
                 await writer.drain()
@@ -84,6 +98,14 @@ class InfoFailingProxy:
             return
         finally:
             writer.close()
+
+
+def _is_place(body: bytes) -> bool:
+    try:
+        kind = json.loads(body)["action"]["type"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return kind in ("placeOrder", "1301", 1301)
 
 
 def _answer(status: int, reason: bytes, headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
