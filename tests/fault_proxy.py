@@ -11,9 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator, Callable
 from typing import Literal
 
 import httpx
+
+from tui.api.client import Client
+from tui.api.signing import Signer
 
 Mode = Literal["pass", "500", "hang"]
 PlaceFault = Literal["none", "drop", "lose_answer"]
@@ -98,6 +102,23 @@ class FaultProxy:
             return
         finally:
             writer.close()
+
+
+@contextlib.asynccontextmanager
+async def through_proxy(
+    url: str, signer: Signer, *, testnet: bool, clock_ms: Callable[[], int], timeout: float = 2.0
+) -> AsyncIterator[tuple[FaultProxy, Client]]:
+    """A fault proxy in front of the exchange at ``url``, and a client of ``signer`` through it (its open orders
+    cancelled first)."""
+    proxy = FaultProxy(url)
+    await proxy.start()
+    client = Client(proxy.url, signer=signer, testnet=testnet, clock_ms=clock_ms, timeout=timeout)
+    try:
+        await client.cancel_all()
+        yield proxy, client
+    finally:
+        await client.aclose()
+        await proxy.stop()
 
 
 def _is_place(body: bytes) -> bool:

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import ALICE_KEY, signs_for
-from tests.fault_proxy import FaultProxy
+from tests.fault_proxy import FaultProxy, through_proxy
 from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.models import Order
@@ -31,15 +31,8 @@ async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple
     """Alice's client, through a fault proxy in front of the exchange (the market run a while first)."""
     for _ in range(MARKET_STEPS):
         sim.step(250)
-    proxy = FaultProxy(sim.url)
-    await proxy.start()
-    client = Client(proxy.url, signer=ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms, timeout=2.0)
-    try:
-        await client.cancel_all()
-        yield proxy, client
-    finally:
-        await client.aclose()
-        await proxy.stop()
+    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
+        yield pair
 
 
 async def amend_price(pilot: object, app: object, price: str) -> None:

@@ -16,19 +16,27 @@ import asyncio
 import time
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import ClientError
-from tui.api.models import Order
+from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.models import ExchangeResponse, Order
 from tui.api.server_time import date_ms
 
-__all__ = ["SEARCH_PAGES", "Settled", "Unsettled", "exchange_time_ms", "settle_order", "settle_within"]
+from .core import OrderPlan, fmt_decimal
+
+__all__ = [
+    "PLACE_EXPIRY_S", "SEARCH_PAGES", "Placed", "Settled", "Unsettled", "exchange_time_ms", "place_settled",
+    "settle_order", "settle_within", "with_cloids",
+]  # fmt: skip
 
 SEARCH_PAGES = 20  # pages of 100 searched in each list before the search says it cannot tell
 PAGE = 100
 DATE_SLACK_MS = 1000  # a Date header names a whole second, and may be a little stale
+PLACE_EXPIRY_S = 15.0  # an order the exchange has not seen by then never goes: a lost answer is settled soon
+SETTLE_LIMIT_S = 45.0  # how long a one-off placement asks the record before it says the outcome is unknown
 
 
 class Unsettled(Exception):
@@ -107,6 +115,68 @@ async def settle_within(
             if time.monotonic() >= deadline:
                 return None
             await asyncio.sleep(retry_s)
+
+
+class Placed(msgspec.Struct, frozen=True):
+    """What became of one placeOrder: its answer; or, the answer lost, each order as the exchange's record has it
+    (None: still unknown)."""
+
+    response: ExchangeResponse[Any] | None
+    lost: str = ""  # why the answer was lost
+    orders: tuple[Settled | None, ...] = ()
+
+    @property
+    def unknown(self) -> int:
+        return sum(1 for o in self.orders if o is None)
+
+    def words(self) -> str:
+        """The record's account of a placement whose answer was lost, in one line."""
+        parts = []
+        for o in self.orders:
+            if o is None:
+                parts.append("outcome unknown")
+            elif not o.found:
+                parts.append(f"{o.cloid} not placed")
+            else:
+                filled = f", filled {fmt_decimal(o.filled)}" if o.filled else ""
+                parts.append(f"{o.cloid} oid {o.oid} {o.state}{filled}")
+        return f"the answer was lost ({self.lost}); the exchange's record: " + "; ".join(parts)
+
+
+def with_cloids(plans: list[OrderPlan], prefix: str) -> list[OrderPlan]:
+    """``plans``, each with a client order id (``<prefix><ms>-<n>`` where it had none) to read it back by."""
+    stamp = time.time_ns() // 1_000_000 % 10**10
+    return [p if p.cloid else msgspec.structs.replace(p, cloid=f"{prefix}{stamp}-{n}") for n, p in enumerate(plans, 1)]
+
+
+async def place_settled(
+    client: Client,
+    plans: list[OrderPlan],
+    *,
+    expiry_s: float = PLACE_EXPIRY_S,
+    limit_s: float = SETTLE_LIMIT_S,
+    on_unconfirmed: Callable[[str], None] | None = None,
+) -> Placed:
+    """Send ``plans`` (each with a cloid) in one placeOrder that expires in ``expiry_s``. A refusal raises as
+    ever; an answer lost (timeout, dropped connection) is settled order by order from the exchange's record, for
+    at most ``limit_s``, before this returns: nothing is sent again here, whatever happened."""
+    expires = client.server_clock.now_ms() + int(expiry_s * 1000)
+    fields = {"orders": [p.to_wire() for p in plans], "brokerConfig": None, "expiresAfter": expires}
+    try:
+        return Placed(await client.act("placeOrder", fields))
+    except (ActionRejected, AccountMismatch):
+        raise
+    except ClientError as exc:
+        lost = str(exc)
+    if on_unconfirmed is not None:
+        on_unconfirmed(lost)
+    account = client.acting_for or ""
+    deadline = time.monotonic() + limit_s
+    orders: list[Settled | None] = []
+    for plan in plans:
+        left = max(0.0, deadline - time.monotonic())
+        orders.append(await settle_within(client, account, plan.cloid, expires_ms=expires, limit_s=left))
+    return Placed(None, lost, tuple(orders))
 
 
 async def _find(client: Client, account: str, cloid: str, after_oid: int) -> tuple[Order | None, bool, int | None]:

@@ -25,6 +25,7 @@ from tui.order_entry import (
     fmt_decimal,
     market_estimate,
 )
+from tui.order_entry.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
 
 from ..confirm import ConfirmScreen
@@ -174,6 +175,11 @@ class DeskBase:
                 )
             except AmendUnsure as exc:
                 self.screen.notify(f"{what}: {exc}", title=what, severity="error", timeout=15, markup=False)
+            except OutcomeUnknown as exc:  # never sent again here: the trader looks first
+                log.error("%s: %s", what, exc)
+                self.screen.notify(
+                    f"{what}: {exc}", title="OUTCOME UNKNOWN", severity="error", timeout=60, markup=False
+                )
             except AccountMismatch as exc:  # it was done, but to someone else: never shown as done
                 log.error("%s: %s", what, exc)
                 self.screen.notify(f"{what}: {exc}", title="WRONG ACCOUNT", severity="error", timeout=60, markup=False)
@@ -191,10 +197,34 @@ class DeskBase:
 
     def place(self, plan: OrderPlan, settled: Settled | None = None) -> None:
         async def call() -> str:
-            resp = await self.client.place_order([plan.to_wire()])
+            placed = await self.place_settled([plan], "xt")
+            if placed.response is None:
+                return f"{plan.describe()}\n{placed.words()}"
+            resp = placed.response
             return f"{plan.describe()}\noid {placed_oid(resp)} · tx {short_address(resp.tx_hash)}"
 
         self._run("Order", call, settled)
+
+    async def place_settled(self, plans: list[OrderPlan], prefix: str) -> Placed:
+        """``plans`` in one placeOrder, each with a cloid (``prefix`` where it had none). A lost answer is settled
+        from the exchange's record before anything else: every order placed or not (``Placed.words``), or
+        ``OutcomeUnknown`` when the record cannot say in time; ``NotPlaced`` when none of them is there."""
+
+        def unconfirmed(why: str) -> None:
+            self.screen.notify(
+                f"{len(plans)} order(s) unconfirmed: waiting for the exchange ({why}); nothing is sent again",
+                title="Unconfirmed",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
+
+        placed = await place_settled(self.client, with_cloids(plans, prefix), on_unconfirmed=unconfirmed)
+        if placed.response is None and placed.unknown:
+            raise OutcomeUnknown(f"{placed.words()}: see Open orders and Fills before sending again")
+        if placed.response is None and not any(o is not None and o.found for o in placed.orders):
+            raise NotPlaced(f"{placed.words()}: nothing was placed; sending again is safe")
+        return placed
 
     def _ask(self, title: str, lines: list[str], then: Callable[[], object], *, yes: str = "Yes (y)") -> None:
         """Ask ``title`` (default No), showing ``lines``; ``then`` on yes."""
@@ -213,6 +243,14 @@ class DeskBase:
             return
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
         self._ask(title, lines, lambda: self.place(plan))
+
+
+class OutcomeUnknown(ClientError):
+    """Orders whose answer was lost and whose outcome the exchange's record could not tell in time."""
+
+
+class NotPlaced(ClientError):
+    """Orders whose answer was lost and that the exchange's record shows were never placed."""
 
 
 class AmendUnsure(ClientError):

@@ -107,7 +107,10 @@ class MultiOrders(DeskBase):
 
     def _place_many(self, plans: list[OrderPlan]) -> None:
         async def call() -> str:
-            resp = await self.client.place_order([p.to_wire() for p in plans])
+            placed = await self.place_settled(plans, "ex")
+            if placed.response is None:
+                return placed.words()
+            resp = placed.response
             statuses = resp.data.get("status", []) if isinstance(resp.data, dict) else []
             refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
             said = "; ".join(str(r) for r in refused)
@@ -167,7 +170,10 @@ class MultiOrders(DeskBase):
 
     def _place_scale(self, plan: ScalePlan) -> None:
         async def call() -> str:
-            resp = await self.client.place_order([o.to_wire() for o in plan.orders])
+            placed = await self.place_settled(list(plan.orders), "sc")
+            if placed.response is None:
+                return f"group {plan.group}: {placed.words()}"
+            resp = placed.response
             return f"{len(plan.orders)} orders placed (group {plan.group}) · tx {short_address(resp.tx_hash)}"
 
         self._run("Order", call)

@@ -83,7 +83,11 @@ class Panic(DeskBase):
             self._report(f"{position.instrument}: no instrument data to close it with", error=True)
             return False
         try:
-            resp = await self.client.place_order([plan.to_wire()])
+            placed = await self.place_settled([plan], "pa")
+            if placed.response is None:  # its answer was lost: the exchange's record says what it did
+                self._report(f"{plan.describe()}: {placed.words()}")
+                return any(o is not None and o.found for o in placed.orders)
+            resp = placed.response
             oid = placed_oid(resp)
         except ClientError as exc:
             self._report(f"{plan.describe()}: {why_failed(exc)}", error=True)
