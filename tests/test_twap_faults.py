@@ -203,3 +203,36 @@ async def test_a_twap_whose_fills_cannot_be_read_sends_nothing_more(exchange: Si
     held = await position(exchange.url)
     assert twap.state == "done" and held == twap.filled == TOTAL, (held, twap.filled)
     assert said.messages[-1].startswith("done: 0.05 of 0.05 BTC-PERP")
+
+
+async def test_a_slice_the_exchange_took_then_forgot_stops_the_twap(exchange: SimProcess) -> None:
+    """TWAP 0.05 BTC in 5 slices through a proxy; /info starts failing after slice 1, so slice 2 is taken by the
+    exchange but cannot be read back; the exchange is killed and started again (empty). The new exchange has
+    no record of slice 2, though the old one took it (its answer said so): the record cannot be counted from,
+    so the TWAP stops and says why, having sent nothing more (2 slices in all)."""
+    await seed_asks(exchange.url)
+    proxy = FaultProxy(exchange.url)
+    await proxy.start()
+    said = Said()
+
+    def fail_info(what: str) -> None:
+        if what.startswith("slice 1: filled"):
+            proxy.mode = "500"
+
+    said.hooks.append(fail_info)
+    try:
+        async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+            twaps = runner(alice, await btc_context(exchange.url), said)
+            twap = twaps.start(TwapSpec("BTC-PERP", "buy", TOTAL, 5, 0.05))
+            await said.until(lambda: said.any("slice 2 unconfirmed: waiting for the exchange"))
+            assert await position(exchange.url) == D("0.02")  # the old exchange took slice 2
+            await exchange.kill()
+            await exchange.start()
+            await seed_asks(exchange.url)
+            proxy.mode = "pass"
+            await until_over(twap, said)
+    finally:
+        await proxy.stop()
+    assert twap.state == "stopped" and twap.reason == "slice 2 was accepted, but the exchange has no record of it now"
+    assert twap.sent == 2 and twap.filled == D("0.01") and await position(exchange.url) == 0
+    assert [p for p in proxy.forwarded if p == "/exchange"] == ["/exchange"] * 2
