@@ -6,17 +6,22 @@ is), and is then disarmed until the trader arms it again. A "move" alert fires w
 by at least its percentage from any price seen within its window, then starts its window afresh (so a
 long slide fires once per further move, not on every tick).
 
-The file is JSON, written whole and atomically (a temporary file, then a rename). A file that cannot be
-read is never overwritten: it is moved aside (``alerts-NAME.json.bad-<time>``) and the reason is kept in
-``AlertBook.problem`` for the dashboard to show.
+The file is JSON, written whole and atomically (a temporary file, then a rename), read within limits: at most
+1 MiB, nested at most 8 deep, each value checked (a level is a number above 0, at most 10^15 and 18 decimal
+places; for a move, at most 100). A file that cannot be read is never overwritten: it is moved aside
+(``alerts-NAME.json.bad-<time>``) and ``AlertBook.problem`` says where, for the dashboard to show. A file of more
+than ``MAX_ALERTS`` alerts (checked on every price, so they are capped) is moved aside whole and the first
+``MAX_ALERTS`` are loaded and written back: all of them are kept, and the trader is told.
+
+An alert that fires is always returned, whatever happens to the file: when its new state (disarmed) cannot be
+saved, it stays right in memory and ``AlertBook.not_saved`` says why, for the dashboard to say besides.
 """
 
 from __future__ import annotations
 
 import collections
-import json
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,16 +30,22 @@ from msgspec.structs import asdict, replace
 
 from tui.paths import profile_file
 
-from .kept_files import set_aside, write_json
+from .kept_files import KeptFile, read_kept
+from .watchlist import SYMBOL_RE
 
-__all__ = ["CONDITIONS", "SOURCES", "Alert", "AlertBook", "Fired", "alerts_path"]
+__all__ = ["CONDITIONS", "MAX_ALERTS", "SOURCES", "Alert", "AlertBook", "Fired", "alerts_path", "check_alert"]
 
 Source = Literal["last", "mark", "index"]
 Condition = Literal["above", "below", "move"]
 SOURCES: tuple[Source, ...] = ("last", "mark", "index")
 CONDITIONS: tuple[Condition, ...] = ("above", "below", "move")
 MAX_WINDOW_S = 7 * 86_400
-MAX_ALERTS = 500
+MAX_ALERTS = 500  # each is checked on every price update
+MAX_FILE_BYTES = 1 << 20  # 500 alerts as xtui writes them take ~120 KB
+MAX_LEVEL = Decimal(10) ** 15  # a price; a move's percentage is at most 100
+MAX_PLACES = 18
+MAX_ID = 10**9
+_KEYS = frozenset(("id", "symbol", "source", "condition", "level", "window_s", "bell", "armed"))
 SAMPLES = 600  # prices kept per move alert's window (one every window/600 seconds at most)
 
 
@@ -74,31 +85,66 @@ def alerts_path(data_dir: Path, profile: str) -> Path:
     return profile_file(data_dir, "alerts", profile)
 
 
+def check_alert(alert: Alert) -> Alert:
+    """``alert`` when each of its values is within bounds; ValueError naming the first that is not."""
+    if not SYMBOL_RE.fullmatch(alert.symbol):
+        raise ValueError(f"alert {alert.id}: {alert.symbol[:40]!r} is not an instrument name")
+    if alert.source not in SOURCES or alert.condition not in CONDITIONS:
+        raise ValueError(f"alert {alert.id}: source or condition not known")
+    level, top = alert.level, Decimal(100) if alert.condition == "move" else MAX_LEVEL
+    if not level.is_finite() or not 0 < level <= top or int(level.normalize().as_tuple().exponent) < -MAX_PLACES:
+        raise ValueError(f"alert {alert.id}: level must be a number above 0, at most {top:,} and {MAX_PLACES} places")
+    if alert.condition == "move" and not 0 < alert.window_s <= MAX_WINDOW_S:
+        raise ValueError(f"alert {alert.id}: a move needs a window of 1 s to 7 days")
+    if not 0 <= alert.window_s <= MAX_WINDOW_S:
+        raise ValueError(f"alert {alert.id}: window_s must be 0 to 7 days")
+    return alert
+
+
+def _whole(raw: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = raw.get(key, default)
+    if type(value) is not int:
+        raise ValueError(f"{key} must be a whole number, not {type(value).__name__}")
+    return value
+
+
+def _flag(raw: dict[str, Any], key: str) -> bool:
+    value = raw.get(key, True)
+    if type(value) is not bool:
+        raise ValueError(f"{key} must be true or false, not {type(value).__name__}")
+    return value
+
+
 def _alert(raw: Any) -> Alert:
     """An alert from its JSON object; ValueError naming what is wrong."""
     if not isinstance(raw, dict):
         raise ValueError("an alert must be an object")
+    name = raw.get("id") if type(raw.get("id")) is int else "?"
     try:
-        level = Decimal(str(raw["level"]))
+        if unknown := sorted(set(raw) - _KEYS):
+            raise ValueError(f"unknown key {unknown[0][:40]!r}")
+        alert_id = _whole(raw, "id")
+        if not 1 <= alert_id <= MAX_ID:
+            raise ValueError(f"id must be 1 to {MAX_ID:,}")
+        level = raw.get("level")
+        if not isinstance(level, str | int | Decimal) or isinstance(level, bool):
+            raise ValueError("level must be a number")
+        texts = [raw.get(key) for key in ("symbol", "source", "condition")]
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError("symbol, source and condition must be strings")
         alert = Alert(
-            id=int(raw["id"]),
-            symbol=str(raw["symbol"]),
+            id=alert_id,
+            symbol=raw["symbol"],
             source=raw["source"],
             condition=raw["condition"],
-            level=level,
-            window_s=int(raw.get("window_s", 0)),
-            bell=bool(raw.get("bell", True)),
-            armed=bool(raw.get("armed", True)),
+            level=Decimal(level) if not isinstance(level, str) or len(level) <= 40 else Decimal("NaN"),
+            window_s=_whole(raw, "window_s", 0),
+            bell=_flag(raw, "bell"),
+            armed=_flag(raw, "armed"),
         )
-    except (KeyError, TypeError, ValueError, InvalidOperation) as exc:
-        raise ValueError(f"alert {raw.get('id', '?')}: {exc!r}") from None
-    if alert.source not in SOURCES or alert.condition not in CONDITIONS:
-        raise ValueError(f"alert {alert.id}: source or condition not known")
-    if not alert.level.is_finite() or alert.level <= 0:
-        raise ValueError(f"alert {alert.id}: level must be a number above 0")
-    if alert.condition == "move" and not 0 < alert.window_s <= MAX_WINDOW_S:
-        raise ValueError(f"alert {alert.id}: a move needs a window of 1 s to 7 days")
-    return alert
+    except (ArithmeticError, ValueError) as exc:  # Decimal's errors are ArithmeticErrors
+        raise ValueError(f"alert {name}: {exc}") from None
+    return check_alert(alert)
 
 
 class AlertBook:
@@ -107,23 +153,49 @@ class AlertBook:
     def __init__(self, path: Path, alerts: list[Alert] | None = None, problem: str = "") -> None:
         self.path = path
         self.alerts = alerts or []
-        self.problem = problem  # why the file could not be read (it was moved aside), for the trader to see
+        self.file = KeptFile(path, problem)
+        self.not_saved = ""  # why the last save failed ("" once one succeeds): the state in memory is the right one
         self._seen: dict[int, collections.deque[tuple[float, Decimal]]] = {}
+
+    @property
+    def problem(self) -> str:
+        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
+        return self.file.problem
 
     @classmethod
     def load(cls, path: Path) -> AlertBook:
-        if not path.exists():
-            return cls(path)
+        """The alerts in ``path``; a file that cannot be read, or holds too many, is set aside with a notice."""
+        book = cls(path)
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(raw, dict) or not isinstance(raw.get("alerts"), list):
+            raw = read_kept(path, MAX_FILE_BYTES)
+            if raw is None:
+                return book
+            if not isinstance(raw, dict) or set(raw) != {"alerts"} or not isinstance(raw["alerts"], list):
                 raise ValueError('expected {"alerts": [...]}')
-            return cls(path, [_alert(a) for a in raw["alerts"]][:MAX_ALERTS])
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            return cls(path, problem=set_aside(path, exc))
+            alerts = [_alert(a) for a in raw["alerts"]]
+            ids = collections.Counter(a.id for a in alerts)
+            if twice := [i for i, n in ids.items() if n > 1]:
+                raise ValueError(f"alert {twice[0]} appears {ids[twice[0]]} times")
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
+            book.file.aside(exc)
+            return book
+        book.alerts = sorted(alerts, key=lambda a: a.id)[:MAX_ALERTS]
+        if len(alerts) > MAX_ALERTS:
+            book.file.over_cap(len(alerts), MAX_ALERTS, "alerts", book.save)
+        return book
 
     def save(self) -> None:
-        write_json(self.path, {"alerts": [{**asdict(a), "level": str(a.level)} for a in self.alerts]})
+        """Write every alert; OSError (``NotKept`` when the unread file must not be written over) if it cannot."""
+        self.file.write({"alerts": [{**asdict(a), "level": str(a.level)} for a in self.alerts]})
+
+    def _save_or_undo(self, before: list[Alert]) -> None:
+        """Save an edit; if it cannot be saved, the alerts are as they were (what is shown is what is kept)."""
+        try:
+            self.save()
+        except OSError:
+            self.alerts = before
+            raise
+        self.not_saved = ""
 
     # ---- editing --------------------------------------------------------------------------------
 
@@ -131,20 +203,25 @@ class AlertBook:
         return max((a.id for a in self.alerts), default=0) + 1
 
     def put(self, alert: Alert) -> None:
-        """Add ``alert``, or replace the one with its id (armed again, its window started afresh)."""
+        """Add ``alert``, or replace the one with its id (armed again, its window started afresh). ValueError when a
+        value is out of bounds or there are ``MAX_ALERTS`` already; OSError (nothing changed) when not saved."""
+        check_alert(alert)
         if len(self.alerts) >= MAX_ALERTS and all(a.id != alert.id for a in self.alerts):
             raise ValueError(f"at most {MAX_ALERTS} alerts")
-        self.alerts = [a for a in self.alerts if a.id != alert.id] + [alert]
-        self.alerts.sort(key=lambda a: a.id)
+        before = self.alerts
+        self.alerts = sorted([a for a in before if a.id != alert.id] + [alert], key=lambda a: a.id)
+        self._save_or_undo(before)
         self._seen.pop(alert.id, None)
-        self.save()
 
     def remove(self, alert_id: int) -> None:
-        self.alerts = [a for a in self.alerts if a.id != alert_id]
+        """Delete an alert; OSError (nothing changed) when that cannot be saved."""
+        before = self.alerts
+        self.alerts = [a for a in before if a.id != alert_id]
+        self._save_or_undo(before)
         self._seen.pop(alert_id, None)
-        self.save()
 
     def toggle(self, alert_id: int) -> Alert | None:
+        """Arm or disarm an alert: the alert as it is now (None if there is none); OSError when not saved."""
         for a in self.alerts:
             if a.id == alert_id:
                 self.put(replace(a, armed=not a.armed))
@@ -154,7 +231,8 @@ class AlertBook:
     # ---- watching -------------------------------------------------------------------------------
 
     def check(self, prices: Mapping[tuple[str, str], Decimal], now_s: float) -> list[Fired]:
-        """The alerts ``prices`` ((symbol, source) -> price) fire now; above/below ones are disarmed."""
+        """The alerts ``prices`` ((symbol, source) -> price) fire now; above/below ones are disarmed. Never raises
+        for the file: when the disarmed state cannot be saved, ``not_saved`` says why."""
         fired: list[Fired] = []
         disarm: list[Alert] = []
         for a in self.alerts:
@@ -175,8 +253,12 @@ class AlertBook:
                     window.append((now_s, price))
                 elif not window or now_s - window[-1][0] >= a.window_s / SAMPLES:  # a bounded sample
                     window.append((now_s, price))
-        if disarm:
+        if disarm:  # fired stays fired in memory whatever the disk says: the trader is told both
             gone = {a.id for a in disarm}
             self.alerts = [replace(a, armed=False) if a.id in gone else a for a in self.alerts]
-            self.save()
+            try:
+                self.save()
+                self.not_saved = ""
+            except OSError as exc:
+                self.not_saved = f"{exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else "")
         return fired

@@ -2,24 +2,26 @@
 profile so they survive a restart.
 
 The file is JSON (``{"symbols": ["BTC-PERP", ...]}``), written whole and atomically (a temporary file, then a
-rename). A file that cannot be read is never overwritten: it is moved aside (``watchlist-NAME.json.bad-<time>``)
-and the reason is kept in ``Watchlist.problem`` for the dashboard to show, as price alerts do.
+rename), read within limits (64 KiB, nested at most 8 deep, names of at most 40 characters). A file that cannot be
+read is never overwritten: it is moved aside (``watchlist-NAME.json.bad-<time>``) and ``Watchlist.problem`` says
+where, for the dashboard to show, as price alerts do. A file of more than ``MAX_WATCHED`` instruments is moved
+aside whole, the first ``MAX_WATCHED`` are loaded and written back, and the trader is told.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from tui.paths import profile_file
 
-from .kept_files import set_aside, write_json
+from .kept_files import KeptFile, read_kept
 
-__all__ = ["MAX_WATCHED", "Watchlist", "watchlist_path"]
+__all__ = ["MAX_WATCHED", "SYMBOL_RE", "Watchlist", "watchlist_path"]
 
 MAX_WATCHED = 100
-_SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,39}")  # an instrument name as the exchange writes it
+MAX_FILE_BYTES = 64 << 10  # 100 names of 40 characters take ~5 KB
+SYMBOL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,39}")  # an instrument name as the exchange writes it
 
 
 def watchlist_path(data_dir: Path, profile: str) -> Path:
@@ -29,15 +31,16 @@ def watchlist_path(data_dir: Path, profile: str) -> Path:
 
 def _symbols(raw: object) -> list[str]:
     """The instrument names of a watchlist file's JSON; ValueError naming what is wrong."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("symbols"), list):
+    if not isinstance(raw, dict) or set(raw) != {"symbols"} or not isinstance(raw["symbols"], list):
         raise ValueError('expected {"symbols": [...]}')
     out: list[str] = []
     for item in raw["symbols"]:
-        if not isinstance(item, str) or not _SYMBOL.fullmatch(item):
-            raise ValueError(f"{item!r} is not an instrument name")
-        if item not in out:
+        if not isinstance(item, str) or not SYMBOL_RE.fullmatch(item):
+            shown = repr(item)
+            raise ValueError(f"{shown if len(shown) <= 44 else shown[:40] + '...'} is not an instrument name")
+        if item not in out:  # the same name twice is watched once
             out.append(item)
-    return out[:MAX_WATCHED]
+    return out
 
 
 class Watchlist:
@@ -46,19 +49,31 @@ class Watchlist:
     def __init__(self, path: Path, symbols: list[str] | None = None, problem: str = "") -> None:
         self.path = path
         self.symbols = symbols or []
-        self.problem = problem  # why the file could not be read (it was moved aside), for the trader to see
+        self.file = KeptFile(path, problem)
+
+    @property
+    def problem(self) -> str:
+        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
+        return self.file.problem
 
     @classmethod
     def load(cls, path: Path) -> Watchlist:
-        if not path.exists():
-            return cls(path)
+        """The watchlist in ``path``; a file that cannot be read, or holds too many, is set aside with a notice."""
+        watched = cls(path)
         try:
-            return cls(path, _symbols(json.loads(path.read_text(encoding="utf-8"))))
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            return cls(path, problem=set_aside(path, exc))
+            raw = read_kept(path, MAX_FILE_BYTES)
+            symbols = [] if raw is None else _symbols(raw)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
+            watched.file.aside(exc)
+            return watched
+        watched.symbols = symbols[:MAX_WATCHED]
+        if len(symbols) > MAX_WATCHED:
+            watched.file.over_cap(len(symbols), MAX_WATCHED, "instruments", watched.save)
+        return watched
 
     def save(self) -> None:
-        write_json(self.path, {"symbols": self.symbols})
+        """Write the list; OSError (``NotKept`` when the unread file must not be written over) if it cannot."""
+        self.file.write({"symbols": self.symbols})
 
     def __contains__(self, symbol: object) -> bool:
         return symbol in self.symbols

@@ -312,17 +312,16 @@ class XtuiApp(App[None]):
         for symbol, t in self.feed.state.market.tickers.items():
             prices[(symbol, "last")], prices[(symbol, "mark")] = t.last_price, t.mark_price
             prices[(symbol, "index")] = t.index_price
-        try:
-            fired = self.alerts.check(prices, self._wall_clock())
-        except OSError as exc:  # fired, but could not be saved disarmed: say so, it will fire again
-            log.error("alerts: %s", exc)
-            self.notify(f"Alerts could not be saved: {exc}", severity="error", markup=False)
-            return
+        fired = self.alerts.check(prices, self._wall_clock())  # the file's troubles come after: see not_saved
         for f in fired:
             log.info("alert %s fired: %s", f.alert.id, f.text())
             self.notify(f.text(), title=f"Alert {f.alert.id}", severity="warning", timeout=20, markup=False)
         if any(f.alert.bell for f in fired):
             self.bell()
+        if fired and self.alerts.not_saved:  # disarmed here all the same: it fired, and it was seen
+            log.error("alerts not saved: %s", self.alerts.not_saved)
+            said = f"Alerts could not be saved ({self.alerts.not_saved}): the file still has them armed for a restart"
+            self.notify(said, title="Alerts", severity="error", timeout=20, markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         report_worker_error(self, event)

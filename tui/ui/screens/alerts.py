@@ -162,15 +162,25 @@ class AlertsScreen(DataScreen):
 
     def action_delete(self) -> None:
         alert = self._selected()
-        if alert is not None:
+        if alert is None:
+            return
+        try:
             self.book.remove(alert.id)
-            self.show()
-            self.notify(f"Alert {alert.id} deleted: {alert.describe()}", markup=False)
+        except OSError as exc:  # the book is as it was: what is shown is what is kept
+            self.notify(f"Alert {alert.id} not deleted: it could not be saved ({exc})", severity="error", markup=False)
+            return
+        self.show()
+        self.notify(f"Alert {alert.id} deleted: {alert.describe()}", markup=False)
 
     def action_arm(self) -> None:
         alert = self._selected()
-        if alert is not None:
+        if alert is None:
+            return
+        try:
             now = self.book.toggle(alert.id)
-            self.show()
-            if now is not None:
-                self.notify(f"Alert {now.id} {'armed' if now.armed else 'disarmed'}", timeout=3)
+        except (OSError, ValueError) as exc:
+            self.notify(f"Alert {alert.id} not changed: {exc}", severity="error", markup=False)
+            return
+        self.show()
+        if now is not None:
+            self.notify(f"Alert {now.id} {'armed' if now.armed else 'disarmed'}", timeout=3)
