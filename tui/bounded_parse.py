@@ -130,21 +130,21 @@ def _refuse_constant(name: str) -> Any:
 def _number(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     def parsed(text: str) -> Any:
         if len(text) > MAX_NUMBER_DIGITS:
-            raise FileLimitError(f"a number of {len(text):,} characters ({text[:12]}...)")
+            raise FileLimitError(f"a number of {len(text):,} characters")
         return parse(text)
 
     return parsed
 
 
 _INT = _number(int)
-_DECIMAL = _number(Decimal)
 
 
-def parse_json(data: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """JSON within the limits: nesting checked first, numbers of at most 40 characters (decimals as ``Decimal``),
-    no NaN or Infinity. ValueError (FileLimitError, json.JSONDecodeError, UnicodeDecodeError) when bad."""
+def parse_json(data: str | bytes, max_depth: int = MAX_DEPTH, parse_float: Callable[[str], Any] = Decimal) -> Any:
+    """JSON within the limits: nesting checked first, numbers of at most 40 characters (decimals as ``Decimal``
+    unless ``parse_float`` says otherwise), no NaN or Infinity. ValueError (FileLimitError, json.JSONDecodeError,
+    UnicodeDecodeError) when bad."""
     check_depth(data, max_depth)
-    return json.loads(data, parse_float=_DECIMAL, parse_int=_INT, parse_constant=_refuse_constant)
+    return json.loads(data, parse_float=_number(parse_float), parse_int=_INT, parse_constant=_refuse_constant)
 
 
 def parse_toml(text: str, max_depth: int = MAX_DEPTH) -> dict[str, Any]:

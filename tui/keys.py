@@ -5,6 +5,16 @@ A key exists unencrypted only in memory, inside a ``Signer``. Every error raised
 ``KeystoreError`` whose message names the keystore or its file and never carries key material or a
 password; eth-keyfile's own exceptions (which may quote their inputs) are never let through.
 
+A file is read within limits before anything else (``tui.bounded_parse``: 64 KiB, nested at most 8 deep, so no
+file can overflow the stack), and its key derivation's cost is bounded (scrypt ``n <= 2^18`` with ``n*r*p`` at
+most a standard keystore's; pbkdf2 ``c <= 2,000,000``): a costlier file is refused at once, before any password
+is asked for, instead of taking seconds and gigabytes to say "wrong password". A keystore that group or others
+can read is unlocked with a warning that says how to fix it (``exposure``).
+
+Importing eth-keyfile imports py_ecc, which raises the recursion limit to 100,000 for the whole process; at that
+limit a deep enough input to any C parser overflows the C stack. The limit is put back as it was (eth-keyfile
+needs no deep recursion for version 3 files).
+
 Each file also carries ``xtui_crypto_sha256``, an unkeyed hash of its ``crypto`` section. A MAC mismatch
 alone cannot tell a wrong password from a damaged file; with the hash, a damaged file is reported as
 damaged instead of costing the user three password attempts. Files without it (made by other tools)
@@ -18,11 +28,14 @@ import json
 import logging
 import os
 import re
+import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tui.api.signing import Signer, SigningError, checksum_address
+from tui.bounded_parse import FileLimitError, parse_json, read_capped
 from tui.logs import add_key, add_secret, redact
 from tui.paths import data_dir
 
@@ -30,6 +43,7 @@ __all__ = [
     "KeystoreError",
     "WrongPassword",
     "create",
+    "exposure",
     "import_key",
     "key_from_env",
     "keys_dir",
@@ -47,7 +61,11 @@ MIN_PASSWORD = 8
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 CHECKSUM_FIELD = "xtui_crypto_sha256"
-_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX = re.compile(r"[0-9a-fA-F]{1,1024}")
+MAX_FILE_BYTES = 64 << 10  # a version 3 keystore is ~0.5 KB
+MAX_SCRYPT_N = 1 << 18  # geth's and eth-account's standard: ~1 s and 256 MB
+MAX_SCRYPT_COST = MAX_SCRYPT_N * 8  # n * r * p of the standard (r = 8, p = 1): memory is 128 * n * r bytes
+MAX_PBKDF2_C = 2_000_000  # twice eth-account's default: ~1-2 s
 log = logging.getLogger(__name__)
 
 
@@ -108,6 +126,17 @@ def _write_new(path: Path, document: dict[str, Any]) -> None:
         raise KeystoreError(f"cannot write {path}: {exc.strerror}") from None
 
 
+def _keyfile() -> Any:
+    """eth-keyfile's ``keyfile`` module, the recursion limit left as it was (py_ecc, imported with it, raises it
+    to 100,000: at that limit a deep enough input to a C parser overflows the stack instead of raising)."""
+    limit = sys.getrecursionlimit()
+    try:
+        from eth_keyfile import keyfile
+    finally:
+        sys.setrecursionlimit(limit)
+    return keyfile
+
+
 def loaded(signer: Signer) -> Signer:
     """``signer``, its key now redacted by value from the log (every key this process holds passes here)."""
     add_key(signer.secret_hex())
@@ -121,8 +150,7 @@ def _encrypt_and_store(name: str, signer: Signer, password: str) -> str:
     loaded(signer)
     if path.exists():
         raise KeystoreError(f"keystore {name} already exists ({path}); remove it first")
-    from eth_keyfile.keyfile import create_keyfile_json
-
+    create_keyfile_json = _keyfile().create_keyfile_json
     try:
         secret = bytes.fromhex(signer.secret_hex()[2:])
         document = create_keyfile_json(secret, password.encode(), kdf="scrypt", iterations=SCRYPT_N)
@@ -161,21 +189,60 @@ def _field(doc: dict[str, Any], dotted: str) -> Any:
 _HEX_FIELDS = ("crypto.ciphertext", "crypto.cipherparams.iv", "crypto.mac")
 
 
+def _whole(params: dict[str, Any], key: str, low: int, high: int) -> int:
+    value = params.get(key)
+    if type(value) is not int or not low <= value <= high:
+        shown = f"{value:,}" if type(value) is int else type(value).__name__
+        raise ValueError(f"{key} = {shown} is not {low:,} to {high:,}")
+    return value
+
+
+def _check_kdf(path: Path, crypto: dict[str, Any]) -> None:
+    """Refuse, before any password, a key derivation that would cost more than a standard keystore's."""
+    kdf, params = crypto["kdf"], crypto["kdfparams"]
+    salt = params.get("salt")
+    if not (isinstance(salt, str) and _HEX.fullmatch(salt)):
+        raise KeystoreError(f"{path} is damaged: crypto.kdfparams.salt is not hex")
+    try:
+        _whole(params, "dklen", 32, 64)
+        if kdf == "scrypt":
+            n, r, p = (_whole(params, "n", 2, 1 << 40), _whole(params, "r", 1, 64), _whole(params, "p", 1, 64))
+            if n & (n - 1):
+                raise ValueError(f"n = {n:,} is not a power of 2")
+            if n > MAX_SCRYPT_N or n * r * p > MAX_SCRYPT_COST:
+                times, mib = n * r * p / MAX_SCRYPT_COST, 128 * n * r >> 20
+                raise KeystoreError(
+                    f"{path}: its scrypt cost (n = {n:,}, r = {r}, p = {p}) is over what xtui unlocks (n up to "
+                    f"{MAX_SCRYPT_N:,}, n*r*p up to {MAX_SCRYPT_COST:,}): it would take {times:,.0f} times a "
+                    f"standard keystore's time and {mib:,} MB; re-encrypt it with standard settings"
+                )
+        else:
+            _whole(params, "c", 1, MAX_PBKDF2_C)
+            if params.get("prf") != "hmac-sha256":
+                raise ValueError("prf is not hmac-sha256")
+    except ValueError as exc:
+        raise KeystoreError(f"{path} is damaged or not supported: crypto.kdfparams {exc}") from None
+
+
 def _read(path: Path) -> tuple[dict[str, Any], str]:
-    """The parsed file and its EIP-55 address, checked for shape without the password."""
+    """The parsed file and its EIP-55 address, checked for shape and cost without the password."""
     name = path.stem
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         raise KeystoreError(f"no keystore named {name} ({path})") from None
+    except FileLimitError as exc:
+        raise KeystoreError(f"{path} is damaged: {exc}") from None
     except OSError as exc:
         raise KeystoreError(f"cannot read {path}: {exc.strerror}") from None
     try:
-        doc = json.loads(raw)
+        doc = parse_json(raw, max_depth=8, parse_float=float)  # floats as eth-keyfile reads them: the checksum's
     except UnicodeDecodeError:
         raise KeystoreError(f"{path} is damaged: not text") from None
     except json.JSONDecodeError as exc:  # its message has a position only, never the content
         raise KeystoreError(f"{path} is damaged: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    except FileLimitError as exc:  # its message says which limit and where, never the content
+        raise KeystoreError(f"{path} is damaged: {exc}") from None
     if not isinstance(doc, dict):
         raise KeystoreError(f"{path} is damaged: not a keystore object")
     if doc.get("version") != 3:
@@ -189,11 +256,27 @@ def _read(path: Path) -> tuple[dict[str, Any], str]:
             raise KeystoreError(f"{path} is damaged: {dotted} is not hex")
     if doc["crypto"]["kdf"] not in ("scrypt", "pbkdf2") or not isinstance(doc["crypto"]["kdfparams"], dict):
         raise KeystoreError(f"{path} is damaged: unsupported key derivation")
+    if doc["crypto"]["cipher"] != "aes-128-ctr":
+        raise KeystoreError(f"{path} is damaged or not supported: cipher is not aes-128-ctr")
+    _check_kdf(path, doc["crypto"])
     try:
-        address = checksum_address(str(doc["address"]))
+        address = checksum_address(str(doc["address"])[:64])
     except SigningError:
         raise KeystoreError(f"{path} is damaged: address is not an address") from None
     return doc, address
+
+
+def exposure(name: str) -> str | None:
+    """A warning when keystore ``name``'s file can be read or written by group or others, with the fix."""
+    path = keystore_path(name)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    who = " and ".join(w for bits, w in ((0o070, "its group"), (0o007, "every user")) if mode & bits)
+    return f"warning: keystore {name} ({path}) can be read by {who} (mode {mode:04o}): chmod 600 {path}"
 
 
 def read_address(name: str) -> str:
@@ -209,10 +292,8 @@ def load(name: str, password: str) -> Signer:
     stored_hash = doc.get(CHECKSUM_FIELD)
     if stored_hash is not None and stored_hash != _crypto_hash(doc["crypto"]):
         raise KeystoreError(f"{path} is damaged: its encrypted key was changed (checksum mismatch)")
-    from eth_keyfile.keyfile import decode_keyfile_json
-
     try:
-        secret = bytes(decode_keyfile_json(doc, password.encode()))
+        secret = bytes(_keyfile().decode_keyfile_json(doc, password.encode()))
     except ValueError as exc:
         if "MAC mismatch" in str(exc):
             hint = "" if stored_hash is not None else f" (or {path} is damaged)"
@@ -228,6 +309,8 @@ def load(name: str, password: str) -> Signer:
     if signer.address != address:
         raise KeystoreError(f"{path} is damaged: the key does not match its address {address}")
     log.info("keystore %s unlocked (%s)", name, address)
+    if warning := exposure(name):
+        log.warning("%s", warning)
     return loaded(signer)
 
 

@@ -2,7 +2,8 @@
 comes from an environment variable or a ``prompt`` (the terminal's hidden prompt unless another is passed).
 
 Secrets are never read from the command line; with no terminal to ask on, unlocking fails with one line naming
-the flag to use instead of hanging a script.
+the flag to use instead of hanging a script. A keystore file that others can read is unlocked with a warning on
+stderr naming the fix (``chmod 600 FILE``).
 """
 
 from __future__ import annotations
@@ -46,7 +47,11 @@ def ask_hidden(label: str, flag: str) -> str:
 
 def unlock(name: str, password_env: str | None = None, tries: int = TRIES, prompt: Prompt = ask_hidden) -> Signer:
     """Unlock keystore ``name`` with the password in ``password_env``, or ``tries`` answers to ``prompt``."""
-    keys.read_address(name)  # a missing or damaged file fails before any password is asked for
+    keys.read_address(name)  # a missing, damaged or too costly file fails before any password is asked for
+    warning = keys.exposure(name)
+    if warning:  # said before the password is typed, where the trader is looking
+        sys.stderr.write(warning + "\n")
+        sys.stderr.flush()
     if password_env:
         try:
             return keys.load(name, env_secret(password_env, "keystore password"))
