@@ -26,6 +26,7 @@ __all__ = [
     "MAX_TOML_DOTS",
     "FileLimitError",
     "check_depth",
+    "decimal_places",
     "depth_of",
     "parse_json",
     "parse_toml",
@@ -121,6 +122,16 @@ def depth_of(value: Any, max_depth: int = MAX_DEPTH) -> int:
         deepest = max(deepest, depth)
         stack.extend((child, depth) for child in children)
     return deepest
+
+
+def decimal_places(value: Decimal) -> int:
+    """The places after the point ``value`` needs (0 for 1.500e3), read from its digits: ``normalize`` would
+    round a tiny value to 0 in the default context."""
+    _, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        raise ValueError(f"{value} is not a finite number")
+    trailing = len(digits) - len(bytes(digits).rstrip(b"\0")) if any(digits) else len(digits) - 1
+    return max(0, -(exponent + trailing))
 
 
 def _refuse_constant(name: str) -> Any:

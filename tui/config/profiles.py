@@ -22,6 +22,7 @@ from msgspec.structs import replace
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.api.network import Network, network_of
+from tui.bounded_parse import FileLimitError, parse_toml, read_capped
 from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
 from tui.config.values import (
@@ -56,6 +57,7 @@ __all__ = [
 ]
 
 LOCAL = "local"
+MAX_CONFIG_BYTES = 1 << 20  # a config of many profiles is a few KB
 SECRET_MESSAGE = "a private key must not be stored in the config; use a keystore (xtui keys import) or key_env"
 # field -> (kind of key source, trades as an agent for ``account``)
 KEY_FIELDS: dict[str, tuple[Literal["keystore", "env"], bool]] = {
@@ -237,10 +239,14 @@ def parse_config(text: str, path: Path) -> Config:
         if KEY_SHAPE.search(line):
             raise ConfigError(f"{path} line {number}: {SECRET_MESSAGE}")
     try:
-        data = tomllib.loads(text, parse_float=Decimal)
+        data = parse_toml(text)  # nesting and dotted keys bounded before tomllib recurses
     except tomllib.TOMLDecodeError as exc:
         number, message = syntax_error_line(exc, text)
         raise ConfigError(f"{path} line {number}: not valid TOML: {message}") from None
+    except FileLimitError as exc:
+        raise ConfigError(f"{path}{'' if str(exc).startswith('line') else ':'} {exc}") from None
+    except ValueError as exc:  # an integer longer than Python reads (4,300 digits)
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     config = Config(path, True, LOCAL, "info", dict(BUILTIN_PROFILES), KeyLines(text))
     try:
         file = msgspec.convert(data, ConfigFile)
@@ -350,11 +356,13 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     """The config file at ``path`` (default: ``config_path()``), or the built-in profiles if it is absent."""
     path = config_path(env) if path is None else path
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_capped(path, MAX_CONFIG_BYTES).decode("utf-8")
     except FileNotFoundError:
         return Config(path, False, LOCAL, "info", dict(BUILTIN_PROFILES), KeyLines(""))
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    except FileLimitError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     return parse_config(text, path)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from tui.api.decimals import is_plain_decimal
 from tui.api.network import NETWORKS
 from tui.api.signing import checksum_address, is_checksum_address
+from tui.bounded_parse import decimal_places
 from tui.keys import ENV_NAME_RE, NAME_RE
 from tui.logs import parse_level, redact
 
@@ -104,6 +105,10 @@ def _bool(value: Any) -> bool:
     return value
 
 
+MAX_NOTIONAL = Decimal(10) ** 15  # USDC: beyond any order, and 1e999999999 is no amount
+MAX_PLACES = 18
+
+
 def _decimal(high: Decimal | None) -> Callable[[Any], Decimal]:
     """A non-negative Decimal from an integer, a TOML float (read exactly) or a string."""
 
@@ -117,8 +122,10 @@ def _decimal(high: Decimal | None) -> Callable[[Any], Decimal]:
         except InvalidOperation:
             raise ValueError(f"{shown(str(value))} is not a number") from None
         if not number.is_finite() or number < 0 or (high is not None and number > high):
-            bound = f"between 0 and {high}" if high is not None else "0 or more"
+            bound = f"between 0 and {high:,}" if high is not None else "0 or more"
             raise ValueError(f"expected a number {bound}, not {shown(str(value))}")
+        if decimal_places(number) > MAX_PLACES:  # 1e-999999999 is no amount
+            raise ValueError(f"at most {MAX_PLACES} decimal places, not {shown(str(value))}")
         return number
 
     return parse
@@ -201,7 +208,7 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "agent_key_env": _pattern(ENV_NAME_RE, "an environment variable name"),
     "read_only": _bool,
     "low_bandwidth": _bool,
-    "confirm_notional": _decimal(None),
+    "confirm_notional": _decimal(MAX_NOTIONAL),
     "confirm_through_book_pct": _decimal(Decimal(100)),
     "max_slippage_pct": _decimal(Decimal(50)),
     "theme": _pattern(_THEME, "a theme name"),

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec.structs import asdict, replace
 
+from tui.bounded_parse import decimal_places
 from tui.paths import profile_file
 
 from .kept_files import KeptFile, read_kept
@@ -92,7 +93,7 @@ def check_alert(alert: Alert) -> Alert:
     if alert.source not in SOURCES or alert.condition not in CONDITIONS:
         raise ValueError(f"alert {alert.id}: source or condition not known")
     level, top = alert.level, Decimal(100) if alert.condition == "move" else MAX_LEVEL
-    if not level.is_finite() or not 0 < level <= top or int(level.normalize().as_tuple().exponent) < -MAX_PLACES:
+    if not level.is_finite() or not 0 < level <= top or decimal_places(level) > MAX_PLACES:
         raise ValueError(f"alert {alert.id}: level must be a number above 0, at most {top:,} and {MAX_PLACES} places")
     if alert.condition == "move" and not 0 < alert.window_s <= MAX_WINDOW_S:
         raise ValueError(f"alert {alert.id}: a move needs a window of 1 s to 7 days")
