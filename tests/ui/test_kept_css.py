@@ -22,7 +22,7 @@ from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.app import XtuiApp, make_app
-from tui.ui.kept_css import FILE_NAME, KeptCss, _stamp
+from tui.ui.kept_css import _MAGIC, FILE_NAME, KeptCss, _mac, _stamp
 
 ALICE = Signer(ALICE_KEY)
 
@@ -112,6 +112,12 @@ def described(rules: RuleSet) -> tuple[Any, ...]:
     )
 
 
+def signed(kept: KeptCss, path: Path) -> None:
+    """``path``'s bytes as a file this user's xtui wrote: its header and MAC made with the user's key."""
+    payload = path.read_bytes()
+    path.write_bytes(_MAGIC + _mac(kept._key(make=True), payload) + payload)
+
+
 class _Runs:
     """Unpickled, it would run a shell command."""
 
@@ -136,6 +142,7 @@ def test_a_file_not_to_trust_is_ignored(
     monkeypatch.chdir(tmp_path)
     path = tmp_path / FILE_NAME
     path.write_bytes(content)
+    signed(KeptCss(path), path)  # signed as this xtui would: what is behind the MAC is still never trusted
     kept = KeptCss(path)
     with caplog.at_level(logging.INFO, logger="tui.ui.kept_css"):
         assert kept.get(("css", ("f", "C.DEFAULT_CSS"), True, 0, "", "v")) is None, what

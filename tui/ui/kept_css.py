@@ -7,16 +7,24 @@ first three, in a file stamped with the last; a start finds them there and parse
 
 A file that cannot be read, is not whole, or was stamped by another Textual or Python is ignored (and written
 afresh). It is read with an unpickler that builds nothing but Textual's own classes (``_Unpickler``).
+
+Unpickling builds whatever nesting the file says, and hashing a dict key or set member nested 100,000 deep
+overflows the C stack (whatever the recursion limit): no scan of a pickle is cheap enough to do at every start
+(~9 ms for the usual 80 KB, three times the load). So a file is read only if it is at most 8 MiB and carries a
+MAC (keyed BLAKE2b) made with this user's key, a random 32 bytes kept apart from it (``key_path``, 0600): a
+damaged file, or one not written by this user's xtui, is ignored before anything is unpickled.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import io
 import logging
 import os
 import pickle
+import secrets
 import sys
 import tempfile
 from functools import partial
@@ -28,11 +36,17 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.css.types import CSSLocation
 
-__all__ = ["FILE_NAME", "KEEP_AFTER_S", "KeptCss", "KeptStylesheet"]
+from tui.bounded_parse import FileLimitError, read_capped
+
+__all__ = ["FILE_NAME", "KEEP_AFTER_S", "KEY_NAME", "KeptCss", "KeptStylesheet"]
 
 log = logging.getLogger(__name__)
 
 FILE_NAME = "css-rules.pickle"
+KEY_NAME = "css-rules.key"
+MAX_FILE_BYTES = 8 << 20  # the usual file is ~80 KB
+_MAGIC = b"xtui kept css 2\n"
+_MAC_BYTES = 32
 KEEP_AFTER_S = 2.0  # this long after start-up the app saves what the start parsed (and again as it ends)
 # Textual's files whose code makes, or is, what a parse gives: an upgrade rewrites them, and that changes the stamp
 _TEXTUAL_FILES = ("css/parse.py", "css/model.py", "css/styles.py", "css/scalar.py", "color.py", "geometry.py")
@@ -53,8 +67,9 @@ class KeptCss:
     """The rule sets parsed so far, read from ``path`` on first use. ``save`` writes back those this process used,
     if it parsed any: the file holds what the last start needed (its theme's, its xtui's), and does not grow."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, key_path: Path | None = None) -> None:
         self.path = path
+        self.key_path = key_path or path.with_name(KEY_NAME)  # beside it unless told (the app keeps it in data)
         self._rules: dict[Key, list[RuleSet]] | None = None
         self._added = 0
         self._from_file: frozenset[Key] = frozenset()
@@ -84,7 +99,8 @@ class KeptCss:
             return
         try:
             used = {key: rules for key, rules in self._rules.items() if key in self._used}
-            data = pickle.dumps((_stamp(), used), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps((_stamp(), used), protocol=pickle.HIGHEST_PROTOCOL)
+            data = _MAGIC + _mac(self._key(make=True), payload) + payload
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".css-rules-")
             try:
@@ -105,16 +121,44 @@ class KeptCss:
             self._from_file = frozenset(self._rules)
         return self._rules
 
+    def _key(self, make: bool = False) -> bytes:
+        """This user's key for the file's MAC; with ``make``, a new one when there is none (OSError if it cannot
+        be kept)."""
+        try:
+            key = read_capped(self.key_path, _MAC_BYTES)
+            if len(key) == _MAC_BYTES:
+                return key
+        except (FileNotFoundError, FileLimitError):
+            pass
+        if not make:
+            raise OSError(f"no key in {self.key_path}")
+        key = secrets.token_bytes(_MAC_BYTES)
+        self.key_path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.key_path.parent, prefix=".css-key-")  # 0600
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(key)
+            os.replace(tmp, self.key_path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        return key
+
     def _read(self) -> dict[Key, list[RuleSet]]:
         try:
-            data = self.path.read_bytes()
+            data = read_capped(self.path, MAX_FILE_BYTES)
+            key = self._key() if data.startswith(_MAGIC) else b""
         except FileNotFoundError:
             return {}
-        except OSError as exc:
+        except (OSError, FileLimitError) as exc:
             log.warning("kept CSS not read from %s: %s", self.path, exc)
             return {}
+        mac, payload = data[len(_MAGIC) : len(_MAGIC) + _MAC_BYTES], data[len(_MAGIC) + _MAC_BYTES :]
+        if not key or not hmac.compare_digest(mac, _mac(key, payload)):  # damaged, or not this user's xtui's
+            log.warning("kept CSS in %s ignored: not whole, or not written by this xtui", self.path)
+            return {}
         try:
-            stamp, rules = _Unpickler(io.BytesIO(data)).load()
+            stamp, rules = _Unpickler(io.BytesIO(payload)).load()
         except Exception as exc:  # a damaged file can raise anything: it is only a cache
             log.warning("kept CSS in %s ignored: %s", self.path, exc)
             return {}
@@ -127,6 +171,10 @@ class KeptCss:
             log.info("kept CSS in %s is from another Textual or Python: parsed afresh", self.path)
             return {}
         return rules
+
+
+def _mac(key: bytes, payload: bytes) -> bytes:
+    return hashlib.blake2b(payload, key=key, digest_size=_MAC_BYTES).digest()
 
 
 class KeptStylesheet(Stylesheet):
