@@ -7,8 +7,6 @@ A theme file has ``name`` and ``primary``, optionally the other Textual theme co
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tui.bounded_parse import parse_json, parse_toml, read_capped
 from tui.paths import data_dir
 
 __all__ = [
@@ -35,6 +34,7 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 _PACKAGED = _PACKAGE / "_themes"
 THEME_DIR = _PACKAGED if _PACKAGED.is_dir() else _PACKAGE.parent / "themes"
 DEFAULT_THEME = "xtui"
+MAX_THEME_BYTES = 256 << 10  # a theme is ~1 KB
 SEMANTIC_DEFAULTS: dict[str, str] = {
     "bid": "#2ebd85",
     "ask": "#f0524f",
@@ -131,9 +131,9 @@ def theme_from_dict(data: Any, source: str = "theme") -> Theme:
 
 def load_theme(path: Path) -> Theme:
     """Read one ``.toml`` or ``.json`` theme file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    try:  # within limits: no theme file can overflow the stack (``tui.bounded_parse``)
+        text = read_capped(path, MAX_THEME_BYTES).decode("utf-8")
+        data = parse_json(text) if path.suffix == ".json" else parse_toml(text)
     except (OSError, UnicodeError, ValueError) as exc:
         raise ThemeError(f"{path.name}: {exc}") from None
     return theme_from_dict(data, path.name)
