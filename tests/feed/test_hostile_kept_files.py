@@ -232,3 +232,53 @@ def test_any_bytes_load_or_are_set_aside(tmp_path: Path, data: bytes) -> None:
         assert _aside(path).read_bytes() == data
     else:
         assert path.read_bytes() == data
+
+
+_ANY = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+_GOOD = {
+    "id": [1, 2, 10**9],
+    "symbol": ["BTC-PERP", "ETH/USDC"],
+    "source": ["last", "mark", "index"],
+    "condition": ["above", "below", "move"],
+    "level": ["1", "0.5", "100", "1e999999999", 1.5],
+    "window_s": [0, 60, 604_800],
+    "bell": [True, False],
+    "armed": [True, False],
+}
+_REQUIRED = ("id", "symbol", "source", "condition", "level")
+
+
+def _mostly(good: list[object]) -> st.SearchStrategy[object]:
+    """A good value nine times in ten, anything JSON holds else: so that some files load and what loads is
+    checked."""
+    return st.integers(0, 9).flatmap(lambda n: st.sampled_from(good) if n else _ANY)
+
+
+_FIELDS = st.fixed_dictionaries(
+    {key: _mostly(good) for key, good in _GOOD.items() if key in _REQUIRED},
+    optional={key: _mostly(good) for key, good in _GOOD.items() if key not in _REQUIRED},
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(alerts=st.lists(_FIELDS, max_size=4))
+def test_any_alert_fields_load_within_bounds_or_are_set_aside(tmp_path: Path, alerts: list[dict[str, object]]) -> None:
+    """Property: an alerts file of any fields of any JSON type either loads alerts that are each within bounds and
+    describe themselves in a short line (what fires and is shown), or is set aside whole with a notice."""
+    path = tmp_path / f"alerts-{os.getpid()}.json"
+    for old in tmp_path.glob(path.name + "*"):
+        old.unlink()
+    text = json.dumps({"alerts": alerts})
+    path.write_text(text)
+    book = AlertBook.load(path)
+    if book.problem:
+        assert book.alerts == [] and _aside(path).read_text() == text
+        return
+    for alert in book.alerts:
+        assert 0 < alert.level <= 10**15 and len(alert.describe()) < 120
+        fired = book.check({(alert.symbol, alert.source): alert.level}, 0)
+        assert all(len(f.text()) < 200 for f in fired)
