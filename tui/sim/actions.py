@@ -45,6 +45,9 @@ class ParsedAction:
     signature: str
 
 
+INT_LIMIT = 2**63  # ids, nonces and chain ids fit a signed 64-bit integer; anything else is a malformed body
+
+
 def _decimal(path: str, value: Any, *, allow_empty: bool = False, number_ok: bool = False) -> None:
     if allow_empty and value == "":
         return
@@ -56,6 +59,8 @@ def _decimal(path: str, value: Any, *, allow_empty: bool = False, number_ok: boo
         raise BadRequest(f"{path}: expected a decimal string, got {_show(value)}")
     if isinstance(value, str) and not is_plain_decimal(value):  # the one grammar: no sign, exponent, spaces
         raise BadRequest(f"{path}: {_show(value)} is not a plain decimal (ASCII digits and at most one point)")
+    if isinstance(value, int) and not -INT_LIMIT < value < INT_LIMIT:  # a number is signed as is: 64 bits at most
+        raise BadRequest(f"{path}: {_show(value)} is out of range")
     try:
         d = Decimal(str(value))
     except InvalidOperation:
@@ -67,9 +72,6 @@ def _decimal(path: str, value: Any, *, allow_empty: bool = False, number_ok: boo
 def _show(value: Any) -> str:
     text = json.dumps(value) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-INT_LIMIT = 2**63  # ids, nonces and chain ids fit a signed 64-bit integer; anything else is a malformed body
 
 
 def _int(path: str, value: Any, *, positive: bool = False) -> None:
@@ -97,6 +99,12 @@ def _address(path: str, value: Any) -> None:
         checksum_address(value)
     except SigningError:
         raise BadRequest(f"{path}: {_show(value)} is not an address") from None
+
+
+def _no_address_or_address(path: str, value: Any) -> None:
+    """``forAccount``: empty (the signer's own account) or an address."""
+    if value != "":
+        _address(path, value)
 
 
 def _enum(choices: Iterable[str]) -> Callable[[str, Any], None]:
@@ -174,7 +182,7 @@ FIELDS: dict[str, Callable[[str, Any], None]] = {
     "toDerivativesAccount": _bool,
     "agentName": _str,
     "agent": _address,
-    "forAccount": _str,
+    "forAccount": _no_address_or_address,
     "signature": _str,
     "validUntil": _int,
     "leverage": lambda p, v: _decimal(p, v, number_ok=True),
@@ -258,7 +266,11 @@ def recover_candidates(parsed: ParsedAction, network: Network) -> Iterable[tuple
         for data in _variants(parsed.data):
             for code in codes_for(parsed):
                 try:
-                    yield recover_digest(action_digest(data, code, testnet=net), parsed.signature), code
+                    digest = action_digest(data, code, testnet=net)
+                except (OverflowError, TypeError, ValueError) as exc:  # the parse let through what cannot be signed
+                    raise BadRequest(f"action.data: cannot be signed as sent ({type(exc).__name__})") from None
+                try:
+                    yield recover_digest(digest, parsed.signature), code
                 except SigningError as exc:
                     raise BadRequest(f"signature: {exc}") from None
 

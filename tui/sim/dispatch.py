@@ -18,6 +18,7 @@ from .clock import Clock
 from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
 from .engine.instruments import default_config
+from .engine.values import int_text
 from .market import SyntheticMarket
 from .pictures import first_picture
 
@@ -26,7 +27,14 @@ if TYPE_CHECKING:
 
 
 class QueryError(ValueError):
-    """A bad /info or /explorer request: HTTP 400 with a message that names the parameter."""
+    """A bad /info or /explorer request: HTTP 400 with a message that names the parameter (and quotes at most
+    ``MESSAGE_CHARS`` of what was sent)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "...")
+
+
+MESSAGE_CHARS = 240
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -77,8 +85,10 @@ class Params:
         value = self.raw.get(name, default)
         if value is None:
             raise self._fail(name, "missing")
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            value = int(value)
+        if isinstance(value, str):  # the one integer grammar (engine.values.INT_TEXT): ASCII digits only
+            value = int_text(value)
+            if value is None:
+                raise self._fail(name, f"expected an integer of ASCII digits, got {self.raw.get(name)!r}"[:160])
         if isinstance(value, bool) or not isinstance(value, int):
             raise self._fail(name, f"expected an integer, got {value!r}"[:120])
         if not lo <= value <= hi:
@@ -143,7 +153,7 @@ class Dispatcher:
         if isinstance(ref, bool) or not isinstance(ref, str | int):
             return None
         try:
-            return self.engine.market(int(ref) if isinstance(ref, str) and ref.isdigit() else ref).name
+            return self.engine.market(ref).name
         except (EngineRejected, KeyError, ValueError):
             return None
 
@@ -220,7 +230,7 @@ def _symbol(e: Exchange, p: Params, name: str = "symbol", *, allow_all: bool = T
     if allow_all and value == "all":
         return "all"
     try:
-        return e.market(int(value) if value.isdigit() else value).name
+        return e.market(value).name
     except (EngineRejected, KeyError, ValueError):
         raise QueryError(f"{p.method}: params.{name}: unknown instrument {value!r}"[:160]) from None
 
@@ -259,6 +269,9 @@ def _transactions(e: Exchange, p: Params) -> Any:
     flt = p.raw.get("filter") or {}
     if not isinstance(flt, dict):
         raise QueryError("transactions: params.filter: expected an object")
+    unknown = sorted(set(flt) - {"account", "tx_type"})
+    if unknown:
+        raise QueryError(f"transactions: params.filter: unknown field {unknown[0]!r} (account, tx_type)"[:160])
     f = Params("transactions", {k: v for k, v in flt.items() if v is not None})
     account = f.optional_user("account")
     tx_type = f.integer("tx_type") if f.has("tx_type") else None

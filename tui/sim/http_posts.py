@@ -7,7 +7,8 @@ exchange's time per order under the fan-out bench (server CPU per order, ~330 µ
 (the WebSocket, another path) goes on to the app behind; another method on these paths is answered 405, as
 Starlette answered it.
 
-An exception in a handler reaches uvicorn, which logs it and answers 500, as Starlette's middleware did.
+Every bad parameter is a 400 from its handler. An exception a handler did not expect is the last resort: it is
+logged with its traceback (``tui.sim.http_posts``, in the xtui log) and answered 500 with a JSON message.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import msgspec
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["Answer", "PostRoutes", "error", "json_answer"]
+__all__ = ["Answer", "PostRoutes", "error", "internal_error", "json_answer"]
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
@@ -31,6 +32,13 @@ _JSON_TYPE = b"application/json"
 
 def json_answer(payload: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Answer:
     return status, headers, payload
+
+
+def internal_error(where: str, exc: BaseException) -> dict[str, str]:
+    """The body of a 500: what failed, in a line (the traceback is in the exchange's log)."""
+    said = f"{type(exc).__name__}: {exc}"
+    said = said if len(said) <= 200 else said[:197] + "..."
+    return {"type": "error", "message": f"internal error in the local exchange at {where} ({said}); see its log"}
 
 
 def error(message: str, status: int = 400, headers: Mapping[str, str] | None = None) -> Answer:
@@ -58,8 +66,13 @@ class PostRoutes:
         if body is None:  # it hung up before its body arrived: nothing to answer, nothing went wrong here
             log.info("client %s hung up during POST %s", ip, scope["path"])
             return
-        status, headers, payload = handler(ip, body)
-        await _send(send, status, headers, _encode(payload))
+        try:
+            status, headers, payload = handler(ip, body)
+            encoded = _encode(payload)
+        except Exception as exc:  # the last resort: a bug, said in the log and in the answer, never a silent 500
+            log.exception("POST %s from %s failed (%d bytes of body)", scope["path"], ip, len(body))
+            status, headers, encoded = 500, None, _encode(internal_error(scope["path"], exc))
+        await _send(send, status, headers, encoded)
 
 
 async def _body(receive: Receive) -> bytes | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tui.api.signing import SigningError, checksum_address
+
 ALIASES = {
     "trade": "trades",
     "positions": "position",
@@ -31,8 +33,19 @@ RESOLUTIONS = ("1", "5", "15", "30", "60", "240", "1D", "1W")
 Key = tuple[str, str]
 
 
+def _is_address(text: str) -> bool:
+    try:
+        checksum_address(text)
+    except SigningError:
+        return False
+    return True
+
+
 class SubscribeError(ValueError):
-    pass
+    """A subscription refused; the message quotes at most 200 characters of what was sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message if len(message) <= 200 else message[:197] + "...")
 
 
 def subscription_key(
@@ -55,8 +68,8 @@ def subscription_key(
         return (channel, symbol), f"{channel}@{symbol}"
     if channel in ACCOUNT:
         user = params.get("user", params.get("address"))
-        if not isinstance(user, str) or not user.startswith("0x") or len(user) != 42:
-            raise SubscribeError("params.user: expected an address")
+        if not isinstance(user, str) or not _is_address(user):
+            raise SubscribeError(f"params.user: expected an address, got {user!r}")
         return (channel, user.lower()), f"{channel}@{user}"
     if channel == "chart":
         ident = params.get("instrument_id", params.get("symbol"))

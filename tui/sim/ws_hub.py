@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .http_posts import internal_error
 from .ratelimit import RateLimiter
 from .ws_channels import ALL_SYMBOLS, Key, SubscribeError, subscription_key
 from .ws_transport import FRAMES_EXTENSION, text_frame
@@ -235,7 +236,7 @@ class Hub:
                 if text is None:  # JSON-RPC travels in text frames; say so and go on
                     reply: dict[str, Any] | None = _error(None, -32600, "binary frame: send JSON-RPC as text")
                 else:
-                    reply = await self._handle(conn, text)
+                    reply = await self._handled(conn, text)
                 if reply is not None:
                     self._send(conn, _text(reply))
             if conn.overflowed:  # the queued frames, then the close; a client that reads nothing gets no longer
@@ -262,6 +263,15 @@ class Hub:
             return
         except Exception:  # a dead socket; the reader notices and cleans up
             log.debug("ws writer stopped", exc_info=True)
+
+    async def _handled(self, conn: Connection, text: str) -> dict[str, Any] | None:
+        """``_handle``, with the last resort: a bug is logged and answered as a JSON-RPC internal error, and the
+        connection goes on."""
+        try:
+            return await self._handle(conn, text)
+        except Exception as exc:
+            log.exception("ws %s: a %d-character frame failed", conn.ip, len(text))
+            return _error(_id_of(text), -32603, internal_error("the WebSocket", exc)["message"])
 
     async def _handle(self, conn: Connection, text: str) -> dict[str, Any] | None:
         refusal = self.limiter.ws_message(conn.ip)
@@ -352,6 +362,12 @@ class Hub:
         for timer in conn.repeats.pop(name, ()):
             timer.cancel()
         conn.at_next_frame.discard(name)
+
+
+def _id_of(text: str) -> Any:
+    """The id of a frame that was read once already (None if it has none), for the answer to a failure."""
+    msg = json.loads(text)
+    return msg.get("id") if isinstance(msg, dict) else None
 
 
 def _notification(channel: str, data: Any) -> str:

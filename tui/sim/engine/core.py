@@ -39,7 +39,7 @@ from .chain import Chain, Tx
 from .errors import Rejected
 from .instruments import USDC_ID, Collateral, MarketConfig, PerpSpec, SpotSpec, default_config
 from .markets import Market
-from .values import ONE, ZERO, parse_decimal
+from .values import ONE, ZERO, int_text, parse_decimal
 from .vaults import Vault
 
 #: fn(channel, key, payload): see ``Exchange`` for channels, keys and payloads.
@@ -130,19 +130,20 @@ class ExchangeCore:
             m = self.markets.get(ref)
         elif isinstance(ref, str):
             m = self.by_name.get(ref.strip().upper())
-            if m is None and ref.strip().isdigit():
-                m = self.markets.get(int(ref))
+            ident = int_text(ref)
+            if m is None and ident is not None:
+                m = self.markets.get(ident)
         else:
             m = None
         if m is None:
-            raise Rejected(f"unknown instrument {ref!r}")
+            raise Rejected(f"unknown instrument {ref!r}"[:120])
         return m
 
     def collateral(self, ref: int | str) -> Collateral:
         """A token by id or symbol (any case); ``Rejected`` if unknown."""
         c = self.collaterals.get(ref) if isinstance(ref, int) else self.coll_by_symbol.get(str(ref).upper())
         if c is None:
-            raise Rejected(f"unknown collateral {ref!r}")
+            raise Rejected(f"unknown collateral {ref!r}"[:120])
         return c
 
     def _peek(self, address: str) -> Account | None:
