@@ -193,8 +193,8 @@ def revocation(rec: Record, ex: dict[str, Any], info: Any, addr: dict[str, str])
 
     rec.call("revoke_agent", lambda: ex["main"].revoke_agent(RevokeAgentParams(agent=addr["agent"], forAccount="")))
     rec.call("revoke_agent.after", lambda: info.all_agents(AgentsParams(user=addr["main"])))
-    # once more just a key: its own account
-    rec.call("revoked_agent_acts", lambda: ex["agent"].cancel_all(CancelAllParams(now_ms() + HOUR_MS)))
+    # refused, naming the agent: never applied to a new account of the agent key's own
+    rec.call("refused.revoked_agent", lambda: ex["agent"].cancel_all(CancelAllParams(now_ms() + HOUR_MS)))
 
 
 def refusals(rec: Record, main: Any) -> None:

@@ -17,7 +17,6 @@ TX_TYPES = {
     "cancel_all": 1311, "trade.maker": 1301, "trade.taker": 1301, "claim_referral_rewards": 1210,
     "internal_transfer": 1053, "spot_transfer": 1051, "derivative_transfer": 1052, "spot_withdraw": 1002,
     "derivative_withdraw": 1003, "deposit_to_vault": 1401, "redeem_from_vault": 1402, "revoke_agent": 1211,
-    "revoked_agent_acts": 1311,
 }  # fmt: skip
 
 
@@ -38,7 +37,7 @@ def test_every_action_takes_effect_and_a_refused_one_says_so(
 
 def assert_effects(v: dict[str, Any]) -> None:
     addr, me = v["addresses"], v["addresses"]["main"]
-    owners = {"set_referrer": addr["other"], "trade.taker": addr["other"], "revoked_agent_acts": addr["agent"]}
+    owners = {"set_referrer": addr["other"], "trade.taker": addr["other"]}
     for name, tx_type in TX_TYPES.items():
         envelope = v[name]
         assert (envelope["tx_type"], envelope["address"]) == (tx_type, owners.get(name, me)), name
@@ -81,11 +80,13 @@ def assert_effects(v: dict[str, Any]) -> None:
 
 def assert_refusals(r: dict[str, Any], transport: str) -> None:
     """A refused action raises over the socket; over HTTP the SDK returns the envelope, which says why."""
-    me = r["addresses"]["value"]["main"]
-    cancel, claim = r["refused.cancel_by_oid"], r["refused.claim"]
+    me, agent = r["addresses"]["value"]["main"], r["addresses"]["value"]["agent"]
+    cancel, claim, revoked = r["refused.cancel_by_oid"], r["refused.claim"], r["refused.revoked_agent"]
+    said = f"agent {agent} ('compat-agent') of account {me} was revoked"
     if transport == "ws":  # the SDK raises a JSON-RPC error
         assert not cancel["ok"] and "JSON-RPC Error 422: order 987654321 is not an open order" in cancel["error"]
         assert not claim["ok"] and "JSON-RPC Error 422: no spot referral rewards" in claim["error"]
+        assert not revoked["ok"] and f"JSON-RPC Error 422: {said}" in revoked["error"]
     else:  # the SDK returns the envelope (HTTP 200): what was refused, whose, and why
         assert cancel["value"] == {
             "tx_hash": "", "tx_type": 1302, "error": "order 987654321 is not an open order", "success": False,
@@ -93,3 +94,5 @@ def assert_refusals(r: dict[str, Any], transport: str) -> None:
         }  # fmt: skip
         assert (claim["value"]["tx_type"], claim["value"]["address"]) == (1210, me)
         assert claim["value"]["error"].startswith("no spot referral rewards")
+        assert (revoked["value"]["tx_type"], revoked["value"]["address"]) == (1311, me)
+        assert revoked["value"]["error"].startswith(said) and revoked["value"]["tx_hash"] == ""

@@ -69,9 +69,12 @@ async def test_agents_and_former_agents_are_recognised_under_either_source(
     assert (await submit(sim, body(AGENT, "cancelAll", {}, n + 1, testnet=not own)))["address"] == KEY.address
     revoke = body(KEY, "revokeAgent", {"agent": AGENT.address, "forAccount": ""}, n + 2, testnet=own)
     assert (await submit(sim, revoke))["error"] == ""
-    # once more just a key (its own account), and still known: under either source
-    assert (await submit(sim, body(AGENT, "cancelAll", {}, n + 3, testnet=not own)))["address"] == AGENT.address
-    assert (await submit(sim, body(AGENT, "cancelAll", {}, n + 4, testnet=own)))["address"] == AGENT.address
+    # still known under either source, and refused by name under both: never a new account of its own
+    for nonce, testnet in ((n + 3, not own), (n + 4, own)):
+        refused = await submit(sim, body(AGENT, "cancelAll", {}, nonce, testnet=testnet))
+        assert refused["error"].startswith(f"agent {AGENT.address}") and "was revoked" in refused["error"]
+        assert refused["address"] == KEY.address
+    assert AGENT.address.lower() not in sim.engine.accounts
 
 
 async def test_every_http_response_and_the_socket_say_which_network(sim: LocalExchange) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = [
+    "ADD_AGENT",
     "AccountMismatch",
     "ActionExpired",
     "ActionRejected",
+    "AgentRefused",
     "ApiError",
     "Banned",
     "ClientError",
@@ -15,7 +18,17 @@ __all__ = [
     "RateLimited",
     "RequestTimeout",
     "TransportError",
+    "agent_refusal",
 ]
+
+# How an agent is added in xtui, for the messages that say an agent no longer works.
+ADD_AGENT = (
+    "add a new one with the account's own key (the Agents screen: G, then a), then trade with its keystore "
+    '(agent_keystore = "agent-NAME" in the profile)'
+)
+_AGENT_REFUSAL = re.compile(
+    r"agent (0x[0-9a-fA-F]{40}) .*?of account (0x[0-9a-fA-F]{40}) (was revoked|expired(?: at \S+)?)"
+)
 
 
 class ClientError(Exception):
@@ -51,6 +64,32 @@ class ActionExpired(ActionRejected):
         self.offset_ms = offset_ms
 
 
+class AgentRefused(ActionRejected):
+    """The exchange refused an action because its signer, an agent, was revoked or has expired; nothing was
+    done. ``agent`` and ``account`` are the addresses it named, ``agent_status`` "revoked" or "expired"."""
+
+    def __init__(self, said: str, envelope: dict[str, Any], agent: str, account: str, status: str) -> None:
+        why = "was revoked" if status == "revoked" else "has expired"
+        super().__init__(
+            f"agent {agent} {why}: the exchange no longer lets it act for {account}, and did nothing; "
+            f"{ADD_AGENT} (the exchange said: {said})",
+            envelope,
+        )
+        self.said = said
+        self.agent = agent
+        self.account = account
+        self.agent_status = status
+
+
+def agent_refusal(said: str, envelope: dict[str, Any]) -> AgentRefused | None:
+    """``AgentRefused`` when the exchange's refusal ``said`` names a revoked or expired agent, else None."""
+    found = _AGENT_REFUSAL.search(said)
+    if found is None:
+        return None
+    agent, account, why = found.groups()
+    return AgentRefused(said, envelope, agent, account, "revoked" if why == "was revoked" else "expired")
+
+
 class AccountMismatch(ClientError):
     """The exchange applied a signed action to another account than the one the client acts for.
 
@@ -59,12 +98,29 @@ class AccountMismatch(ClientError):
     the envelope's ``address``, ``acting_for`` the account the client meant.
     """
 
-    def __init__(self, action: str, applied_to: str, acting_for: str, signing: str, envelope: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        action: str,
+        applied_to: str,
+        acting_for: str,
+        signing: str,
+        envelope: dict[str, Any],
+        *,
+        agent: str | None = None,
+    ) -> None:
+        if agent is not None and agent.lower() == applied_to.lower():  # the agent key's own account: not an agent
+            cause = (
+                f"the exchange took the agent key {agent} as an account of its own: it is no longer an agent of "
+                f"{acting_for} there (revoked, or past its validUntil); {ADD_AGENT}"
+            )
+        else:
+            cause = (
+                f"the exchange read the signature as another signer ({signing}). Likely causes: the network signed "
+                "for (--network, or the profile's network) or the dialect (--dialect, or the profile's dialect); "
+                "check both with `xtui doctor`"
+            )
         super().__init__(
-            f"{action} was applied to account {applied_to}, not to {acting_for} (the account xtui acts for): "
-            f"the exchange read the signature as another signer ({signing}). Likely causes: the network signed "
-            "for (--network, or the profile's network) or the dialect (--dialect, or the profile's dialect); "
-            "check both with `xtui doctor`"
+            f"{action} was applied to account {applied_to}, not to {acting_for} (the account xtui acts for): {cause}"
         )
         self.action = action
         self.applied_to = applied_to

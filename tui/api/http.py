@@ -29,6 +29,7 @@ from .errors import (
     RateLimited,
     RequestTimeout,
     TransportError,
+    agent_refusal,
 )
 from .h1 import LeanTransport
 from .limits import Governor
@@ -300,6 +301,9 @@ class HttpClient:
         try:
             envelope = await self.post("exchange", body)
         except ApiError as exc:
+            refused_agent = agent_refusal(exc.message, {})  # "agent ... expired" is not this machine's clock
+            if refused_agent is not None:
+                raise refused_agent from None
             if is_expiry_refusal(exc.message):
                 raise self._expired(exc.message, {}) from None
             raise
@@ -308,6 +312,9 @@ class HttpClient:
         error = envelope.get("error")
         if error or envelope.get("success") is False:
             message = str(error or "the exchange reported success=false")
+            refused_agent = agent_refusal(message, envelope)  # "agent ... expired" is not this machine's clock
+            if refused_agent is not None:
+                raise refused_agent
             if is_expiry_refusal(message):
                 raise self._expired(message, envelope)
             raise ActionRejected(message, envelope)
@@ -339,7 +346,9 @@ class HttpClient:
         spec = wire.resolve_action(name)
         said = f"; the exchange says it plays {self.server_network}" if self.server_network else ""
         signing = f"xtui signed for {self.network} in the {self.dialect} dialect{said}"
-        error = AccountMismatch(spec.name if spec else name, applied, expected, signing, envelope)
+        mine = self.signer.address if self.signer is not None else None  # an agent's, when it is not the account's
+        agent = mine if mine is not None and expected == self.acting_for and mine.lower() != expected.lower() else None
+        error = AccountMismatch(spec.name if spec else name, applied, expected, signing, envelope, agent=agent)
         log.error("%s", error)
         raise error
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.api.signing import SigningError, checksum_address
 
+from .agent_keys import FormerAgent, FormerAgents
 from .clock import Clock
 from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
@@ -125,20 +126,7 @@ class Dispatcher:
             self.market = MirroredMarket(self.engine, seed, mirror)
         elif market:
             self.market = SyntheticMarket(self.engine, seed)
-        # Revoked and expired agents leave the engine's registry; remembering them keeps their keys known,
-        # so that their signatures are recognised under either network's source (as their own account).
-        self.former_agents: dict[str, str] = {}
-        self.engine.add_listener(self._on_agent_event)
-
-    def _on_agent_event(self, channel: str, key: str, payload: Any) -> None:
-        if channel != "agent" or not isinstance(payload, dict):
-            return
-        agent = str(payload.get("agent_address", "")).lower()
-        status = payload.get("status")
-        if status in ("revoked", "expired"):
-            self.former_agents[agent] = status
-        elif status == "added":
-            self.former_agents.pop(agent, None)
+        self.former_agents = FormerAgents(self.engine)  # a revoked or expired agent's signature is refused
 
     # ---- plumbing ----------------------------------------------------------------------------------
 
@@ -180,16 +168,19 @@ class Dispatcher:
     def known_key(self, signer: str, now_ms: int) -> tuple[str, bool] | None:
         """(account, as_agent) for a key the exchange knows, None for a key never seen.
 
-        A valid agent acts for its owner. A known account, and a revoked or expired agent (once more just a
-        key), is its own account.
+        A valid agent acts for its owner; a known account is its own. A revoked or expired agent is known (its
+        signature is recognised under either network's source) and is refused by ``former_agent``.
         """
         owner = self.engine.owner_of(signer, now_ms)
         if owner is not None:
             return checksum_address(owner), True
-        key = signer.lower()
-        if key in self.engine.accounts or key in self.former_agents or key in self.engine.agents:
+        if signer.lower() in self.engine.accounts or self.former_agents.known(signer):
             return checksum_address(signer), False
         return None
+
+    def former_agent(self, signer: str, now_ms: int) -> FormerAgent | None:
+        """The revoked or expired agent ``signer`` is, whose actions are refused (see ``agent_keys``)."""
+        return self.former_agents.refused(signer, now_ms)
 
     def ensure_account(self, address: str) -> None:
         self.engine.ensure_account(address)

@@ -3,8 +3,8 @@
 A signature recovers *some* address under either signing source, so a key is read under the exchange's
 own network first. A key the exchange already knows (an account, a valid agent, a former agent) is
 recognised under either source; a new key becomes the account its signature recovers under the
-exchange's own network. A valid agent acts for its owner; a revoked or expired agent is once more just a
-key, its own account.
+exchange's own network. A valid agent acts for its owner; what a revoked or expired agent signs is refused,
+naming the agent, its account and why (``agent_keys``).
 """
 
 from __future__ import annotations
@@ -77,6 +77,9 @@ class SignedActions:
             first = first or (signer, code)
             known = self.dispatch.known_key(signer, now)
             if known is not None:
+                former = self.dispatch.former_agent(signer, now)
+                if former is not None:  # never applied to a new account of the agent key's own
+                    raise Rejected(former.refusal(), tx_type=code, address=former.owner)
                 return signer, code, known[0], known[1]
         assert first is not None
         return first[0], first[1], first[0], False
