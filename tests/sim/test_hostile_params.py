@@ -204,3 +204,23 @@ def test_the_table_lists_every_parameter_each_method_reads(
             getattr(sim.dispatch, endpoint)(method, params)
         asked |= params.asked
     assert asked <= listed, asked - listed
+
+
+@pytest.mark.parametrize("endpoint", ["info", "explorer"])
+@pytest.mark.parametrize("where", ["method", "params"])
+async def test_every_hostile_method_or_params_is_a_4xx(
+    sim: LocalExchange, h: httpx.AsyncClient, caplog: pytest.LogCaptureFixture, endpoint: str, where: str
+) -> None:
+    """Tried: the body's ``method`` or ``params`` itself each hostile value. Null params is no params, and an
+    object of names no method reads is params with nothing in them (the SDKs send some): both served."""
+    caplog.set_level(logging.WARNING)
+    method = "blocks" if endpoint == "explorer" else "instruments"
+    for tried, value in [*HOSTILE, NULL]:
+        body = {"method": method, "params": {}, where: value}
+        resp = await h.post(f"/{endpoint}", content=encode(body))
+        if where == "params" and (value is None or isinstance(value, dict)):
+            assert resp.status_code == 200
+            continue
+        assert 400 <= resp.status_code < 500, (where, tried, resp.status_code, resp.text[:300])
+        assert resp.json()["type"] == "error" and 0 < len(resp.json()["message"]) <= 300, (where, tried)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]

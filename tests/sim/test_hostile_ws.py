@@ -1,6 +1,7 @@
 """Hostile WebSocket clients against a real ``xtui sim`` process: each gets an error frame or a close with a
 reason, the limits hold, and the exchange is unharmed (a polite client is served right after, and its log
-holds no error).
+holds no error). And the issue's HTTP row against the same process: integer parameters written with a
+superscript digit.
 
 Each case says what was tried."""
 
@@ -14,6 +15,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -197,4 +199,26 @@ async def test_connections_past_the_limit_are_closed_with_a_reason(sim: Sim) -> 
     finally:
         for ws in held:
             await ws.close()
+    await served_politely(sim)
+
+
+ISSUE_ROW = [  # issue 27: each was an HTTP 500 with nothing in the log
+    ("info", {"method": "orderbook", "params": {"symbol": "BTC-PERP", "depth": "²"}}, "params.depth"),
+    ("info", {"method": "fills", "params": {"user": "0x" + "11" * 20, "page": "²"}}, "params.page"),
+    ("info", {"method": "chart", "params": {"symbol": "1", "chart_type": "ltp", "resolution": "1", "from": "²",
+                                            "to": 60}}, "params.from"),
+    ("explorer", {"method": "block", "params": {"block_height": "²"}}, "params.block_height"),
+    ("info", {"method": "ticker", "params": {"symbol": "٣"}}, "unknown instrument"),  # was read as instrument 3
+]  # fmt: skip
+
+
+async def test_superscript_digits_in_integer_parameters_are_400s_of_a_real_process(sim: Sim) -> None:
+    """Tried: the issue's row against ``xtui sim``: "depth":"²", "page":"²", chart from:"²", explorer
+    block_height:"²", and an instrument "٣". Each a 400 naming the parameter; the log holds no error."""
+    url = sim.ws_url.replace("ws://", "http://", 1).removesuffix("/ws/")
+    async with httpx.AsyncClient(base_url=url) as h:
+        for endpoint, body, named in ISSUE_ROW:
+            resp = await h.post(f"/{endpoint}", json=body)
+            assert resp.status_code == 400, (body, resp.status_code, resp.text[:200])
+            assert named in resp.json()["message"], (body, resp.json())
     await served_politely(sim)

@@ -1,9 +1,10 @@
-"""The local exchange's one integer grammar, fed arbitrary text; and its last resort: a handler that fails in a
-way nobody foresaw is logged with its traceback and answered with a JSON message (HTTP 500, or a JSON-RPC
-internal error on the socket), and the exchange goes on serving. Each test says what was tried."""
+"""The local exchange's one integer grammar, fed arbitrary text, and its flags; and its last resort: a handler
+that fails in a way nobody foresaw is logged with its traceback and answered with a JSON message (HTTP 500,
+or a JSON-RPC internal error on the socket), and the exchange goes on serving. Each test says what was tried."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 from typing import Any
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 
 from tui.sim.dispatch import Params, QueryError
-from tui.sim.engine.values import int_text
+from tui.sim.grammar import int_text
+from tui.sim.options import add_sim_arguments
 from tui.sim.server import LocalExchange
 
 
@@ -79,3 +81,22 @@ async def test_an_unforeseen_failure_is_logged_and_answered_with_a_message(
         await ws.send(json.dumps({"jsonrpc": "2.0", "method": "ping", "id": 2}))
         assert json.loads(await ws.recv())["result"]["pong"] is True  # the connection goes on
     assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["tui.sim.http_posts", "tui.sim.ws_hub"]
+
+
+NUMBER_FLAGS = ["--port", "--seed", "--block-ms", "--speed", "--faucet", "--mirror-poll-ms", "--exchange-per-minute",
+                "--info-per-minute", "--info-per-hour", "--ban-after", "--ws-connections", "--ws-subscriptions",
+                "--ws-messages-per-minute"]  # fmt: skip
+
+
+@pytest.mark.parametrize("flag", NUMBER_FLAGS)
+def test_every_number_flag_of_xtui_sim_takes_ascii_digits_only(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Tried: each number flag of ``xtui sim`` given "٣", "²", " 3", "1e3", "nan", "-1": a usage error naming
+    the flag (on the old code --port, --seed and the limits took "٣" as 3, and --speed took "nan" and "٣")."""
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_sim_arguments(parser)
+    dest = flag.removeprefix("--").replace("-", "_")
+    assert getattr(parser.parse_args([flag, "3"]), dest) == 3
+    too_long = () if flag == "--faucet" else ("3" * 40,)  # a decimal has no digit cap; a whole number has
+    for text in ("٣", "²", " 3", "1e3", "nan", "-1", *too_long):
+        with pytest.raises((argparse.ArgumentError, SystemExit)):
+            parser.parse_args([flag, text])

@@ -17,6 +17,7 @@ from tui.api import wire
 from tui.api.decimals import is_plain_decimal
 from tui.api.signing import SigningError, action_digest, checksum_address, recover_digest
 
+from .grammar import int_text
 from .network import Network, sources
 
 
@@ -101,8 +102,8 @@ def _address(path: str, value: Any) -> None:
         raise BadRequest(f"{path}: {_show(value)} is not an address") from None
 
 
-def _no_address_or_address(path: str, value: Any) -> None:
-    """``forAccount``: empty (the signer's own account) or an address."""
+def _empty_or_address(path: str, value: Any) -> None:
+    """``forAccount`` (empty: the signer's own account) and ``brokerConfig.broker`` (empty: no broker)."""
     if value != "":
         _address(path, value)
 
@@ -170,7 +171,7 @@ _CLOID_CANCEL = _object({"cloid": _str, "instrumentId": _int})
 
 FIELDS: dict[str, Callable[[str, Any], None]] = {
     "orders": _array(ORDER, max_items=50),
-    "brokerConfig": _object({"broker": _str, "fee": lambda p, v: _decimal(p, v, allow_empty=True)}),
+    "brokerConfig": _object({"broker": _empty_or_address, "fee": lambda p, v: _decimal(p, v, allow_empty=True)}),
     "expiresAfter": _int,
     "instrumentId": lambda p, v: _int(p, v, positive=True),
     "collateralId": _int,
@@ -182,7 +183,7 @@ FIELDS: dict[str, Callable[[str, Any], None]] = {
     "toDerivativesAccount": _bool,
     "agentName": _str,
     "agent": _address,
-    "forAccount": _no_address_or_address,
+    "forAccount": _empty_or_address,
     "signature": _str,
     "validUntil": _int,
     "leverage": lambda p, v: _decimal(p, v, number_ok=True),
@@ -249,8 +250,8 @@ def _sorted_keys(value: Any) -> Any:
 def codes_for(parsed: ParsedAction) -> tuple[int, ...]:
     """The codes to verify with, the one the request implies first (protocol-notes 9.2)."""
     spec = parsed.spec
-    if parsed.type_text.isdigit():
-        first = int(parsed.type_text)
+    first = int_text(parsed.type_text)
+    if first is not None:
         return (first, *[c for c in spec.codes() if c != first])
     return spec.codes()
 

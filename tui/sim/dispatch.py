@@ -19,7 +19,7 @@ from .clock import Clock
 from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from .engine import Rejected as EngineRejected
 from .engine.instruments import default_config
-from .engine.values import int_text
+from .grammar import int_text
 from .market import SyntheticMarket
 from .pictures import first_picture
 
@@ -86,7 +86,7 @@ class Params:
         value = self.raw.get(name, default)
         if value is None:
             raise self._fail(name, "missing")
-        if isinstance(value, str):  # the one integer grammar (engine.values.INT_TEXT): ASCII digits only
+        if isinstance(value, str):  # the one integer grammar (``grammar``): ASCII digits only
             value = int_text(value)
             if value is None:
                 raise self._fail(name, f"expected an integer of ASCII digits, got {self.raw.get(name)!r}"[:160])

@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 from tui.api.decimals import is_plain_decimal
 
+from .grammar import int_text
 from .network import DEFAULT_NETWORK, NETWORKS
 from .ratelimit import Limits
 
@@ -29,13 +30,25 @@ def _decimal(text: str) -> Decimal:
     return d
 
 
+def _whole(text: str) -> int:
+    """A whole number in the one integer grammar: ASCII digits only (``int()`` also reads "٣" and " 3")."""
+    n = int_text(text)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {text[:40]!r}")
+    return n
+
+
 def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    n = _whole(text)
     if n <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
+    return n
+
+
+def _port(text: str) -> int:
+    n = _whole(text)
+    if n > 65_535:
+        raise argparse.ArgumentTypeError(f"a port is at most 65535: {text!r}")
     return n
 
 
@@ -49,10 +62,9 @@ def _descriptor(text: str) -> int:
 
 
 def _speed(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not is_plain_decimal(text):  # float() also reads "nan", "1e3", " 3" and "٣"
+        raise argparse.ArgumentTypeError(f"not a plain decimal (ASCII digits and at most one point): {text[:40]!r}")
+    x = float(text)
     if not 0 < x <= 100_000:
         raise argparse.ArgumentTypeError("speed must be in (0, 100000]")
     return x
@@ -70,9 +82,9 @@ def _source(text: str) -> str:
 def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     d = Limits()
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
-    p.add_argument("--port", type=int, default=0, help="port (0: any free port; the first line says which)")
+    p.add_argument("--port", type=_port, default=0, help="port (0: any free port; the first line says which)")
     p.add_argument(
-        "--seed", type=int, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
+        "--seed", type=_whole, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
     )
     p.add_argument("--faucet", type=_decimal, default=Decimal(100_000), help="USDC a new account receives")
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")

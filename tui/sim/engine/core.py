@@ -32,6 +32,7 @@ from typing import Any
 
 from tui.api.signing import SigningError, checksum_address, keccak256
 from tui.sim.clock import Clock, SystemClock
+from tui.sim.grammar import int_text
 
 from .accounts import Account, Position
 from .candles import CandleStore
@@ -39,7 +40,7 @@ from .chain import Chain, Tx
 from .errors import Rejected
 from .instruments import USDC_ID, Collateral, MarketConfig, PerpSpec, SpotSpec, default_config
 from .markets import Market
-from .values import ONE, ZERO, int_text, parse_decimal
+from .values import ONE, ZERO, parse_decimal
 from .vaults import Vault
 
 #: fn(channel, key, payload): see ``Exchange`` for channels, keys and payloads.

@@ -6,7 +6,6 @@ rendered here (decimal strings without exponent, ISO 8601 UTC with milliseconds)
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
@@ -49,16 +48,6 @@ def parse_decimal(value: Any, field: str, *, positive: bool = False) -> Decimal:
     if d < 0 or (positive and not d):
         raise Rejected(f"{field} must be {'positive' if positive else 'non-negative'}, got {value}")
     return d
-
-
-#: The one integer grammar of every edge: ASCII digits only. ``str.isdigit`` also takes "²" and "٣" (and
-#: ``int("²")`` raises), so nothing here asks it. No sign, spaces or separators; 30 digits at most.
-INT_TEXT = re.compile(r"[0-9]{1,30}")
-
-
-def int_text(text: str) -> int | None:
-    """``text`` as an integer when it is ASCII digits only, else None."""
-    return int(text) if INT_TEXT.fullmatch(text) else None
 
 
 def parse_int(value: Any, field: str) -> int:
