@@ -27,6 +27,8 @@ async def bot(sim: LocalExchange, name: str, fields: dict[str, Any], nonce: int)
 
 
 async def test_agent_round_trip(sim: LocalExchange, alice: Client, clock: FrozenClock) -> None:
+    """Tried: approve an agent, order with it (the owner's), revoke it, order with it again: refused by name,
+    applied to no account."""
     await alice.add_agent(AGENT, "desk-bot", clock.now_ms() + 3_600_000)
     [listed] = await alice.all_agents(ALICE.address)
     assert (listed.agent_address, listed.agent_name) == (AGENT.address, "desk-bot")
