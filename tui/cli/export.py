@@ -2,22 +2,42 @@
 
 Read-only: it signs nothing and needs no key (the account is ``--address``, or the profile's account or
 its key's address, read without unlocking it). Exact decimals as the exchange records them, ISO times,
-newest first; ``--since`` stops at a date. The built-in exchange starts empty every run, so it is refused:
-point export at an exchange (``--url``, ``--testnet``, ``--mainnet`` or a profile with a url).
+newest first. Every page is written as it arrives, so a history of any length costs the memory of one page;
+``--limit N`` stops after N rows and says on stderr when more were there. ``--since`` keeps the records from a
+time on: it reads the whole history (the exchange has no time filter and its order is not trusted), so one
+record out of order costs nothing. ``--out`` is checked before anything is fetched and written through a
+temporary file beside it, so a failed export leaves no half file. The built-in exchange starts empty every run,
+so it is refused: point export at an exchange (``--url``, ``--testnet``, ``--mainnet`` or a profile with a url).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import csv
-import io
+import datetime as dt
+import json
+import math
+import os
 import sys
-from typing import Any
+import tempfile
+from collections.abc import AsyncIterator
+from typing import IO, Any
 
 from tui.config.errors import StartupError
 
 __all__ = ["add_export_arguments", "run_export"]
+
+PAGE = 100  # records asked for per page
+MAX_LIMIT_DIGITS = 12
+
+
+def _row_count(text: str) -> int:
+    """``--limit``: a whole number of rows, 1 or more, in ASCII digits."""
+    if not (text.isascii() and text.isdigit()) or len(text) > MAX_LIMIT_DIGITS or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rows (a whole number, 1 or more)")
+    return int(text)
 
 
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,6 +48,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     fmt.add_argument("--csv", action="store_true", help="comma-separated values with a header row (the default)")
     fmt.add_argument("--json", action="store_true", help="a JSON array of objects")
     p.add_argument("--since", metavar="DATE", help="only records from this date (YYYY-MM-DD, UTC) or ISO time on")
+    p.add_argument("--limit", metavar="N", type=_row_count, help="at most N rows (stderr says when there were more)")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
     add_doctor_arguments(p)  # --profile | --url | --testnet | --mainnet, --address, --key-env, ...
 
@@ -37,53 +58,236 @@ def run_export(args: argparse.Namespace) -> int:
     from tui.feed.journal import parse_since
 
     since = None
-    if args.since:
+    if args.since is not None:
         try:
             since = parse_since(args.since)
         except ValueError as exc:
             raise StartupError(str(exc)) from None
-    target = target_for(launch_for(args), args.dialect)
-    if target.builtin:
+    timeout = args.timeout
+    if not (math.isfinite(timeout) and 0 < timeout <= 600):
+        raise StartupError(f"--timeout: {timeout} is not a number of seconds between 0 and 600")
+    if args.url is not None:
+        from tui.config.values import PROFILE_FIELDS
+
+        try:
+            PROFILE_FIELDS["url"](args.url)
+        except ValueError as exc:
+            raise StartupError(f"--url: {exc}") from None
+    launch = launch_for(args)
+    if launch.profile.builtin_exchange:
         raise StartupError(
             "the built-in exchange starts empty every run: give --url (for example what `xtui sim` prints), "
             "--testnet, --mainnet or a profile with a url"
         )
+    try:
+        target = target_for(launch, args.dialect)
+    except ValueError as exc:  # a profile's url or key file that cannot be read
+        raise StartupError(str(exc)) from None
     if target.account is None:
         raise StartupError("no account: give --address ADDR, or a profile with an account or a key")
-    header, rows = asyncio.run(_read(target, args.kind, since))
-    text = _json(header, rows) if args.json else _csv(header, rows)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        sys.stderr.write(f"{len(rows)} {args.kind} record(s) written to {args.out}\n")
-    else:
-        sys.stdout.write(text)
+    sink = _Sink(args.out)  # refuses a file that cannot be written before anything is fetched
+    rows = _JsonRows(sink.stream) if args.json else _CsvRows(sink.stream)
+    export = _Export(args.kind, since, args.limit, rows)
+    try:
+        asyncio.run(export.run(target, timeout))
+        rows.close()
+        sink.commit()
+    except BaseException as exc:
+        sink.discard()
+        if isinstance(exc, BrokenPipeError):  # `xtui export ... | head`: the reader has all it wanted
+            _quiet_stdout()
+            return 0
+        if not _fetch_error(exc):
+            raise
+        where = f"nothing written to {args.out}" if args.out else f"{export.written} row(s) written before it"
+        raise StartupError(f"export of {args.kind} stopped: {exc} ({where})") from None
+    sys.stderr.write(_summary(args.kind, export, args.out))
     return 0
 
 
-async def _read(target: Any, kind: str, since: Any) -> tuple[list[str], list[list[str]]]:
-    from tui.api.client import Client
-    from tui.feed.journal import export_rows, read_history
-
-    ends = target.endpoints
-    async with Client(ends.api, explorer_url=ends.explorer, testnet=target.testnet, dialect=target.dialect) as c:
-        names: dict[int, str] = {}
-        if kind == "funding":
-            instruments = await c.instruments()
-            names = {p.id: p.name for p in instruments.perps}
-        records = await read_history(c, target.account, kind, since)
-    return export_rows(kind, records, names)
+def _summary(kind: str, export: _Export, out: str | None) -> str:
+    said = f"{export.written} {kind} record(s) written to {out}\n" if out else ""
+    if export.more:
+        said += f"xtui: more {kind} records than --limit {export.limit}: only the newest {export.written} written\n"
+    return said
 
 
-def _csv(header: list[str], rows: list[list[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+def _fetch_error(exc: BaseException) -> bool:
+    from tui.api.errors import ClientError
+    from tui.api.models.decoding import DecodeError
+
+    return isinstance(exc, ClientError | DecodeError | OSError | TimeoutError)
 
 
-def _json(header: list[str], rows: list[list[str]]) -> str:
-    import json
+def _quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush raises nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
-    return json.dumps([dict(zip(header, row, strict=True)) for row in rows], indent=2) + "\n"
+
+class _Sink:
+    """Standard output, or a temporary file beside ``--out`` that becomes it only when the export is whole."""
+
+    def __init__(self, out: str | None) -> None:
+        self.out = out
+        self.temp: str | None = None
+        if out is None:
+            self.stream: IO[str] = sys.stdout
+            return
+        if not out.strip():
+            raise StartupError("--out: give a file name")
+        if os.path.isdir(out):
+            raise StartupError(f"--out: {out} is a directory: give a file name")
+        folder = os.path.dirname(os.path.abspath(out))
+        if not os.path.isdir(folder):
+            raise StartupError(f"--out: the directory {folder} does not exist")
+        if os.path.exists(out) and not os.access(out, os.W_OK):
+            raise StartupError(f"--out: {out} is read-only")
+        try:
+            fd, self.temp = tempfile.mkstemp(prefix=".xtui-export-", suffix=".part", dir=folder)
+        except OSError as exc:
+            raise StartupError(f"--out: cannot write in {folder}: {exc.strerror or exc}") from None
+        self.stream = os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def commit(self) -> None:
+        if self.temp is None or self.out is None:
+            self.stream.flush()
+            return
+        self.stream.close()
+        os.chmod(self.temp, 0o644 & ~_umask())
+        try:
+            os.replace(self.temp, self.out)
+        except OSError as exc:
+            self.discard()
+            raise StartupError(f"--out: cannot write {self.out}: {exc.strerror or exc}") from None
+        self.temp = None
+
+    def discard(self) -> None:
+        if self.temp is None:
+            return
+        self.stream.close()
+        with contextlib.suppress(FileNotFoundError):  # already gone: nothing of it is left to clean
+            os.unlink(self.temp)
+        self.temp = None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+class _CsvRows:
+    """A header row, then rows as they come."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.writer = csv.writer(stream, lineterminator="\n")
+        self.started = False
+
+    def write(self, header: list[str], rows: list[list[str]]) -> None:
+        if not self.started:
+            self.writer.writerow(header)
+            self.started = True
+        self.writer.writerows(rows)
+
+    def close(self) -> None:
+        return None
+
+
+class _JsonRows:
+    """A JSON array written object by object: ``[``, the objects comma-separated, ``]``."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.count = 0
+
+    def write(self, header: list[str], rows: list[list[str]]) -> None:
+        for row in rows:
+            text = json.dumps(dict(zip(header, row, strict=True)), indent=2).replace("\n", "\n  ")
+            self.stream.write(("[\n  " if self.count == 0 else ",\n  ") + text)
+            self.count += 1
+
+    def close(self) -> None:
+        self.stream.write("[]\n" if self.count == 0 else "\n]\n")
+
+
+class _Export:
+    """Reads ``kind`` page by page and hands each page's kept rows to ``rows`` at once."""
+
+    def __init__(self, kind: str, since: dt.datetime | None, limit: int | None, rows: _CsvRows | _JsonRows) -> None:
+        self.kind = kind
+        self.since = since
+        self.limit = limit
+        self.rows = rows
+        self.written = 0
+        self.more = False  # a record past --limit was seen
+
+    async def run(self, target: Any, timeout: float) -> None:
+        from tui.api.client import Client
+        from tui.feed.journal import export_rows
+
+        ends = target.endpoints
+        client = Client(
+            ends.api, explorer_url=ends.explorer, testnet=target.testnet, dialect=target.dialect, timeout=timeout
+        )
+        async with client as c:
+            names: dict[int, str] = {}
+            if self.kind == "funding":
+                instruments = await c.instruments()
+                names = {p.id: p.name for p in instruments.perps}
+            header, _ = export_rows(self.kind, [], names)
+            async for page in _pages(c, target.account, self.kind):
+                kept = [r for r in page if self._keeps(r)]
+                if self.limit is not None and self.written + len(kept) > self.limit:
+                    self.more = True
+                    kept = kept[: self.limit - self.written]
+                self.rows.write(header, export_rows(self.kind, kept, names)[1])
+                self.written += len(kept)
+                if self.more:
+                    return
+
+    def _keeps(self, record: Any) -> bool:
+        if self.since is None:
+            return True
+        at = _time_of(record)
+        return at is None or at >= self.since  # a record whose time cannot be read is kept, not dropped
+
+
+def _time_of(record: Any) -> dt.datetime | None:
+    from tui.api import models as m
+
+    text = str(record.block_timestamp if isinstance(record, m.Fill) else record.timestamp)
+    try:
+        at = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=dt.UTC)
+
+
+async def _pages(client: Any, account: str, kind: str) -> AsyncIterator[list[Any]]:
+    """Each page of ``kind`` as a list, newest first, until the exchange says there are no more."""
+    from tui.api import models as m
+
+    if kind == "transfers":  # a plain list per page: a short page is the last
+        page = 1
+        while True:
+            items = await client.transfer_history(account, page=page, limit=PAGE)
+            yield items
+            if len(items) < PAGE:
+                return
+            page += 1
+    pages: AsyncIterator[Any]
+    if kind == "fills":
+        pages = client.iter_pages(m.Fill, "fills", limit=PAGE, user=account)
+    elif kind == "orders":
+        pages = client.iter_pages(m.Order, "order_history", limit=PAGE, user=account)
+    else:
+        pages = client.iter_pages(m.FundingRecord, "funding_history", limit=PAGE, user=account)
+    batch: list[Any] = []
+    async for item in pages:  # a full batch is a whole page: written before the next is asked for
+        batch.append(item)
+        if len(batch) == PAGE:
+            yield batch
+            batch = []
+    yield batch
