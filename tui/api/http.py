@@ -32,6 +32,7 @@ from .errors import (
     agent_refusal,
 )
 from .h1 import LeanTransport
+from .in_flight import InFlight
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
 from .paper import PAPER_HEADER, PaperStatus, parse_paper
@@ -138,6 +139,7 @@ class HttpClient:
         self.governor = governor or Governor()
         self.server_clock = ServerClock(clock_ms or (lambda: time.time_ns() // 1_000_000))
         self.nonces = NonceManager(self.server_clock.now_ms)
+        self.in_flight = InFlight()  # signed actions sent and not yet answered (what an exit logs)
         self.last_server_date: str | None = None
         self.server_network: str | None = None
         self.paper: PaperStatus | None = None  # the exchange is a mirror of another (``paper``): its last word
@@ -296,8 +298,29 @@ class HttpClient:
         """Send a signed /exchange body; return the envelope.
 
         Raises ``ActionRejected`` when the exchange refused it, and ``AccountMismatch`` when it applied it
-        to another account than ``account`` (default: ``acting_for``).
+        to another account than ``account`` (default: ``acting_for``). Open in ``in_flight`` until answered.
         """
+        entry = self.in_flight.sent(body, _action_name(body))
+        try:
+            envelope = await self._submit(body, account)
+        except AccountMismatch as exc:
+            entry.answered(exc.envelope)
+            raise
+        except (ApiError, ConnectionFailed) as exc:  # refused, or never reached the exchange; a 5xx may have applied
+            if isinstance(exc, ApiError) and exc.status >= 500:
+                entry.lost(str(exc))
+            else:
+                entry.refused(str(exc))
+            raise
+        except BaseException as exc:  # a timeout, a dropped connection, a cancelled send: applied or not, unknown
+            entry.lost(str(exc) or type(exc).__name__)
+            raise
+        finally:
+            self.in_flight.closed(entry)
+        entry.answered(envelope)
+        return envelope
+
+    async def _submit(self, body: dict[str, Any], account: str | None) -> dict[str, Any]:
         try:
             envelope = await self.post("exchange", body)
         except ApiError as exc:
@@ -369,6 +392,13 @@ class HttpClient:
 def _proxied() -> bool:
     """Whether the environment names a proxy (``HTTPS_PROXY`` and the like), which httpx's own transport honours."""
     return any(scheme in ("http", "https", "all") for scheme in urllib.request.getproxies())
+
+
+def _action_name(body: dict[str, Any]) -> str:
+    action = body.get("action")
+    kind = action.get("type", "action") if isinstance(action, dict) else "action"
+    spec = wire.resolve_action(str(kind))
+    return spec.name if spec else str(kind)
 
 
 def _clean(params: dict[str, Any]) -> dict[str, Any]:

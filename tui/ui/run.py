@@ -172,9 +172,17 @@ def run_dashboard(
         sys.stderr.flush()
         ident = identity(launch, password_env)
 
-        async def main() -> None:
+        async def main() -> int:
+            from tui.ui.last_session import note_path, show_note
+            from tui.ui.signals import SessionEnd
+
             app = dashboard_app(launch, ident, local_url=exchange.url if exchange is not None else None)
-            tasks = [asyncio.create_task(_collector_back_after_first_frame(app, thresholds))]
+            ending = SessionEnd(app, note_path(launch.label))  # signals end it as q does; what was in flight is logged
+            ending.install()
+            tasks = [
+                asyncio.create_task(_collector_back_after_first_frame(app, thresholds)),
+                asyncio.create_task(show_note(app, ending.note)),
+            ]
             if exchange is not None:
                 tasks.append(asyncio.create_task(_exchange_serves(app, exchange, failed)))
                 app.on_exit.append(exchange.stop_soon)
@@ -183,13 +191,15 @@ def run_dashboard(
             finally:
                 for task in tasks:
                     task.cancel()
+                ending.record()
+            return ending.return_code
 
         failed: list[str] = []  # why the built-in exchange did not start
-        asyncio.run(main())
+        code = asyncio.run(main())
         if failed:
             raise StartupError(failed[0])
     finally:
         gc.set_threshold(*thresholds)
         if exchange is not None:
             exchange.stop()
-    return 0
+    return code
