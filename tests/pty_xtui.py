@@ -13,10 +13,13 @@ import termios
 from pathlib import Path
 
 
-def xtui_in_pty(home: Path, *args: str, size: tuple[int, int] = (120, 30)) -> tuple[subprocess.Popen[bytes], int]:
+def xtui_in_pty(
+    home: Path, *args: str, size: tuple[int, int] = (120, 30), env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
     """``python -m tui ARGS`` in a new pty of ``size`` (columns, rows), with ``home`` for its data, its log, its
-    cache and its config (``home/config.toml``); the process and the pty's master end, which the caller closes."""
-    env = {**os.environ, "TERM": "xterm-256color", "XTUI_DATA_DIR": str(home), "XTUI_LOG_DIR": str(home),
+    cache and its config (``home/config.toml``), and ``env`` besides; the process and the pty's master end, which
+    the caller closes."""
+    env = {**os.environ, **(env or {}), "TERM": "xterm-256color", "XTUI_DATA_DIR": str(home), "XTUI_LOG_DIR": str(home),
            "XTUI_CACHE_DIR": str(home / "cache"), "XTUI_CONFIG": str(home / "config.toml")}  # fmt: skip
     master, slave = pty.openpty()
     cols, rows = size

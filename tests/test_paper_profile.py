@@ -42,3 +42,24 @@ def test_a_profile_of_ones_own_can_mirror_any_exchange(tmp_path: Path) -> None:
 )
 def test_a_bad_mirror_is_an_error_naming_its_line(tmp_path: Path, text: str, expected: str) -> None:
     assert error_of(tmp_path, text).startswith(expected)
+
+
+def test_the_bound_of_a_move_in_one_poll_is_a_profile_key_that_reaches_the_exchange(tmp_path: Path) -> None:
+    """``mirror_max_move_pct = 5``: the built-in exchange is started with that bound; 20 when not set."""
+    from decimal import Decimal
+
+    from tui.ui.run import local_exchange
+
+    path = tmp_path / "config.toml"
+    path.write_text('[profiles.practice]\nmirror = "http://127.0.0.1:8801/"\nmirror_max_move_pct = 5\n')
+    settings = resolve("practice", env={"XTUI_CONFIG": str(path)})
+    assert settings.profile.mirror_max_move_pct == Decimal(5)
+    exchange = local_exchange(apply_flags(settings, Flags()))
+    assert exchange is not None and exchange.args[-2:] == ["--mirror-max-move-pct", "5"]
+    assert resolve("paper", env={"XTUI_CONFIG": str(tmp_path / "absent.toml")}).profile.mirror_max_move_pct == 20
+
+
+@pytest.mark.parametrize("value", ["0", '"²"', "-5", "5000", '"lots"'])
+def test_a_bad_bound_is_an_error_naming_its_line(tmp_path: Path, value: str) -> None:
+    said = error_of(tmp_path, f'[profiles.p]\nmirror = "https://s"\nmirror_max_move_pct = {value}\n')
+    assert said.startswith("line 3: mirror_max_move_pct: "), said

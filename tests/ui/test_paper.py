@@ -58,3 +58,29 @@ async def test_an_exchange_that_is_no_mirror_shows_no_paper_badge(clock: FrozenC
                 assert "PAPER" not in str(app.main.query_one(ProfileHeader).render())
     finally:
         await sim.stop()
+
+
+async def test_the_header_says_which_instrument_is_held_and_why(clock: FrozenClock) -> None:
+    """The source's ticker leaves out BTC-PERP: the header says BTC-PERP is held, and why, while the source answers."""
+    from tests.sim.test_mirror_sanity import TickerRewrite, without
+
+    source = LocalExchange(SimConfig(port=_free_port(), seed=3, market=False), FrozenClock())
+    proxy = TickerRewrite(source.app)
+    source.app = proxy
+    await source.start()
+    mirror = await open_exchange(SimConfig(seed=5, mirror=source.url), clock)
+    await mirror.start()
+    try:
+        mirror.step(250)
+        async with client_for(mirror, ALICE_KEY, clock) as client:
+            app = dashboard(client, mirror, clock, Signer(ALICE_KEY))
+            async with app.run_test(size=(160, 40)) as pilot:
+                header = app.main.query_one(ProfileHeader)
+                await settle(pilot, lambda: "PAPER" in str(header.render()), what="PAPER in the header")
+                proxy.rewrite = without("BTC-PERP")
+                assert await mirror.poll_mirror()
+                await settle(pilot, lambda: "held" in str(header.render()), what="the hold in the header")
+                assert "⚠ held: BTC-PERP: missing in the source's ticker" in str(header.render())
+    finally:
+        await mirror.stop()
+        await source.stop()

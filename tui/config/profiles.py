@@ -128,6 +128,7 @@ class ProfileConfig(msgspec.Struct, frozen=True):
     symbol: str = "BTC-PERP"
     low_bandwidth: bool = False  # for links under 100 kbit/s: fewer redraws a second, no depth bars
     mirror: str | None = None  # base URL of the exchange whose market the built-in exchange mirrors (read-only)
+    mirror_max_move_pct: Decimal = Decimal(20)  # a mirrored price moving more in one poll is held, not followed
 
     @property
     def builtin_exchange(self) -> bool:

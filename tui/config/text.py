@@ -201,6 +201,8 @@ read_only = false
 # To practise against `xtui sim --port 8765` instead: mirror = "http://127.0.0.1:8765".
 [profiles.paper]
 mirror = "https://api.hotstuff.trade"
+mirror_max_move_pct = 20          # an instrument whose price jumps more in one poll (or whose mark is that far
+                                  # from its index, or that the source leaves out) is held, its quotes pulled
 network = "testnet"               # the built-in exchange's own network (your demo key signs for it)
 dialect = "sdk"
 read_only = false

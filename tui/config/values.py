@@ -99,6 +99,19 @@ def _url(*schemes: str) -> Callable[[Any], str]:
     return parse
 
 
+def _above_zero(high: Decimal) -> Callable[[Any], Decimal]:
+    """``_decimal``, and above 0."""
+    within = _decimal(high)
+
+    def parse(value: Any) -> Decimal:
+        number = within(value)
+        if number <= 0:
+            raise ValueError(f"expected a number above 0, not {shown(str(value))}")
+        return number
+
+    return parse
+
+
 def _bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"expected true or false, not {kind_of(value)}")
@@ -196,6 +209,7 @@ def bell_kinds(value: Any) -> frozenset[str]:
 PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "url": _url("http", "https"),
     "mirror": _url("http", "https"),  # paper trading: the built-in exchange follows this exchange's prices
+    "mirror_max_move_pct": _above_zero(Decimal(1000)),  # a mirrored price moving more in one poll is held
     "explorer_url": _url("http", "https"),
     "ws_url": _url("ws", "wss"),
     "testnet": _bool,

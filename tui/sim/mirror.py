@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from decimal import Decimal
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,13 +28,15 @@ from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
 
 from .mirror_config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
 from .mirror_past import Minutes, read_past
+from .mirror_sanity import DEFAULT_MAX_MOVE_PCT, Sanity
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
 
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 3.0  # a poll without an answer in this time fails: the mirror is stale
-OPEN_TIMEOUT_S = 10.0  # reading the source's instruments, tokens and tickers at start
+OPEN_TIMEOUT_S = 7.0  # reading the source's instruments, tokens, tickers and past at start: with the process's
+# own start, a source that does not answer is said within 10 s
 _ENDPOINTS = ("info", "exchange", "explorer", "ws")
 
 
@@ -72,6 +75,7 @@ class Mirror:
         poll_ms: int = POLL_MS,
         timeout_s: float = TIMEOUT_S,
         past: dict[tuple[int, str], Minutes] | None = None,
+        max_move_pct: Decimal = DEFAULT_MAX_MOVE_PCT,
     ) -> None:
         self.url = url
         self.markets = markets
@@ -85,10 +89,18 @@ class Mirror:
         self._client = client
         self._now_ms = now_ms
         self.last_ok_ms = now_ms()
+        self.sanity = Sanity(max_move_pct)  # which instruments the source's answers make sense for (``stale``)
 
     @classmethod
     async def open(
-        cls, url: str, *, seed: int, now_ms: Callable[[], int], poll_ms: int = POLL_MS, timeout_s: float = TIMEOUT_S
+        cls,
+        url: str,
+        *,
+        seed: int,
+        now_ms: Callable[[], int],
+        poll_ms: int = POLL_MS,
+        timeout_s: float = TIMEOUT_S,
+        max_move_pct: Decimal = DEFAULT_MAX_MOVE_PCT,
     ) -> Mirror:
         """Read the source's instruments, tokens and prices; ``MirrorError`` naming the source if it cannot."""
         client = Client(url, timeout=timeout_s)
@@ -106,7 +118,9 @@ class Mirror:
         except BaseException:
             await client.aclose()
             raise
-        mirror = cls(url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s, past=past)
+        mirror = cls(
+            url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s, past=past, max_move_pct=max_move_pct
+        )
         names = ", ".join(sorted(markets.prices))
         log.info("mirror: following %s: %s", url, names)
         for line in markets.skipped:
@@ -129,7 +143,10 @@ class Mirror:
         if not fresh:
             self._stale("its ticker priced none of the mirrored instruments")
             return False
-        self.prices.update(fresh)
+        was = dict(self.sanity.stale)
+        followed = self.sanity.check(self.prices, fresh, {t.symbol for t in tickers})
+        self._say_instruments(was)
+        self.prices.update(followed)
         self.version += 1
         self.last_ok_ms = self._now_ms()
         if self.state != "live":
@@ -137,13 +154,27 @@ class Mirror:
         self.state, self.reason = "live", ""
         return True
 
+    @property
+    def stale(self) -> dict[str, str]:
+        """The instruments whose price is held (the source's answer for them makes no sense), with why."""
+        return self.sanity.stale
+
+    def _say_instruments(self, was: dict[str, str]) -> None:
+        for name, why in self.sanity.stale.items():
+            if was.get(name) is None:
+                log.warning("mirror: %s stale (%s): its price held, its quotes pulled", name, why)
+        for name in was.keys() - self.sanity.stale.keys():
+            log.warning("mirror: %s follows the source again", name)
+
     def _stale(self, reason: str) -> None:
         if self.state != "stale" or reason != self.reason:
             log.warning("mirror: source %s unreachable (%s): prices frozen, quotes pulled", self.url, reason)
         self.state, self.reason = "stale", reason
 
     def status(self) -> PaperStatus:
-        return PaperStatus(self.state, self.url, self._now_ms() - self.last_ok_ms, self.reason)
+        stale = self.sanity.stale
+        reason = self.reason or "; ".join(f"{name}: {why}" for name, why in stale.items())
+        return PaperStatus(self.state, self.url, self._now_ms() - self.last_ok_ms, reason, tuple(stale))
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -29,9 +29,10 @@ from .engine.instruments import (
     default_config,
 )
 
-__all__ = ["POLL_MS", "MirrorError", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
+__all__ = ["MAX_MOVE_PCT", "POLL_MS", "MirrorError", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
 
 POLL_MS = 1_000  # how often a mirror reads the source's tickers
+MAX_MOVE_PCT = Decimal(20)  # a mirrored index or mark that moves more than this in one poll is held (``mirror_sanity``)
 
 
 class MirrorError(RuntimeError):

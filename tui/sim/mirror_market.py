@@ -5,7 +5,8 @@ every price here is one the source gave. The
 makers quote their usual ladder around the source's mark, so the user's orders match locally, and a
 resting order fills when the source's price moves through it (the makers' new quotes cross it). While
 the source is stale the makers pull their quotes and prices stay frozen; when it answers again they
-follow it and quote again.
+follow it and quote again. An instrument the source's answer makes no sense for (``mirror_sanity``) is held the
+same way on its own: its price kept, its quotes pulled, until the source is sane about it again.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class MirroredMarket(SyntheticMarket):
         self.mirror = mirror
         self.applied = 0  # the mirror's price version last applied
         self.pulled = False  # the makers' quotes are withdrawn while the source is stale
+        self.held: set[int] = set()  # markets whose quotes are withdrawn: the source's price for them is not sane
         self.source_last: dict[int, Decimal] = {}  # the source's last trade price as last applied, by market
         super().__init__(engine, seed)
         self.follow()
@@ -47,12 +49,13 @@ class MirroredMarket(SyntheticMarket):
                 self.pulled = True
             return
         self.pulled = False
+        self._hold(mirror.stale)
         if mirror.version == self.applied:
             return
         self.applied = mirror.version
         for m in self.markets:
             price = mirror.prices.get(m.name)
-            if price is None:
+            if price is None or m.id in self.held:  # a held price stays where the source last made sense
                 continue
             if price.index != m.index:
                 e.set_index_price(m.id, price.index)
@@ -63,11 +66,24 @@ class MirroredMarket(SyntheticMarket):
                 self.source_last[m.id] = price.last
                 e.set_last_price(m.id, price.last)
 
+    def _hold(self, stale: dict[str, str]) -> None:
+        """Pull the quotes of the markets the mirror holds; a market it follows again is quoted at the next step."""
+        e = self.engine
+        for m in self.markets:
+            if m.name not in stale:
+                self.held.discard(m.id)
+            elif m.id not in self.held:
+                e.cancel_by_instrument(self.maker, m.id)
+                self.quoted_at.pop(m.id, None)
+                self.held.add(m.id)
+
     def _step(self) -> None:
         self.steps += 1
         if self.pulled:
             return
         for m in self.markets:
+            if m.id in self.held:
+                continue
             bid, ask = self._touch(m)
             if self.quoted_at.get(m.id) != (bid, ask) or self.steps % REQUOTE_EVERY == 0:
                 self._quote(m, bid, ask)

@@ -38,6 +38,13 @@ def _whole(text: str) -> int:
     return n
 
 
+def _move_pct(text: str) -> Decimal:
+    d = _decimal(text)
+    if not 0 < d <= 1000:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1000: {text!r}")
+    return d
+
+
 def _positive_int(text: str) -> int:
     n = _whole(text)
     if n <= 0:
@@ -108,6 +115,13 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "--mirror-poll-ms", type=_positive_int, help="how often the mirrored exchange is read, in ms (default 1000)"
     )
     p.add_argument(
+        "--mirror-max-move-pct",
+        type=_move_pct,
+        metavar="PCT",
+        help="a mirrored index or mark that moves more than PCT%% in one poll, or a mark that far from its index, "
+        "is held (quotes pulled) until the source makes sense again (default 20)",
+    )
+    p.add_argument(
         "--network",
         choices=NETWORKS,
         default=DEFAULT_NETWORK,
@@ -140,7 +154,7 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from .clock import SystemClock
     from .engine import GC_THRESHOLD
-    from .mirror_config import POLL_MS, MirrorError  # not .mirror: it brings the HTTP client
+    from .mirror_config import MAX_MOVE_PCT, POLL_MS, MirrorError  # not .mirror: it brings the HTTP client
     from .server import SimConfig, open_exchange
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
@@ -161,6 +175,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         limits=limits_from_args(args),
         mirror=args.mirror,
         mirror_poll_ms=args.mirror_poll_ms or POLL_MS,
+        mirror_max_move_pct=args.mirror_max_move_pct or MAX_MOVE_PCT,
     )
 
     async def serve() -> None:

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections import deque
+from decimal import Decimal
 from typing import IO, NoReturn
 
 from tui.logs import LEVELS
@@ -54,6 +55,7 @@ class ExchangeProcess:
         network: str = "testnet",
         seed: int | None = None,
         mirror: str | None = None,
+        mirror_max_move_pct: Decimal | None = None,
         market: bool = True,
     ) -> None:
         args = ["--network", network, "--exit-with-stdin"]
@@ -61,6 +63,8 @@ class ExchangeProcess:
             args += ["--seed", str(seed)]
         if mirror is not None:
             args += ["--mirror", mirror]
+            if mirror_max_move_pct is not None:
+                args += ["--mirror-max-move-pct", format(mirror_max_move_pct, "f")]
         if not market:
             args.append("--quiet-market")
         self.args = [sys.executable, "-m", "tui.sim", *args]
@@ -69,11 +73,14 @@ class ExchangeProcess:
         self.seed: int | None = None  # the market's seed, as the exchange said it (None for a mirror)
         self._said: deque[str] = deque(maxlen=20)  # its last lines on standard error, for a failed start
         self._reader: threading.Thread | None = None
+        self._spawned_at: float | None = None
+        self._serves = False  # it said where it listens: its first line is read, the next wait returns at once
 
     def spawn(self) -> str:
         """Start the process and return its base URL at once: requests sent there wait until it serves
         (``serving``, ``wait_ready``: until then)."""
         level = logging.getLevelName(logging.getLogger().getEffectiveLevel()).lower()  # the dashboard's
+        self._spawned_at = time.monotonic()
         with socket.create_server(("127.0.0.1", 0), backlog=LISTEN_BACKLOG) as listening:
             fd = listening.fileno()
             self.proc = subprocess.Popen(
@@ -91,9 +98,16 @@ class ExchangeProcess:
         self._reader.start()
         return self.url
 
+    @property
+    def age_s(self) -> float:
+        """Seconds since ``spawn`` (0 before)."""
+        return 0.0 if self._spawned_at is None else time.monotonic() - self._spawned_at
+
     def wait_ready(self, timeout: float = 20.0) -> str:
         """Wait until it serves and return its base URL; ``ExchangeStartError`` (with what it said) if not."""
         proc, out = self._started()
+        if self._serves:
+            return self.url
         deadline = time.monotonic() + timeout
         with selectors.DefaultSelector() as sel:
             sel.register(out, selectors.EVENT_READ)
@@ -108,6 +122,8 @@ class ExchangeProcess:
     async def serving(self, timeout: float = 20.0) -> str:
         """``wait_ready`` without holding the event loop it is awaited on."""
         proc, out = self._started()
+        if self._serves:
+            return self.url
         loop = asyncio.get_running_loop()
         fd = out.fileno()
         said: asyncio.Future[bytes] = loop.create_future()
@@ -143,6 +159,7 @@ class ExchangeProcess:
         """Its first line on standard output: where it serves, or nothing, when it ended before serving."""
         if line.startswith(b"listening on "):
             self.url = line.decode(errors="replace").split()[-1]
+            self._serves = True
             return self.url
         proc.wait()
         if self._reader is not None:

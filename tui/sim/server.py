@@ -37,7 +37,7 @@ from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
 from .http_posts import Answer, PostRoutes, error, json_answer
 from .http_transport import JoinedHttpProtocol
-from .mirror_config import POLL_MS
+from .mirror_config import MAX_MOVE_PCT, POLL_MS
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
@@ -65,6 +65,7 @@ class SimConfig:
     limits: Limits = field(default_factory=Limits)
     mirror: str | None = None  # the base URL of an exchange whose prices this one follows (paper trading)
     mirror_poll_ms: int = POLL_MS
+    mirror_max_move_pct: Decimal = MAX_MOVE_PCT  # a mirrored price that moves more in one poll is held (stale)
 
 
 def _limited(verdict: Verdict) -> Answer:
@@ -330,7 +331,13 @@ async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalE
     from .mirror import Mirror
 
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
-    mirror = await Mirror.open(config.mirror, seed=seed, now_ms=clock.now_ms, poll_ms=config.mirror_poll_ms)
+    mirror = await Mirror.open(
+        config.mirror,
+        seed=seed,
+        now_ms=clock.now_ms,
+        poll_ms=config.mirror_poll_ms,
+        max_move_pct=config.mirror_max_move_pct,
+    )
     try:
         return LocalExchange(dataclasses.replace(config, seed=seed), clock, mirror=mirror)
     except BaseException:

@@ -96,7 +96,12 @@ def local_exchange(launch: Launch) -> ExchangeProcess | None:
     if not chosen.builtin_exchange:
         return None
     # a mirror is paper trading (``tui.sim.mirror``): its prices are the source's, so no seed plays there
-    return ExchangeProcess(network=chosen.network, seed=launch.flags.seed, mirror=chosen.mirror)
+    return ExchangeProcess(
+        network=chosen.network,
+        seed=launch.flags.seed,
+        mirror=chosen.mirror,
+        mirror_max_move_pct=chosen.mirror_max_move_pct,
+    )
 
 
 FIRST_FRAME_S = 0.5  # after the feed's first snapshot, the first frame is drawn within this (~0.2 s here)
@@ -129,6 +134,20 @@ async def _exchange_serves(app: XtuiApp, exchange: ExchangeProcess, failed: list
         # The screen's queue holds this call behind its mount; a screen that takes no more calls ends it now.
         if not app.main.call_later(end):
             end()
+
+
+MIRROR_READY_S = 9.0  # from its spawn: a paper exchange whose source cannot be read says so within 10 s
+
+
+def _mirror_serves(exchange: ExchangeProcess, source: str) -> None:
+    """Paper trading: wait, before Textual takes the screen, until the mirror has read its source; a source that
+    cannot be read is one line on stderr, however stdin and stdout are connected (a dashboard up on an exchange
+    that never came sat on "connecting", and on a stdin that is not a terminal spun a core for ever)."""
+    try:
+        exchange.wait_ready(max(2.0, MIRROR_READY_S - exchange.age_s))
+    except ExchangeStartError as exc:
+        said = str(exc)
+        raise StartupError(said if source in said else f"{said} (paper trading on {source})") from None
 
 
 def run_dashboard(
@@ -171,6 +190,8 @@ def run_dashboard(
             sys.stderr.write(warning + "\n")
         sys.stderr.flush()
         ident = identity(launch, password_env)
+        if exchange is not None and launch.profile.mirror is not None:
+            _mirror_serves(exchange, launch.profile.mirror)
 
         async def main() -> int:
             from tui.ui.last_session import note_path, show_note

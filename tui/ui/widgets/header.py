@@ -73,6 +73,9 @@ class ProfileHeader(FeedLine):
             return Content("")
         # the paper profile's own name already says it
         badge = Content("") if self.profile == "PAPER" else Content.styled(" PAPER ", "bold reverse $accent")
+        if paper.live and paper.stale:  # the source answers, but not sanely for these: their prices are held
+            held = f" ⚠ held: {paper.reason or ', '.join(paper.stale)}"
+            return Content.assemble("  ", badge, (held, "bold $warning"))
         if paper.live:
             return Content.assemble("  ", badge)
         frozen = f" ⚠ source down {paper.age_ms // 1000}s"  # prices frozen where it last was
