@@ -30,6 +30,7 @@ class Dashboard:
         self.home = home
         self.proc, self.master = xtui_in_pty(home, *args, size=(120, 30))
         self.out = b""
+        self.exchange: list[int] = []  # its built-in exchange, thawed and ended at close whatever the test did
 
     def read_until(self, text: bytes, deadline_s: float = DEADLINE_S) -> None:
         deadline = time.monotonic() + deadline_s
@@ -59,11 +60,20 @@ class Dashboard:
         path = self.home / "xtui.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def find_exchange(self) -> int:
+        self.exchange = children(self.proc.pid)
+        assert len(self.exchange) == 1, f"not one built-in exchange under the dashboard: {self.exchange}"
+        return self.exchange[0]
+
     def close(self) -> None:
-        os.close(self.master)
+        with contextlib.suppress(OSError):
+            os.close(self.master)
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        for pid in self.exchange:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)  # a frozen exchange cannot read that its dashboard is gone
 
 
 @pytest.fixture
@@ -95,14 +105,25 @@ def test_a_signal_ends_the_dashboard_as_q_does(dashboard: object, sig: signal.Si
     128 + the signal's number, the exchange is gone, and the log says which signal ended it."""
     d = dashboard("--seed", "7")  # type: ignore[operator]
     d.read_until(b"spread")
-    exchange = children(d.proc.pid)
-    assert exchange, "no built-in exchange under the dashboard"
+    exchange = d.find_exchange()
     os.kill(d.proc.pid, sig)
     assert d.wait_exit() == 128 + sig
     assert_terminal_given_back(d.out)
-    for child in exchange:
-        wait_until_gone(child)
+    wait_until_gone(exchange)
     assert f"{sig.name} received: xtui ends as q does" in d.log()
+
+
+def test_a_hang_up_with_the_terminal_gone_ends_it_and_its_exchange(dashboard: object) -> None:
+    """An SSH link dropped: the terminal closes, then SIGHUP. The dashboard ends (nothing left to restore) with
+    128 + 1, its exchange with it, and the log says why."""
+    d = dashboard("--seed", "7")  # type: ignore[operator]
+    d.read_until(b"spread")
+    exchange = d.find_exchange()
+    os.close(d.master)
+    os.kill(d.proc.pid, signal.SIGHUP)
+    assert d.proc.wait(DEADLINE_S) in (128 + signal.SIGHUP, 1)  # whichever of the two it heard first
+    wait_until_gone(exchange)
+    assert "SIGHUP received" in d.log() or "terminal went away" in d.log()
 
 
 def test_q_still_ends_with_status_zero_and_no_note(dashboard: object, tmp_path: Path) -> None:
@@ -135,7 +156,7 @@ def test_sigterm_while_a_buy_is_on_its_way_logs_it(dashboard: object, tmp_path: 
     known."""
     d = dashboard("--seed", "7")  # type: ignore[operator]
     d.read_until(b"spread")
-    [exchange] = children(d.proc.pid)
+    exchange = d.find_exchange()
     send_a_buy_to_a_frozen_exchange(d, exchange)
     os.kill(d.proc.pid, signal.SIGTERM)
     deadline = time.monotonic() + DEADLINE_S
@@ -154,14 +175,10 @@ def test_sigterm_with_the_exchange_frozen_leaves_a_note_the_next_start_shows(das
     unknown" and leaves a note; the next start of the profile says so and shows the open orders."""
     d = dashboard("--seed", "7")  # type: ignore[operator]
     d.read_until(b"spread")
-    [exchange] = children(d.proc.pid)
+    exchange = d.find_exchange()
     send_a_buy_to_a_frozen_exchange(d, exchange)
     os.kill(d.proc.pid, signal.SIGTERM)
-    try:
-        assert d.wait_exit() == 128 + signal.SIGTERM
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(exchange, signal.SIGCONT)
+    assert d.wait_exit() == 128 + signal.SIGTERM
     assert_terminal_given_back(d.out)
     log = d.log()
     assert "in flight as xtui ended (SIGTERM): placeOrder" in log and "outcome unknown" in log, log[-2000:]
