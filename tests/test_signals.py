@@ -121,7 +121,7 @@ def test_a_hang_up_with_the_terminal_gone_ends_it_and_its_exchange(dashboard: ob
     exchange = d.find_exchange()
     os.close(d.master)
     os.kill(d.proc.pid, signal.SIGHUP)
-    assert d.proc.wait(DEADLINE_S) in (128 + signal.SIGHUP, 1)  # whichever of the two it heard first
+    assert d.proc.wait(DEADLINE_S) in (128 + signal.SIGHUP, 1)  # the signal, or the terminal gone: whichever first
     wait_until_gone(exchange)
     assert "SIGHUP received" in d.log() or "terminal went away" in d.log()
 

@@ -213,7 +213,7 @@ def run_dashboard(
                 for task in tasks:
                     task.cancel()
                 ending.record()
-            return ending.return_code
+            return ending.return_code or app.return_code or 0  # 128 + N after a signal; else as the app ended
 
         failed: list[str] = []  # why the built-in exchange did not start
         code = asyncio.run(main())

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["ENDING_SIGNALS", "SessionEnd"]
 
 log = logging.getLogger(__name__)
-ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, name))
 SETTLE_S = 5.0  # how long actions in flight may take to be answered before the exit goes on without them
 STOP_S = 5.0  # how long the TWAPs and the feed may take to stop
 
@@ -53,8 +53,9 @@ class SessionEnd:
         """Handle the ending signals on the running loop, and note what is in flight when the app exits."""
         loop = self._loop = asyncio.get_running_loop()
         for sig in ENDING_SIGNALS:
-            loop.add_signal_handler(sig, self._received, sig)
-            self._installed.append(sig)
+            with contextlib.suppress(NotImplementedError):  # a loop without signal handlers (Windows)
+                loop.add_signal_handler(sig, self._received, sig)
+                self._installed.append(sig)
         self.app.on_exit.append(self._exiting)
 
     def uninstall(self) -> None:
