@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pty
 import select
 import socket
 import subprocess
@@ -104,3 +105,27 @@ def test_the_paper_profile_in_a_pty_with_a_silent_source_ends_in_one_line(tmp_pa
     assert b"\x1b[?1049h" not in out and text.strip().startswith("xtui: ") and source in text, text
     for pid in exchange:
         wait_until_gone(pid)
+
+
+@pytest.mark.parametrize("where", ["input", "error"])
+def test_the_dashboard_without_a_terminal_says_so_in_one_line(tmp_path: Path, where: str) -> None:
+    """``xtui --seed 7`` with stdin /dev/null, or with stdin a pty but stderr (where it draws) a pipe: exit 1 at
+    once with one line, instead of spinning a core on the end of its input, or drawing frames into a file."""
+    env = env_for(tmp_path, "")
+    env.pop("XTUI_MIRROR")  # the local profile, its own market
+    start = time.monotonic()
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui", "--seed", "7"],
+            stdin=subprocess.DEVNULL if where == "input" else slave, capture_output=True, env=env, timeout=30,
+        )  # fmt: skip
+    finally:
+        os.close(slave)
+        os.close(master)
+    code, out, err, took = done.returncode, done.stdout.decode(), done.stderr.decode(), time.monotonic() - start
+    assert code == 1 and took < WITHIN_S and out == "", (code, took, err[-300:])
+    assert err == (
+        f"xtui: the dashboard needs a terminal, and its standard {where} is not one "
+        "(from a script: `xtui info`, `xtui export`, `xtui doctor`)\n"
+    ), err[-300:]

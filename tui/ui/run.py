@@ -150,6 +150,17 @@ def _mirror_serves(exchange: ExchangeProcess, source: str) -> None:
         raise StartupError(said if source in said else f"{said} (paper trading on {source})") from None
 
 
+def _on_a_terminal() -> None:
+    """The dashboard reads keys from standard input and draws on standard error: without a terminal there, Textual
+    read the end of its input for ever at most of a core and drew into a file; now it is one line instead."""
+    for name, stream in (("input", sys.stdin), ("error", sys.stderr)):
+        if stream is None or not stream.isatty():
+            raise StartupError(
+                f"the dashboard needs a terminal, and its standard {name} is not one "
+                "(from a script: `xtui info`, `xtui export`, `xtui doctor`)"
+            )
+
+
 def run_dashboard(
     profile: str | None = None,
     *,
@@ -192,6 +203,7 @@ def run_dashboard(
         ident = identity(launch, password_env)
         if exchange is not None and launch.profile.mirror is not None:
             _mirror_serves(exchange, launch.profile.mirror)
+        _on_a_terminal()
 
         async def main() -> int:
             from tui.ui.last_session import note_path, show_note
