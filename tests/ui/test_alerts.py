@@ -34,7 +34,7 @@ async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: 
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
         form = app.screen
-        for name, value, said in (("level", "1e5", "plain positive number"), ("symbol", "NOPE", "not an instrument")):
+        for name, value, said in (("level", "1e5", "not a plain decimal"), ("symbol", "NOPE", "not an instrument")):
             form.query_one(f"#field-{name}", Input).value = value
             await pilot.press("enter")
             await pilot.pause(0.05)

@@ -117,7 +117,7 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
         form = app.screen
         for value, said in (
-            ("1e5", "plain positive number"),
+            ("1e5", "not a plain decimal"),
             ("0.00001", "multiple of the lot"),
             ("0.0001", "under one lot a slice"),  # ten slices of a tenth of a lot
         ):

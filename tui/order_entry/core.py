@@ -8,8 +8,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from tui.api.decimals import parse_decimal
 from tui.api.wire import order_item
+
+from .grammar import is_multiple, parse_positive
 
 Side = Literal["buy", "sell"]
 Kind = Literal["limit", "market", "stop", "take_profit", "stop_loss"]
@@ -159,16 +160,9 @@ def fmt_decimal(value: Decimal | None) -> str:
 
 
 def _parse(text: str, name: str) -> Decimal:
-    """A positive decimal from the form in the one grammar of every edge (``tui.api.decimals``: ASCII digits
-    and at most one point), or ValueError with a message for the field."""
-    if not text:
-        raise ValueError(f"{name} is required")
-    value = parse_decimal(text, name)  # DecimalError is a ValueError
-    if value <= 0:
-        raise ValueError(f"{name} must be greater than 0")
-    if abs(value.adjusted()) > 30:
-        raise ValueError(f"{name}: {text!r} is out of range")
-    return value
+    """A positive decimal from the form in the one grammar of every form (``grammar.parse_positive``: ASCII digits
+    and at most one point, within 1e-30 to 1e30), or ValueError (``FieldError``) with a message for the field."""
+    return parse_positive(name, text)
 
 
 def _floor(value: Decimal, step: Decimal) -> Decimal:
@@ -176,7 +170,7 @@ def _floor(value: Decimal, step: Decimal) -> Decimal:
 
 
 def _off_grid(value: Decimal, step: Decimal, what: str, name: str) -> str | None:
-    if value % step == 0:
+    if is_multiple(value, step):  # exact at any size: ``%`` raises past 28 digits of quotient
         return None
     lo = _floor(value, step)
     return f"{name} {fmt_decimal(value)} is not a multiple of the {what} {fmt_decimal(step)} (try {fmt_decimal(lo)})"

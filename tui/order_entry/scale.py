@@ -7,6 +7,7 @@ from decimal import Decimal
 import msgspec
 
 from .core import OrderContext, OrderPlan, Side, _floor, _funds_problem, _money, _parse, fmt_decimal
+from .grammar import FieldError, parse_whole
 
 SCALE_MAX = 50  # orders in one scale
 SCALE_WEIGHTS = ("flat", "low", "high")  # equal sizes, more size at the low price, more at the high price
@@ -34,7 +35,7 @@ class ScalePlan(msgspec.Struct, frozen=True):
 def scale_group_of(cloid: str) -> str | None:
     """The scale group a client order id belongs to (``sc…-<n>``), or None."""
     group, sep, n = cloid.rpartition("-")
-    return group if sep and group.startswith("sc") and n.isdigit() else None
+    return group if sep and group.startswith("sc") and n.isascii() and n.isdigit() else None
 
 
 def scale_plan(
@@ -52,10 +53,10 @@ def scale_plan(
         except ValueError as exc:
             errors[name] = str(exc)
     n = 0
-    if not count.strip().isdigit() or not 2 <= int(count) <= SCALE_MAX:
-        errors["count"] = f"orders: a whole number from 2 to {SCALE_MAX}"
-    else:
-        n = int(count)
+    try:
+        n = parse_whole("count", count, lo=2, hi=SCALE_MAX, what="number of orders")
+    except FieldError as exc:
+        errors["count"] = exc.message
     size = Decimal(0)
     try:
         size = _parse(total, "total size")

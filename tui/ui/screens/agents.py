@@ -22,7 +22,7 @@ from tui.ui.widgets.record_format import fmt_ms
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import ActionPlan, DataScreen
-from .field_checks import FieldError, parse_int, parse_text
+from .field_checks import FieldError, parse_int, parse_password, parse_text
 from .form import FormField, FormScreen
 
 __all__ = ["AgentsScreen", "keystore_name"]
@@ -89,9 +89,7 @@ class AgentsScreen(DataScreen):
             if keys.keystore_path(store).exists():
                 raise FieldError("name", f"keystore {store} exists already: pick another name")
             days = parse_int("days", values["days"], lo=1, hi=MAX_DAYS, what="validity in days")
-            password = values["password"]
-            if len(password) < keys.MIN_PASSWORD:
-                raise FieldError("password", f"at least {keys.MIN_PASSWORD} characters")
+            password = parse_password("password", values["password"], min_len=keys.MIN_PASSWORD)
             if values["again"] != password:
                 raise FieldError("again", "the two passwords differ")
             until = self.ctx.now_ms() + days * DAY_MS

@@ -7,7 +7,6 @@ here is sent to the exchange, so read-only and watch-only can use it.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from msgspec.structs import replace
@@ -15,12 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from tui.api.decimals import is_plain_decimal
 from tui.feed.alerts import CONDITIONS, SOURCES, Alert, AlertBook
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .field_checks import FieldError
+from .field_checks import FieldError, parse_int, parse_positive
 from .form import FormField, FormScreen
 
 __all__ = ["AlertsScreen", "alert_from_form"]
@@ -38,18 +36,13 @@ def alert_from_form(values: dict[str, str], alert_id: int, symbols: set[str]) ->
     condition = values["condition"].strip().lower()
     if condition not in CONDITIONS:
         raise FieldError("condition", f"one of {', '.join(CONDITIONS)}")
-    text = values["level"].removesuffix("%")
-    if not is_plain_decimal(text):  # the one grammar of every edge (tui.api.decimals)
-        raise FieldError("level", "a plain positive number (a price; for a move, a percentage)")
-    level = Decimal(text)
-    if level <= 0 or (condition == "move" and level > 100):
-        raise FieldError("level", "above 0 (and at most 100 for a move's percentage)")
+    level = parse_positive("level", values["level"].removesuffix("%"), "level")  # the order form's grammar
+    if condition == "move" and level > 100:
+        raise FieldError("level", "a move's percentage is at most 100")
     window_s = 0
     if condition == "move":
-        minutes = values.get("window", "").strip()
-        if not minutes.isdigit() or not 1 <= int(minutes) <= 7 * 24 * 60:
-            raise FieldError("window", "whole minutes, 1 to 10080 (a week)")
-        window_s = int(minutes) * 60
+        minutes = parse_int("window", values.get("window", ""), lo=1, hi=7 * 24 * 60, what="window in minutes")
+        window_s = minutes * 60
     bell = values.get("bell", "yes").strip().lower()
     if bell not in ("yes", "no"):
         raise FieldError("bell", "yes or no")

@@ -11,13 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from tui.api.decimals import is_plain_decimal
 from tui.order_entry import fmt_decimal
+from tui.order_entry.grammar import is_multiple
 from tui.ui.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .field_checks import FieldError
+from .field_checks import FieldError, parse_int, parse_positive
 from .form import FormField, FormScreen
 
 __all__ = ["TwapScreen", "twap_from_form"]
@@ -31,21 +31,14 @@ def twap_from_form(values: dict[str, str], symbol: str, lot: Decimal) -> TwapSpe
     side = values["side"].strip().lower()
     if side not in ("buy", "sell"):
         raise FieldError("side", "buy or sell")
-    text = values["size"]
-    if not is_plain_decimal(text) or not Decimal(text):  # the one grammar of every edge (tui.api.decimals)
-        raise FieldError("size", "a plain positive number, in the base asset")
-    total = Decimal(text)
-    if total % lot:
+    total = parse_positive("size", values["size"], "total size")  # the order form's grammar
+    if not is_multiple(total, lot):
         raise FieldError("size", f"a multiple of the lot size {fmt_decimal(lot)}")
-    slices = values["slices"].strip()
-    if not slices.isdigit() or not 2 <= int(slices) <= MAX_SLICES:
-        raise FieldError("slices", f"a whole number from 2 to {MAX_SLICES}")
-    if total / int(slices) < lot:
+    slices = parse_int("slices", values["slices"], lo=2, hi=MAX_SLICES, what="number of slices")
+    if total / slices < lot:
         raise FieldError("slices", f"{fmt_decimal(total)} in {slices} slices is under one lot a slice")
-    interval = values["interval"].strip()
-    if not interval.isdigit() or not INTERVAL_S[0] <= int(interval) <= INTERVAL_S[1]:
-        raise FieldError("interval", f"whole seconds from {INTERVAL_S[0]} to {INTERVAL_S[1]}")
-    return TwapSpec(symbol, side, total, int(slices), float(interval))  # type: ignore[arg-type]
+    interval = parse_int("interval", values["interval"], lo=INTERVAL_S[0], hi=INTERVAL_S[1], what="interval in seconds")
+    return TwapSpec(symbol, side, total, slices, float(interval))  # type: ignore[arg-type]
 
 
 class TwapScreen(DataScreen):
