@@ -31,6 +31,7 @@ from tui.order_entry import ConfirmPolicy
 from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
+from tui.ui.crash_guard import guard_app
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.kept_css import KEEP_AFTER_S, KeptCss, KeptStylesheet
 from tui.ui.messages import FeedChanged, WatchToggled
@@ -83,6 +84,7 @@ class XtuiApp(App[None]):
         kept_css: KeptCss | None = None,
     ) -> None:
         super().__init__()
+        guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
         self.kept_css = kept_css
         if kept_css is not None:  # before anything is parsed: the theme is set below, the sources added at start
             self.stylesheet = KeptStylesheet(kept_css, variables=self.get_css_variables())

@@ -30,6 +30,8 @@ from tui.api.signing import checksum_address
 from tui.api.wire import resolve_action
 from tui.feed.channels import Watch
 from tui.feed.frames import payload_items
+from tui.order_entry.grammar import parse_whole
+from tui.ui.crash_guard import shown_in_place
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_ms, tx_type_name, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
@@ -46,13 +48,15 @@ RECENT = 30
 DRAW_S = 0.5  # streamed blocks and transactions are drawn together at most this often (a redraw costs ~50 ms)
 GAP_RELOAD_S = 2.0  # a skipped block loads the screen again at most this often
 _HASH = re.compile(r"0x[0-9a-fA-F]{64}")
+MAX_HEIGHT = 2**63 - 1  # the exchange's heights are 64-bit
+MAX_TX_TYPE = 65_535
 
 
 def parse_block_ref(text: str) -> tuple[int | None, str | None]:
     """A block height (digits) or hash (0x + 64 hex digits); ValueError otherwise."""
     raw = text.strip()
-    if raw.isdigit():
-        return int(raw), None
+    if raw[:2] not in ("0x", "0X"):  # a height: ASCII digits only (a "²" or "٣" is not one)
+        return parse_whole("block", raw, lo=0, hi=MAX_HEIGHT, what="block height"), None
     if _HASH.fullmatch(raw):
         return None, raw.lower()
     raise ValueError(f"{raw[:70]!r} is neither a block height nor a block hash")
@@ -61,8 +65,8 @@ def parse_block_ref(text: str) -> tuple[int | None, str | None]:
 def parse_tx_type(text: str) -> int:
     """A transaction type: its code (1301) or its action's name (placeOrder); ValueError otherwise."""
     raw = text.strip()
-    if raw.isdigit():
-        return int(raw)
+    if raw[:1].isdigit():  # a code: ASCII digits only, bounded
+        return parse_whole("type", raw, lo=0, hi=MAX_TX_TYPE, what="transaction type code")
     spec = resolve_action(raw)
     if spec is None:
         raise ValueError(f"{raw[:40]!r} is not a transaction type (a code like 1301, or an action like placeOrder)")
@@ -303,6 +307,8 @@ class ExplorerScreen(DataScreen):
                 then(text)
             except ValueError as exc:
                 self.notify(str(exc), severity="warning", markup=False)
+            except Exception as exc:  # a look-up that fails for any other reason is shown, never ends the app
+                shown_in_place(self, f"{title.rstrip(':')} failed", exc)
 
         self.app.push_screen(PromptScreen(title, placeholder=placeholder), entered)
 

@@ -6,6 +6,7 @@ The check is a plain function of the texts typed (see ``field_checks``); it retu
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Generic, TypeVar
 
@@ -20,6 +21,8 @@ from textual.widgets import Input, Label, Static
 from .field_checks import FieldError
 
 __all__ = ["FormField", "FormScreen"]
+
+log = logging.getLogger("tui.ui")
 
 T = TypeVar("T")
 
@@ -142,6 +145,10 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
             self.query_one("#form-error", Static).update(f"{label}: {exc.message}")
             if any(f.name == exc.field for f in self._fields):
                 self.query_one(f"#field-{exc.field}", Input).focus()
+            return
+        except Exception as exc:  # a check that fails unexpectedly is shown here and logged; the app goes on
+            log.error("the %s form's check failed", self._title, exc_info=exc)
+            self.query_one("#form-error", Static).update(f"could not check this form: {type(exc).__name__}: {exc}")
             return
         self.dismiss(result)
 

@@ -9,6 +9,7 @@ first. The form sends (``send``) and stays open until the exchange answers: acce
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from decimal import Decimal
 from typing import ClassVar
@@ -35,6 +36,8 @@ from tui.ui.widgets.display import fmt_money
 from .confirm import ConfirmScreen
 
 __all__ = ["OrderFormScreen", "Send", "Settled"]
+
+log = logging.getLogger("tui.ui")
 
 # Told the exchange's refusal of a plan sent (the form stays open to fix it), or None once there is nothing to
 # fix here (accepted; or an outcome unknown, when sending again could place the order twice).
@@ -267,6 +270,16 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
 
     def _refresh(self) -> None:
         """The value the order would have, and (after a first submit) the problems, as the user types."""
+        try:
+            self._refresh_now()
+        except Exception as exc:  # shown under the form and logged: what is typed never ends the app
+            self._unexpected(exc)
+
+    def _unexpected(self, exc: Exception) -> None:
+        log.error("the order form's check failed", exc_info=exc)
+        self._error_line("send", f"Could not check this order: {type(exc).__name__}: {exc}. Nothing was sent.")
+
+    def _refresh_now(self) -> None:
         ctx = self._order_context()
         if ctx is None:
             self._show({"kind": "no instrument data yet"})
@@ -299,6 +312,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     # ---- submitting -----------------------------------------------------------------------------
 
     def submit(self) -> None:
+        try:
+            self._submit()
+        except Exception as exc:  # shown under the form and logged: what is typed never ends the app
+            self._unexpected(exc)
+
+    def _submit(self) -> None:
         if self.sending is not None:
             return  # one at a time: Enter again while the first is on its way sends nothing
         self._tried = True
