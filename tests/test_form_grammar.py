@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from tests.conftest import ALICE_KEY
 from tui.api.signing import Signer
 from tui.order_entry import (
+    SIZE_UNITS,
     OrderContext,
     OrderInput,
     amend_input,
@@ -33,6 +34,7 @@ from tui.order_entry.grammar import (
     parse_address,
     parse_amount,
     parse_choice,
+    parse_cloid,
     parse_fraction,
     parse_password,
     parse_positive,
@@ -108,6 +110,16 @@ def test_amounts_fractions_and_text_fields(text: str) -> None:
         password.encode()  # a keystore derives its key from the UTF-8 bytes
 
 
+@given(HOSTILE)
+@example("sc123-4")
+@example("a b")
+@example("x" * 129)
+def test_client_order_ids_are_printable_ascii(text: str) -> None:
+    cloid = refused_or(parse_cloid, "cloid", text)
+    if cloid is not None:
+        assert len(cloid) <= 128 and all("!" <= c <= "~" for c in cloid)
+
+
 @given(st.one_of(HOSTILE, st.from_regex(r"0x[0-9a-fA-F]{40}", fullmatch=True)))
 @example(ALICE)
 @example(ALICE.lower())
@@ -133,10 +145,10 @@ def errors_keyed(errors: dict[str, str], fields: set[str]) -> None:
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(HOSTILE, HOSTILE, st.sampled_from(["price", "trigger", "size"]), st.sampled_from(["base", "quote", "percent"]))
+@given(HOSTILE, HOSTILE, st.sampled_from(["price", "trigger", "size", "cloid"]), st.sampled_from(SIZE_UNITS))
 @example("1" + "0" * 30, "0.01", "price", "base")  # a 31-digit price on a 0.1 tick: ``%`` raised InvalidOperation
 def test_the_order_form_answers_every_text_with_errors_by_field(text: str, other: str, field: str, unit: str) -> None:
-    values = {"price": "100000", "trigger": "", "size": "0.01", field: text}
+    values = {"price": "100000", "trigger": "", "size": "0.01", "cloid": "", field: text}
     for kind in ("limit", "market", "stop"):
         form = OrderInput(kind=kind, size_unit=unit, **{**values, "trigger": other if kind == "stop" else ""})  # type: ignore[arg-type]
         result = validate(form, context())

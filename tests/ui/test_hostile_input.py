@@ -132,13 +132,25 @@ async def test_close_amend_and_position_tpsl_forms(sim: LocalExchange, clock: Fr
     assert (still.limit_price, still.size) == (Decimal(80000), Decimal("0.01"))  # not amended, not closed
 
 
-async def test_bracket_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+async def test_bracket_form_and_cancel_by_cloid(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
+    notes = Notes()
+    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         form = await open_form(pilot, "o")
         good = {"price": "90000", "size": "0.01", "tp": "95000", "sl": "85000"}
         await refused_in_place(pilot, form, good, ["price", "size", "tp", "sl"])
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.main, "the dashboard")
+        told = len(notes.messages)
+        for text in ["²", "a b", "\u0000", "x" * 10_000]:  # cancel by client order id: not a cloid, said at once
+            await pilot.press("k")
+            await until(pilot, lambda: isinstance(app.screen, PromptScreen), "the cloid prompt")
+            app.screen.query_one(Input).value = text
+            await pilot.press("enter")
+            await until(pilot, lambda n=told: len(notes.messages) > n, f"the refusal of {text[:12]!r}")
+            assert app.is_running and app.screen is app.main and "client order id" in notes.messages[-1]
+            told = len(notes.messages)
     assert not (await trader.open_orders(ALICE.address)).data
 
 

@@ -10,7 +10,8 @@ import msgspec
 
 from tui.api.wire import order_item
 
-from .grammar import is_multiple, parse_positive
+from .grammar import CLOID_MAX as CLOID_MAX  # the order form's limit, kept importable from here
+from .grammar import FieldError, is_multiple, parse_cloid, parse_positive
 
 Side = Literal["buy", "sell"]
 Kind = Literal["limit", "market", "stop", "take_profit", "stop_loss"]
@@ -21,7 +22,6 @@ KINDS: tuple[Kind, ...] = ("limit", "market", "stop", "take_profit", "stop_loss"
 SIZE_UNITS: tuple[SizeUnit, ...] = ("base", "quote", "percent")
 TIFS: tuple[Tif, ...] = ("GTC", "IOC", "FOK")
 TRIGGERED: frozenset[str] = frozenset({"stop", "take_profit", "stop_loss"})
-CLOID_MAX = 128
 DEFAULT_SLIPPAGE_PCT = Decimal(1)  # a market order fills at most this far beyond the best price
 Level = tuple[Decimal, Decimal]  # (price, size) of one book level
 
@@ -226,8 +226,10 @@ def validate(form: OrderInput, ctx: OrderContext) -> Validation:
         msg = _reduce_only_problem(form.side, ctx)
         if msg:
             errors["reduce_only"] = msg
-    if len(form.cloid) > CLOID_MAX:
-        errors["cloid"] = f"client order id: at most {CLOID_MAX} characters"
+    try:
+        parse_cloid("cloid", form.cloid)
+    except FieldError as exc:
+        errors["cloid"] = exc.message
 
     market = form.kind == "market" or (triggered and price is None)
     if market and not errors:

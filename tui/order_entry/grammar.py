@@ -19,12 +19,14 @@ from tui.api.decimals import DecimalError, parse_decimal
 from tui.api.signing import checksum_address, is_checksum_address
 
 __all__ = [
+    "CLOID_MAX",
     "MAX_NUMBER_CHARS",
     "FieldError",
     "is_multiple",
     "parse_address",
     "parse_amount",
     "parse_choice",
+    "parse_cloid",
     "parse_fraction",
     "parse_password",
     "parse_positive",
@@ -33,6 +35,7 @@ __all__ = [
 ]
 
 MAX_NUMBER_CHARS = 64  # no price, size or count needs more; a longer text is refused before it is read
+CLOID_MAX = 128  # a client order id's characters
 MAX_PASSWORD = 1024  # a keystore password longer than this is a paste gone wrong
 _WHOLE = re.compile(r"[0-9]+")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
@@ -177,6 +180,17 @@ def parse_text(field: str, text: str, *, max_len: int, what: str = "text", allow
     if any(not (c.isascii() and (c.isalnum() or c in allowed)) for c in raw):
         extra = f" or {' '.join(allowed)}" if allowed else ""
         raise FieldError(field, f"the {what} takes letters and digits{extra}")
+    return raw
+
+
+def parse_cloid(field: str, text: str) -> str:
+    """A client order id: at most ``CLOID_MAX`` printable ASCII characters, no spaces (surrounding ones are
+    forgiven); empty is none."""
+    raw = text.strip(" ")
+    if len(raw) > CLOID_MAX:
+        raise FieldError(field, f"client order id: at most {CLOID_MAX} characters")
+    if any(not "!" <= c <= "~" for c in raw):
+        raise FieldError(field, "client order id: ASCII letters, digits and punctuation, no spaces")
     return raw
 
 

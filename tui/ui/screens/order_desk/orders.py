@@ -13,7 +13,7 @@ from tui.order_entry import (
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective, order_type
 
-from ..field_checks import FieldError
+from ..field_checks import FieldError, parse_cloid
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
@@ -84,7 +84,12 @@ class SingleOrders(DeskBase):
         if self._refuse("cancel"):
             return
 
-        def entered(cloid: str | None) -> None:
+        def entered(text: str | None) -> None:
+            try:
+                cloid = parse_cloid("cloid", text or "")
+            except FieldError as exc:
+                self.screen.notify(exc.message, severity="warning", markup=False)
+                return
             if not cloid:
                 return
             order = next((o for o in self.state.account.open_orders if o.cloid == cloid), None)
