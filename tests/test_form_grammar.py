@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from decimal import Decimal
+from itertools import product
 from types import SimpleNamespace
 from typing import Any
 
@@ -20,11 +21,14 @@ from tests.conftest import ALICE_KEY
 from tui.api.signing import Signer
 from tui.order_entry import (
     SIZE_UNITS,
+    ConfirmPolicy,
     OrderContext,
     OrderInput,
     amend_input,
     bracket_plans,
     close_part_plan,
+    confirmation_reasons,
+    market_estimate,
     position_exit_plans,
     scale_plan,
     validate,
@@ -130,12 +134,12 @@ def test_addresses_are_0x_and_40_ascii_hex_digits(text: str) -> None:
         assert address[:2] == "0x" and len(address) == 42 and all(c in "0123456789abcdefABCDEF" for c in address[2:])
 
 
-def context(position: Decimal = Decimal(0)) -> OrderContext:
+def context(position: Decimal = Decimal(0), available: Decimal = Decimal(10**9)) -> OrderContext:
     bids = ((Decimal(99_990), Decimal(1)),)
     asks = ((Decimal(100_010), Decimal(1)),)
     return OrderContext(
         1, "BTC-PERP", "perp", Decimal("0.1"), Decimal("0.00001"), Decimal(10), Decimal(50),
-        best_bid=Decimal(99_990), best_ask=Decimal(100_010), mark=Decimal(100_000), available=Decimal(10**9),
+        best_bid=Decimal(99_990), best_ask=Decimal(100_010), mark=Decimal(100_000), available=available,
         position=position, bids=bids, asks=asks,
     )  # fmt: skip
 
@@ -149,10 +153,15 @@ def errors_keyed(errors: dict[str, str], fields: set[str]) -> None:
 @example("1" + "0" * 30, "0.01", "price", "base")  # a 31-digit price on a 0.1 tick: ``%`` raised InvalidOperation
 def test_the_order_form_answers_every_text_with_errors_by_field(text: str, other: str, field: str, unit: str) -> None:
     values = {"price": "100000", "trigger": "", "size": "0.01", "cloid": "", field: text}
-    for kind in ("limit", "market", "stop"):
+    for kind, ctx in product(("limit", "market", "stop"), (context(), context(available=Decimal(10**40)))):
         form = OrderInput(kind=kind, size_unit=unit, **{**values, "trigger": other if kind == "stop" else ""})  # type: ignore[arg-type]
-        result = validate(form, context())
+        result = validate(form, ctx)
         assert result.plan is not None or result.errors
+        if result.plan is not None:  # what the form shows of a plan, and asks before sending it, at any size
+            market_estimate(result.plan, ctx)
+            confirmation_reasons(result.plan, ctx, ConfirmPolicy())
+            result.plan.describe()
+            result.plan.to_wire()
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
