@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tui.feed.kept_files import set_aside, write_json
+from tui.feed.kept_files import KeptFile, write_json
 from tui.paths import data_dir, profile_file
 
 if TYPE_CHECKING:
@@ -65,7 +65,9 @@ def read_note(path: Path) -> tuple[LastSession | None, str | None]:
             raise ValueError(f"over {MAX_NOTE_BYTES} bytes")
         return _decode(raw), None
     except (ValueError, msgspec.DecodeError) as exc:
-        return None, set_aside(path, exc)
+        kept = KeptFile(path)
+        kept.aside(exc)
+        return None, kept.problem
 
 
 def words(note: LastSession) -> str:
