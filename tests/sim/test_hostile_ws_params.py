@@ -30,9 +30,9 @@ ALICE = Signer(ALICE_KEY).address
 WAIT_S = 10.0
 # channel -> valid subscribe params: every parameter ``ws_channels.subscription_key`` reads for it
 SUBSCRIBE: dict[str, dict[str, Any]] = {
-    **{ch: {"channel": ch, "symbol": "BTC-PERP"} for ch in ws_channels.MARKET},
-    **{ch: {"channel": ch, "user": ALICE} for ch in ws_channels.ACCOUNT},
-    **{ch: {"channel": ch} for ch in ws_channels.GLOBAL},
+    **{ch: {"channel": ch, "symbol": "BTC-PERP"} for ch in sorted(ws_channels.MARKET)},
+    **{ch: {"channel": ch, "user": ALICE} for ch in sorted(ws_channels.ACCOUNT)},
+    **{ch: {"channel": ch} for ch in sorted(ws_channels.GLOBAL)},
     "chart": {"channel": "chart", "instrument_id": 1, "chart_type": "ltp", "resolution": "1"},
 }
 SUBSCRIBE_ALIASES = [  # the other spellings it reads, each tried on its own
