@@ -165,7 +165,7 @@ def test_the_dashboard_ends_with_the_exchange_s_words_when_its_exchange_cannot_s
     ("fd", "said"),
     [
         ("0", "--fd: must be > 0: '0'"),
-        ("x", "--fd: not a whole number: 'x'"),
+        ("x", "--fd: not a whole number (ASCII digits only): 'x'"),
         ("987", "--fd: no open descriptor 987"),
     ],
 )
