@@ -140,6 +140,19 @@ async def test_subscribe_notify_unsubscribe(make_client: Callable[..., WsClient]
     ]
 
 
+async def test_last_message_is_stamped_by_the_injected_wall_clock(
+    make_client: Callable[..., WsClient], server: RpcServer
+) -> None:
+    """A notification arrives on a client given a wall clock that reads 1234.5: ``status.last_message_at`` says
+    1234.5, the injected time, not the machine's."""
+    client = await live_client(make_client, server, wall_clock=lambda: 1234.5)
+    inbox = Inbox()
+    await client.subscribe("orderbook", inbox, symbol="BTC-PERP")
+    assert await server.push("orderbook@BTC-PERP#1", {"update_type": "snapshot"}) == 1
+    assert await inbox.get() == {"update_type": "snapshot"}
+    assert client.status.last_message_at == 1234.5
+
+
 async def test_snapshot_right_behind_the_reply_is_delivered(
     make_client: Callable[..., WsClient], server: RpcServer
 ) -> None:

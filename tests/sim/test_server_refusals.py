@@ -15,8 +15,7 @@ from tui.api import wire
 from tui.api.client import Client
 from tui.api.errors import ActionRejected
 from tui.api.signing import Signer
-from tui.api.ws import WsClient
-from tui.api.ws_protocol import RpcError
+from tui.api.ws import RpcError, WsClient
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from .ws_protocol import Callback, SubscriptionError, clip
+from .protocol import Callback, SubscriptionError, clip
 
 __all__ = ["Subscription", "Topic", "parse_subscribed"]
 

@@ -1,7 +1,7 @@
 """JSON-RPC WebSocket client (protocol-notes section 5): subscribe, unsubscribe, ping, post, reconnect.
 
 A :class:`WsClient` owns one socket at a time. A background task connects and reads frames; a watchdog
-(``ws_liveness``) pings while the socket is quiet, calls it stale after ``stale_after`` s without a frame
+(``liveness``) pings while the socket is quiet, calls it stale after ``stale_after`` s without a frame
 and dead after ``idle_timeout`` s. When the socket drops or dies the client reconnects on a
 ``ReconnectSchedule`` (quick while the outage is young, backing off once it is old) and resubscribes
 everything with the original channel and params.
@@ -14,7 +14,7 @@ Client-sent messages are limited to the interface's 2,000 a rolling minute (call
 dropped) and the server subscriptions to 1,000 (beyond that :class:`SubscriptionLimitError`).
 
 The client is here: its lifecycle, the reconnect loop, subscription sharing. The topics and handles are in
-``ws_topics``, one socket's request/reply matching and notification routing in ``ws_conn``.
+``topics``, one socket's request/reply matching and notification routing in ``connection``.
 """
 
 from __future__ import annotations
@@ -31,11 +31,10 @@ import msgspec
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from .errors import RequestTimeout
-from .ws_conn import Connection
-from .ws_liveness import Liveness
-from .ws_protocol import (
-    CHANNEL_ALIASES,
+from ..errors import RequestTimeout
+from .connection import Connection
+from .liveness import Liveness
+from .protocol import (
     MAX_MESSAGES_PER_MINUTE,
     MAX_SUBSCRIPTIONS,
     Callback,
@@ -45,39 +44,18 @@ from .ws_protocol import (
     ConnState,
     MessageRateLimiter,
     ReconnectSchedule,
-    RpcError,
     Sleep,
-    SubscriptionError,
     SubscriptionLimitError,
     WsError,
     WsStatus,
-    backoff_delay,
     clip,
     normalize_channel,
 )
-from .ws_topics import Subscription, Topic
+from .topics import Subscription, Topic
 
-__all__ = [
-    "CHANNEL_ALIASES",
-    "MAX_MESSAGES_PER_MINUTE",
-    "MAX_SUBSCRIPTIONS",
-    "ClientClosed",
-    "ConnState",
-    "ConnectionLost",
-    "MessageRateLimiter",
-    "ReconnectSchedule",
-    "RpcError",
-    "Subscription",
-    "SubscriptionError",
-    "SubscriptionLimitError",
-    "WsClient",
-    "WsError",
-    "WsStatus",
-    "backoff_delay",
-    "normalize_channel",
-]
+__all__ = ["WsClient"]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("tui.api.ws")  # one log for the package
 REFUSING_CLOSE_CODES = (1008, 1013)  # policy violation (over a limit), try again later: back off
 
 
@@ -85,7 +63,8 @@ class WsClient:
     """JSON-RPC WebSocket client with keepalive, reconnect, resubscribe and the interface's limits.
 
     ``sleep`` and ``clock`` are used by the reconnect schedule and the message-rate limiter (inject them
-    in tests); the ping interval, the stale and idle timeouts run on the event loop's own time.
+    in tests); ``wall_clock`` (epoch seconds) stamps ``status.last_message_at``; the ping interval, the stale
+    and idle timeouts run on the event loop's own time.
     """
 
     def __init__(
@@ -107,6 +86,7 @@ class WsClient:
         rng: random.Random | None = None,
         sleep: Sleep = asyncio.sleep,
         clock: Clock = time.monotonic,
+        wall_clock: Clock = time.time,
         on_state: Callable[[ConnState], object] | None = None,
         on_server_time: Callable[[int], object] | None = None,
     ) -> None:
@@ -138,6 +118,7 @@ class WsClient:
         self._limiter = MessageRateLimiter(max_messages_per_minute, 60.0, clock=clock, sleep=sleep)
         self._sleep = sleep
         self._clock = clock
+        self._wall_clock = wall_clock
         self._on_state = on_state
         self._on_server_time = on_server_time
         self._state = ConnState.CLOSED
@@ -445,7 +426,7 @@ class WsClient:
             while True:
                 raw = await conn.ws.recv()
                 watch.heard()
-                self._last_message_at = time.time()
+                self._last_message_at = self._wall_clock()
                 try:
                     conn.on_frame(raw)
                 except Exception:

@@ -13,15 +13,15 @@ import msgspec
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
-from .errors import RequestTimeout
-from .ws_protocol import ConnectionLost, Hook, MessageRateLimiter, WsError, clip, result_of
-from .ws_topics import Topic, parse_subscribed
+from ..errors import RequestTimeout
+from .protocol import ConnectionLost, Hook, MessageRateLimiter, WsError, clip, result_of
+from .topics import Topic, parse_subscribed
 
 __all__ = ["Connection"]
 
 # Numbers with a fraction arrive as Decimal: positions, fills and balances stay exact; panes draw floats.
 _decode_exact = msgspec.json.Decoder(float_hook=Decimal).decode
-log = logging.getLogger("tui.api.ws")  # the client's log, as before the split
+log = logging.getLogger("tui.api.ws")  # one log for the package
 
 
 class Connection:

@@ -14,12 +14,12 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from .ws_conn import Connection
-from .ws_protocol import ConnectionLost
+from .connection import Connection
+from .protocol import ConnectionLost
 
 __all__ = ["Liveness"]
 
-log = logging.getLogger("tui.api.ws")  # the client's log
+log = logging.getLogger("tui.api.ws")  # one log for the package
 
 
 class Liveness:

@@ -1,6 +1,6 @@
 """The WebSocket protocol's vocabulary: limits, states, errors, channel aliases, backoff, the message limiter.
 
-Split from ``ws`` so that the client modules (``ws``, ``ws_topics``, ``ws_conn``) hold only the connection logic.
+Kept apart so that ``client``, ``topics`` and ``connection`` hold only the connection logic.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from .errors import ClientError, TransportError
-from .limits import Window
+from ..errors import ClientError, TransportError
+from ..limits import Window
 
 __all__ = [
     "CHANNEL_ALIASES",
