@@ -9,7 +9,7 @@ import pytest
 
 from tui.api import wire
 from tui.api.client import Client
-from tui.api.errors import ActionRejected, ApiError, ConnectionFailed
+from tui.api.errors import ActionRejected, ApiError, ClientError, ConnectionFailed, NoSigningKey
 from tui.api.http import HttpClient, NonceManager
 from tui.api.signing import Signer, recover_signer
 
@@ -55,6 +55,18 @@ async def test_thousand_concurrent_signs_give_distinct_increasing_nonces() -> No
         got = await asyncio.gather(*(sign_one() for _ in range(1_000)))
     assert len(set(got)) == 1_000
     assert sorted(got) == list(range(frozen[0], frozen[0] + 1_000))
+
+
+async def test_a_watch_only_client_refuses_to_sign_with_a_client_error() -> None:
+    """A client with no key (pointed at a closed port, so a send would fail otherwise) is asked to sign an action
+    and to add an agent: both raise ``NoSigningKey``, a ``ClientError`` (what the CLI and the screens catch and
+    put in words), not the built-in ``PermissionError`` (an ``OSError``)."""
+    async with Client("http://127.0.0.1:9", timeout=2) as watcher:
+        with pytest.raises(NoSigningKey, match="watch-only") as signing:
+            watcher.sign("cancelAll", {})
+        with pytest.raises(NoSigningKey, match="watch-only"):
+            await watcher.add_agent(Signer("0x" + "33" * 32), "bot", 2_000_000_000_000)
+    assert isinstance(signing.value, ClientError) and not isinstance(signing.value, OSError)
 
 
 async def test_concurrent_orders_are_all_accepted(alice: Client) -> None:

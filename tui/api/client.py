@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any, TypeVar
 
 from . import models as m
+from .errors import NoSigningKey
 from .http import HttpClient
 from .signing import Signer, checksum_address
 from .wire import decimal_str
@@ -255,7 +256,7 @@ class Client(HttpClient):
     ) -> m.ExchangeResponse[Any]:
         """Approve ``agent`` to trade for this account. The agent key signs ``{signer, nonce}`` first."""
         if self.signer is None:
-            raise PermissionError("this client has no signing key (watch-only)")
+            raise NoSigningKey
         nonce = self.nonces.next()
         inner = agent.sign_action({"signer": self.signer.address, "nonce": nonce}, 1201, testnet=self.testnet)
         fields = {

@@ -15,6 +15,7 @@ __all__ = [
     "Banned",
     "ClientError",
     "ConnectionFailed",
+    "NoSigningKey",
     "RateLimited",
     "RequestTimeout",
     "TransportError",
@@ -88,6 +89,13 @@ def agent_refusal(said: str, envelope: dict[str, Any]) -> AgentRefused | None:
         return None
     agent, account, why = found.groups()
     return AgentRefused(said, envelope, agent, account, "revoked" if why == "was revoked" else "expired")
+
+
+class NoSigningKey(ClientError):
+    """A signed action was asked of a client without a key (watch-only); nothing was signed or sent."""
+
+    def __init__(self) -> None:
+        super().__init__("this client has no signing key (watch-only)")
 
 
 class AccountMismatch(ClientError):

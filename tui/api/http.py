@@ -26,6 +26,7 @@ from .errors import (
     ApiError,
     Banned,
     ConnectionFailed,
+    NoSigningKey,
     RateLimited,
     RequestTimeout,
     TransportError,
@@ -270,7 +271,7 @@ class HttpClient:
         """Build and sign the /exchange body of action ``name`` (nonce and expiresAfter filled in)."""
         signer = signer or self.signer
         if signer is None:
-            raise PermissionError("this client has no signing key (watch-only)")
+            raise NoSigningKey
         nonce = self.nonces.next() if nonce is None else nonce
         if name in wire.EXPIRING and fields.get("expiresAfter") is None:
             fields = {**fields, "expiresAfter": nonce + self.expiry_ms}
