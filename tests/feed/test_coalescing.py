@@ -22,18 +22,18 @@ async def test_a_burst_becomes_few_calls_with_the_union_of_topics(sim: LocalExch
         changes = Changes()
         feed = Feed(client, sim.ws_url, account=None, on_change=changes, coalesce_s=0.05)
         snapshot, frames = synthetic_frames(3_000)
-        feed.handle_book(parse(snapshot))
+        feed.frames.handle_book(parse(snapshot))
         await changes.until(lambda: len(changes.calls) == 1)  # the first change after quiet: at once
         assert changes.calls[0] == {"book", "status"}
 
         loop = asyncio.get_running_loop()
         start = loop.time()
         for i, (is_book, raw) in enumerate(frames):
-            (feed.handle_book if is_book else feed.handle_trades)(parse(raw))
+            (feed.frames.handle_book if is_book else feed.frames.handle_trades)(parse(raw))
             if i % 100 == 99:
                 await asyncio.sleep(0.002)  # the socket delivers in bursts; the loop runs in between
         elapsed = loop.time() - start
-        feed.handle_ticker(
+        feed.frames.handle_ticker(
             {
                 "symbol": "ETH-PERP", "best_bid_price": 1, "best_ask_price": 2, "best_bid_size": 1,
                 "best_ask_size": 1, "mark_price": 1, "mid_price": 1, "index_price": 1, "funding_rate": 0,

@@ -139,10 +139,10 @@ async def test_updates_during_a_resync_are_replayed_once(sim: LocalExchange, clo
             books = {"bids": [{"price": price, "size": 1}], "asks": [], "sequence_number": n, "timestamp": now}
             return {"update_type": "update", "instrument_name": "BTC-PERP", "books": books}
 
-        feed.handle_book(update(seq + 1, 90_000))  # no book yet: a resync starts, the update waits
-        feed.handle_book(update(seq, 80_000))  # already in the snapshot: to be skipped
-        feed.handle_book(update(seq + 2, 91_000))
-        await feed.resync_book()
+        feed.frames.handle_book(update(seq + 1, 90_000))  # no book yet: a resync starts, the update waits
+        feed.frames.handle_book(update(seq, 80_000))  # already in the snapshot: to be skipped
+        feed.frames.handle_book(update(seq + 2, 91_000))
+        await feed.frames.resync_book()
         book = feed.state.market.book
         assert book.sequence == seq + 2 and feed.state.status.resyncs == 1
         assert book.levels("bids", 5) == [(D(91_000), D(1)), (D(90_000), D(1))]

@@ -74,10 +74,10 @@ async def test_info_timing_out_twice_in_a_row_has_the_socket_tested(sim: LocalEx
         async def timed_out() -> None:
             raise RequestTimeout("info: no answer in time")
 
-        await feed._fetch("orderbook", timed_out())
+        await feed._core.fetch("orderbook", timed_out())
         assert socket.suspected == 0  # one slow answer proves little
-        await feed._fetch("trades", timed_out())
+        await feed._core.fetch("trades", timed_out())
         assert socket.suspected == 1  # two in a row: the socket gets a ping interval to answer
-        assert await feed._fetch("ticker", client.ticker("BTC-PERP")) is not None
-        await feed._fetch("orderbook", timed_out())
+        assert await feed._core.fetch("ticker", client.ticker("BTC-PERP")) is not None
+        await feed._core.fetch("orderbook", timed_out())
         assert socket.suspected == 1  # an answer in between starts the count again

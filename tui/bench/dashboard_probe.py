@@ -291,14 +291,14 @@ async def _feed_stage(
     start = time.perf_counter()
 
     async def pump() -> None:
-        book, trades = feed.handle_book, feed.handle_trades
-        feed.handle_book(stamped(snapshot, True))
+        book, trades = feed.frames.handle_book, feed.frames.handle_trades
+        feed.frames.handle_book(stamped(snapshot, True))
         i = 0
         while not stop.is_set():
             due = min(int((time.perf_counter() - start) * rate) - sent[0], BATCH)
             for _ in range(due):
                 if i == len(stream):  # start the stream over from a fresh snapshot
-                    feed.handle_book(stamped(snapshot, True))
+                    feed.frames.handle_book(stamped(snapshot, True))
                     i = 0
                 is_book, raw = stream[i]
                 i += 1

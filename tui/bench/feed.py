@@ -90,8 +90,8 @@ async def _run(n: int) -> float:
     # The client is never called: the frames are consecutive, so the book never needs a resync.
     async with Client("http://127.0.0.1:9") as client:
         feed = Feed(client, "ws://127.0.0.1:9/ws/", account=None, on_change=notified.append)
-        feed.handle_book(_parse(snapshot))
-        book, trades = feed.handle_book, feed.handle_trades
+        feed.frames.handle_book(_parse(snapshot))
+        book, trades = feed.frames.handle_book, feed.frames.handle_trades
         start = time.perf_counter()
         for i, (is_book, raw) in enumerate(frames):
             data: Any = _parse(raw)

@@ -59,7 +59,7 @@ async def tick_stage(
     timed(app.main.query_one(OrderBookPane), True)
     timed(app.main.query_one(TradeTapePane), False)
 
-    feed.handle_book(dated(snapshot, True))
+    feed.frames.handle_book(dated(snapshot, True))
     await asyncio.sleep(0.3)
     arrived[True].clear()
     arrived[False].clear()
@@ -70,11 +70,11 @@ async def tick_stage(
         due = min(int(elapsed * rate) - sent, BATCH)
         for _ in range(due):
             if i == len(stream):  # start the stream over from a fresh snapshot
-                feed.handle_book(dated(snapshot, True))
+                feed.frames.handle_book(dated(snapshot, True))
                 i = 0
             is_book, raw = stream[i]
             i += 1
-            (feed.handle_book if is_book else feed.handle_trades)(dated(raw, is_book))
+            (feed.frames.handle_book if is_book else feed.frames.handle_trades)(dated(raw, is_book))
             arrived[is_book].append(time.perf_counter())
         sent += max(0, due)
         await asyncio.sleep(0 if due == BATCH else 0.001)

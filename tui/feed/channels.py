@@ -17,6 +17,7 @@ from typing import Any
 from tui.api.errors import RequestTimeout
 from tui.api.ws import ClientClosed, ConnectionLost, Subscription, WsClient, WsError
 
+from .core import FeedCore
 from .frames import FrameHandlers
 
 __all__ = ["ChannelSubscriptions", "Watch"]
@@ -47,27 +48,32 @@ class Watch:
             self._close(self)
 
 
-class ChannelSubscriptions(FrameHandlers):
-    """The subscriptions layer of ``Feed`` (which creates ``_ws`` in ``run()``)."""
+class ChannelSubscriptions:
+    """The channels ``Feed`` holds, each routed to its ``FrameHandlers`` callback; ``attach()`` gives the socket
+    (``Feed.run()`` makes it). Exposed: ``subscribe``, ``watch``, the account's and tickers' channels, and the
+    shown market's: ``open_market``, ``drop_market``, ``replace_chart``."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, core: FeedCore, frames: FrameHandlers) -> None:
+        self._core = core
+        self._frames = frames
         self._ws: WsClient | None = None
-        self._chart_gen = 0  # bumped on select() and set_chart(): late candles of the old chart are dropped
         self._market_subs: list[Subscription] = []
         self._market_task: asyncio.Task[None] | None = None
 
-    async def _subscribe(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Subscription | None:
+    def attach(self, ws: WsClient) -> None:
+        self._ws = ws
+
+    async def subscribe(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Subscription | None:
         """Subscribe, waiting for the socket and trying again if it drops meanwhile; None if refused."""
 
-        received = self.state.status.messages
+        received = self._core.state.status.messages
 
         def callback(data: Any) -> None:
             received[channel] += 1  # the diagnostics overlay's messages a second, by channel
             try:
                 handler(data)
             except Exception as exc:  # a bug or a record the decoders let through: report, keep going
-                self._bad(channel, exc)
+                self._core.bad(channel, exc)
 
         while self._ws is not None:
             try:
@@ -77,11 +83,11 @@ class ChannelSubscriptions(FrameHandlers):
             except (ConnectionLost, RequestTimeout):
                 continue  # the socket dropped before the reply: subscribe again once it is back
             except WsError as exc:
-                self._error(f"subscribe {channel}", exc)
+                self._core.error(f"subscribe {channel}", exc)
                 return None
-            self.state.status.subscriptions += 1
-            self._recovered(f"subscribe {channel}")
-            self._notify.mark("status")
+            self._core.state.status.subscriptions += 1
+            self._core.recovered(f"subscribe {channel}")
+            self._core.notify.mark("status")
             return sub
         return None
 
@@ -91,39 +97,39 @@ class ChannelSubscriptions(FrameHandlers):
         watch = Watch(handler, self._end_watch)
 
         async def hold() -> None:
-            sub = await self._subscribe(channel, watch.deliver, **params)
+            sub = await self.subscribe(channel, watch.deliver, **params)
             if sub is not None and watch.closed:  # closed while the subscribe was in flight
                 await self._unsubscribe([sub])
             else:
                 watch.sub = sub
 
-        self._spawn(hold(), f"watch {channel}")
+        self._core.spawn(hold(), f"watch {channel}")
         return watch
 
     def _end_watch(self, watch: Watch) -> None:
         if watch.sub is not None:
-            self._spawn(self._unsubscribe([watch.sub]), "unwatch")
+            self._core.spawn(self._unsubscribe([watch.sub]), "unwatch")
             watch.sub = None
 
     async def _unsubscribe(self, subs: list[Subscription]) -> None:
         for sub in subs:
             with contextlib.suppress(WsError):
                 await sub.unsubscribe()
-            self.state.status.subscriptions -= 1
-            self._notify.mark("status")
+            self._core.state.status.subscriptions -= 1
+            self._core.notify.mark("status")
 
-    async def _subscribe_tickers(self) -> None:
-        names = list(self.state.market.instruments)
-        await asyncio.gather(*(self._subscribe("ticker", self.handle_ticker, symbol=n) for n in names))
+    async def subscribe_tickers(self) -> None:
+        names = list(self._core.state.market.instruments)
+        await asyncio.gather(*(self.subscribe("ticker", self._frames.handle_ticker, symbol=n) for n in names))
 
-    async def _subscribe_account(self, user: str) -> None:
+    async def subscribe_account(self, user: str) -> None:
         pairs = (
-            ("orders", self.handle_orders),
-            ("position", self.handle_position),
-            ("fills", self.handle_fills),
-            ("account_summary", self.handle_account_summary),
+            ("orders", self._frames.handle_orders),
+            ("position", self._frames.handle_position),
+            ("fills", self._frames.handle_fills),
+            ("account_summary", self._frames.handle_account_summary),
         )
-        await asyncio.gather(*(self._subscribe(ch, fn, user=user) for ch, fn in pairs))
+        await asyncio.gather(*(self.subscribe(ch, fn, user=user) for ch, fn in pairs))
 
     def _while(self, current: Callable[[], bool], handler: Callable[[Any], None]) -> Callable[[Any], None]:
         """``handler`` for as long as ``current()`` holds (frames of a replaced subscription are dropped)."""
@@ -134,14 +140,28 @@ class ChannelSubscriptions(FrameHandlers):
 
         return routed
 
+    def open_market(self) -> None:
+        """Subscribe the shown instrument's book, trades and chart (in the background)."""
+        self._market_task = self._core.spawn(
+            self._subscribe_market(self._core.market_gen, self._core.chart_gen), "market"
+        )
+
+    def drop_market(self) -> None:
+        """End the shown instrument's subscriptions, and those still being made."""
+        if self._market_task is not None:
+            self._market_task.cancel()
+        old, self._market_subs = self._market_subs, []
+        if old:
+            self._core.spawn(self._unsubscribe(old), "unsubscribe")
+
     async def _subscribe_market(self, gen: int, chart_gen: int) -> None:
-        symbol = self.state.market.selected
+        symbol = self._core.state.market.selected
 
         def same() -> bool:
-            return gen == self._market_gen
+            return gen == self._core.market_gen
 
-        for channel, handler in (("orderbook", self.handle_book), ("trades", self.handle_trades)):
-            sub = await self._subscribe(channel, self._while(same, handler), symbol=symbol)
+        for channel, handler in (("orderbook", self._frames.handle_book), ("trades", self._frames.handle_trades)):
+            sub = await self.subscribe(channel, self._while(same, handler), symbol=symbol)
             if sub is not None:
                 await self._keep(sub, same)
         await self._subscribe_chart(chart_gen)
@@ -154,17 +174,17 @@ class ChannelSubscriptions(FrameHandlers):
             await self._unsubscribe([sub])
 
     async def _subscribe_chart(self, chart_gen: int) -> None:
-        market = self.state.market
+        market = self._core.state.market
         info = market.instruments.get(market.selected)
-        if info is None or chart_gen != self._chart_gen:
+        if info is None or chart_gen != self._core.chart_gen:
             return
 
         def same() -> bool:
-            return chart_gen == self._chart_gen
+            return chart_gen == self._core.chart_gen
 
-        sub = await self._subscribe(
+        sub = await self.subscribe(
             "chart",
-            self._while(same, self.handle_chart),
+            self._while(same, self._frames.handle_chart),
             instrument_id=info.id,
             chart_type=market.chart_type,
             resolution=market.resolution,
@@ -172,8 +192,9 @@ class ChannelSubscriptions(FrameHandlers):
         if sub is not None:
             await self._keep(sub, same)
 
-    async def _replace_chart_subscription(self) -> None:
+    async def replace_chart(self) -> None:
+        """Move the chart subscription to the chart now chosen (``chart_gen`` was bumped)."""
         old = [s for s in self._market_subs if s.name == "chart"]
         self._market_subs = [s for s in self._market_subs if s.name != "chart"]
-        self._spawn(self._unsubscribe(old), "unsubscribe")
-        self._spawn(self._subscribe_chart(self._chart_gen), "chart")
+        self._core.spawn(self._unsubscribe(old), "unsubscribe")
+        self._core.spawn(self._subscribe_chart(self._core.chart_gen), "chart")

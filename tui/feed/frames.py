@@ -1,7 +1,7 @@
 """What the feed does with each pushed payload, and the order-book resync that keeps the book whole.
 
-These handlers are the WebSocket callbacks (and what ``bench_feed`` drives). Each decodes its payload
-into ``tui.api.models`` records; a payload that does not decode, or holds absurd values (``sanity``:
+These handlers are the WebSocket callbacks (and what ``bench_feed`` drives, as ``Feed.frames``). Each decodes
+its payload into ``tui.api.models`` records; a payload that does not decode, or holds absurd values (``sanity``:
 a price at or below 0, a negative size), is dropped, counted and reported as ``last_error``, never
 raised. Book updates must follow each other (``sequence_number`` = last + 1): on a gap the book is
 reloaded from /info, and the updates that arrive meanwhile are buffered and replayed on top of it, so
@@ -11,13 +11,8 @@ none is lost and none is applied twice.
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
-from tui.api.client import Client
-from tui.api.errors import ClientError, RequestTimeout
 from tui.api.models import (
     AccountSummary,
     BookData,
@@ -34,8 +29,8 @@ from tui.api.models import (
 )
 
 from .book import BookState
+from .core import FeedCore
 from .funding import period_from
-from .notify import ChangeNotifier
 from .sanity import (
     absurd_book,
     absurd_candle,
@@ -46,18 +41,13 @@ from .sanity import (
     absurd_trade,
     first_absurd,
 )
-from .state import AccountState, FeedState, FeedStatus, MarketState
 
 __all__ = ["BUFFER_LIMIT", "FAST_POLL_S", "RESYNC_DEPTH", "FrameHandlers", "payload_items"]
-
-log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 RESYNC_DEPTH = 100  # levels a side fetched on a resync: more than a pane shows, so deep levels stay known
 BUFFER_LIMIT = 10_000  # updates held while a resync is in flight; beyond that, resync again
 FAST_POLL_S = 1.0  # poll period while the socket is down, and the wait after a failed resync
 _RESYNC_TRIES = 3
-_LOGGED_ERRORS = 20  # then debug level, so a flood of bad frames does not flood the log
 
 
 def payload_items(data: Any) -> list[Any]:
@@ -69,119 +59,34 @@ def payload_items(data: Any) -> list[Any]:
 
 
 class FrameHandlers:
-    """State, change notification and the per-channel handlers; ``Feed`` adds the connection."""
+    """The per-channel handlers and the book's resync, on the feed's shared ``FeedCore``.
 
-    def __init__(
-        self,
-        client: Client,
-        *,
-        account: str | None,
-        symbol: str,
-        on_change: Callable[[frozenset[str]], None] | None,
-        coalesce_s: float,
-        clock: Callable[[], float],
-        wall_clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.client = client
-        self.state = FeedState(
-            MarketState(instruments={}, tickers={}, selected=symbol, book=BookState(symbol)),
-            AccountState(address=account),
-            FeedStatus(),
-        )
-        self._clock = clock
-        self._wall = wall_clock
-        self._notify = ChangeNotifier(on_change, coalesce_s, clock)
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._market_gen = 0  # bumped on select(): late answers for the old instrument are dropped
+    Exposed: the ``handle_*`` callbacks, ``resync_book()``, ``took_funding()`` and ``forget_resync()``."""
+
+    def __init__(self, core: FeedCore) -> None:
+        self._core = core
+        self._state = core.state
         self._buffer: list[BookData] | None = None  # not None exactly while a resync is in flight
         self._buffer_overflow = False
         self._resync_task: asyncio.Task[None] | None = None
         self._resync_after = float("-inf")  # after a failed resync, gaps wait for the poll loop until then
-        self._ready = asyncio.Event()
-        self._info_timeouts = 0  # /info calls timed out in a row: evidence the exchange is unreachable
-        self._wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, stop(), a push
         self._clock_fed = 0  # the exchange's time last given to the client's clock
 
-    # ---- status and notification ----------------------------------------------------------------
-
-    def _touch(self, topic: str, now: float) -> None:
-        self.state.status.updated[topic] = now
-        self._notify.mark(topic)
-
-    def _error(self, where: str, exc: BaseException | str) -> None:
-        status = self.state.status
-        status.errors += 1
-        status.last_error = f"{where}: {exc}"
-        status.error_source = where
-        log.log(logging.WARNING if status.errors <= _LOGGED_ERRORS else logging.DEBUG, "feed %s", status.last_error)
-        self._notify.mark("status")
-
-    def _bad(self, channel: str, exc: BaseException) -> None:
-        self.state.status.bad_frames += 1
-        self._error(f"bad {channel} data", exc)
+    def forget_resync(self) -> None:
+        """Another instrument is shown: the resync in flight sees the new generation and stops."""
+        self._buffer, self._resync_task = None, None
 
     def _observe_server_time(self, ts_ms: int) -> None:
         """Clock drift from the exchange's frame time; the status bar is told only of a visible change.
         The client signs nonces and expiry times on the exchange's clock it measures this way."""
         if abs(ts_ms - self._clock_fed) >= 100:  # a burst of frames within 100 ms tells the clock nothing more
             self._clock_fed = ts_ms
-            self.client.server_clock.observe(ts_ms)
-        status = self.state.status
-        drift = ts_ms - int(self._wall() * 1000)
+            self._core.client.server_clock.observe(ts_ms)
+        status = self._state.status
+        drift = ts_ms - int(self._core.wall() * 1000)
         old, status.clock_drift_ms = status.clock_drift_ms, drift
         if old is None or abs(drift - old) > 250:
-            self._notify.mark("status")
-
-    def _spawn(self, coro: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T | None]:
-        task = asyncio.create_task(self._guard(coro, name), name=f"feed {name}")
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _guard(self, coro: Coroutine[Any, Any, T], name: str) -> T | None:
-        """Run a background job; a bug in it is reported as an error, not a dead feed."""
-        try:
-            return await coro
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            log.exception("feed job %s failed", name)
-            self._error(name, exc)
-            return None
-
-    async def _fetch(self, what: str, call: Coroutine[Any, Any, T]) -> T | None:
-        """One /info call: its result, or None with the error reported (transport, 429, bad record)."""
-        try:
-            result = await call
-        except (ClientError, DecodeError) as exc:
-            self._error(what, exc)
-            if isinstance(exc, RequestTimeout):
-                self._info_timeouts += 1
-                self._info_timed_out()
-            return None
-        self._info_timeouts = 0
-        self._recovered(what)
-        return result
-
-    def _recovered(self, source: str) -> None:
-        """``source`` works again: the error it left in the status bar goes."""
-        status = self.state.status
-        if status.error_source == source:
-            status.last_error = status.error_source = None
-            self._notify.mark("status")
-
-    def _info_timed_out(self) -> None:
-        """An /info call timed out (``_info_timeouts`` in a row); the connection layer weighs it."""
-
-    def _check_ready(self) -> None:
-        s = self.state
-        if self._ready.is_set():
-            return
-        if s.market.instruments and s.market.book.loaded and (s.account.address is None or s.account.loaded):
-            self._ready.set()
-            # the first full picture goes out now, not when the notifier's interval allows: the dashboard's
-            # first frame waits for it (up to 75 ms after the "connecting" status it was sent just before)
-            self._notify.soon()
+            self._core.notify.mark("status")
 
     # ---- market handlers ------------------------------------------------------------------------
 
@@ -190,19 +95,19 @@ class FrameHandlers:
         try:
             upd = decode(data, BookUpdate)
         except DecodeError as exc:
-            return self._bad("orderbook", exc)
-        book = self.state.market.book
+            return self._core.bad("orderbook", exc)
+        book = self._state.market.book
         if upd.instrument_name != book.symbol:
             return None  # a late frame of the instrument shown before
         f = upd.books
-        now = self._clock()
+        now = self._core.clock()
         self._observe_server_time(f.timestamp)
         try:
             if (why := absurd_book(f)) is not None:
                 raise ValueError(why)
             if upd.update_type == "snapshot":
                 book.replace(f.bids, f.asks, f.sequence_number, f.timestamp, now)
-                self._check_ready()
+                self._core.check_ready()
             elif upd.update_type != "update":
                 raise ValueError(f"unknown update_type {upd.update_type[:20]!r}")
             elif (buffer := self._buffer) is not None:
@@ -218,21 +123,21 @@ class FrameHandlers:
             else:
                 book.apply(f.bids, f.asks, f.sequence_number, f.timestamp, now)
         except ValueError as exc:
-            self._bad("orderbook", exc)
+            self._core.bad("orderbook", exc)
             return self._gap(None)
-        self._touch("book", now)
+        self._core.touch("book", now)
         return None
 
     def _gap(self, frame: BookData | None) -> None:
         """The book missed an update (or took a bad one): mark it stale and reload it from /info."""
-        book = self.state.market.book
+        book = self._state.market.book
         if book.loaded and not book.stale:
             book.stale = True
-            self._touch("book", self._clock())
-        if self._clock() < self._resync_after:
+            self._core.touch("book", self._core.clock())
+        if self._core.clock() < self._resync_after:
             return  # a resync just failed; the poll loop tries again
         self._buffer = [frame] if frame is not None else []
-        self._resync_task = self._spawn(self._resync(), "resync")
+        self._resync_task = self._core.spawn(self._resync(), "resync")
 
     async def resync_book(self) -> None:
         """Reload the book from /info ``orderbook`` (joins a resync already in flight)."""
@@ -240,33 +145,33 @@ class FrameHandlers:
         if task is None or task.done():
             if self._buffer is None:
                 self._buffer = []
-            task = self._resync_task = self._spawn(self._resync(), "resync")
+            task = self._resync_task = self._core.spawn(self._resync(), "resync")
         await asyncio.shield(task)
 
     async def _resync(self) -> None:
-        gen = self._market_gen
+        gen = self._core.market_gen
         try:
             await self._resync_tries()
         finally:  # however it ended (a bug, cancelled), updates must not stay buffered forever
-            if gen == self._market_gen and self._buffer is not None:
+            if gen == self._core.market_gen and self._buffer is not None:
                 self._buffer = None
-                self.state.market.book.stale = self.state.market.book.loaded
+                self._state.market.book.stale = self._state.market.book.loaded
 
     async def _resync_tries(self) -> None:
         for _ in range(_RESYNC_TRIES):
-            book = self.state.market.book
-            gen, snapshots = self._market_gen, book.snapshots
-            ob = await self._fetch("orderbook", self.client.orderbook(book.symbol, RESYNC_DEPTH))
-            if gen != self._market_gen:
+            book = self._state.market.book
+            gen, snapshots = self._core.market_gen, book.snapshots
+            ob = await self._core.fetch("orderbook", self._core.client.orderbook(book.symbol, RESYNC_DEPTH))
+            if gen != self._core.market_gen:
                 return  # another instrument was selected meanwhile; its own load is under way
             if ob is None:
                 self._buffer = None
-                self._resync_after = self._clock() + FAST_POLL_S
+                self._resync_after = self._core.clock() + FAST_POLL_S
                 book.stale = book.loaded
                 return
-            now = self._clock()
+            now = self._core.clock()
             self._observe_server_time(ob.timestamp)
-            self.state.status.resyncs += 1
+            self._state.status.resyncs += 1
             try:
                 if (why := absurd_book(ob)) is not None:
                     raise ValueError(why)
@@ -276,17 +181,17 @@ class FrameHandlers:
                 frames, self._buffer = self._buffer or [], None
                 left = self._replay(book, frames, now)
             except ValueError as exc:
-                self._bad("orderbook", exc)
+                self._core.bad("orderbook", exc)
                 left = []
             overflow, self._buffer_overflow = self._buffer_overflow, False
-            self._touch("book", now)
-            self._check_ready()
+            self._core.touch("book", now)
+            self._core.check_ready()
             if left is None and not overflow:
                 return
             self._buffer = list(left or [])
         book.stale = True
         self._buffer = None
-        self._resync_after = self._clock() + FAST_POLL_S
+        self._resync_after = self._core.clock() + FAST_POLL_S
 
     @staticmethod
     def _replay(book: BookState, frames: list[BookData], now: float) -> list[BookData] | None:
@@ -304,14 +209,14 @@ class FrameHandlers:
         try:
             trades = decode(payload_items(data), list[Trade])
         except DecodeError as exc:
-            return self._bad("trades", exc)
+            return self._core.bad("trades", exc)
         if (why := first_absurd(trades, absurd_trade)) is not None:
-            return self._bad("trades", ValueError(why))
-        market = self.state.market
+            return self._core.bad("trades", ValueError(why))
+        market = self._state.market
         mine = [t for t in trades if t.instrument == market.selected]
         if mine:
             market.add_trades(mine)
-            self._touch("trades", self._clock())
+            self._core.touch("trades", self._core.clock())
         return None
 
     def handle_ticker(self, data: Any) -> None:
@@ -319,12 +224,12 @@ class FrameHandlers:
         try:
             tickers = decode(payload_items(data), list[Ticker])
         except DecodeError as exc:
-            return self._bad("ticker", exc)
+            return self._core.bad("ticker", exc)
         if (why := first_absurd(tickers, absurd_ticker)) is not None:
-            return self._bad("ticker", ValueError(why))
+            return self._core.bad("ticker", ValueError(why))
         for t in tickers:
-            self.state.market.tickers[t.symbol] = t
-        self._touch("markets", self._clock())
+            self._state.market.tickers[t.symbol] = t
+        self._core.touch("markets", self._core.clock())
         return None
 
     def handle_chart(self, data: Any) -> None:
@@ -332,12 +237,12 @@ class FrameHandlers:
         try:
             candles = decode(payload_items(data), list[Candle])
         except DecodeError as exc:
-            return self._bad("chart", exc)
+            return self._core.bad("chart", exc)
         if (why := first_absurd(candles, absurd_candle)) is not None:
-            return self._bad("chart", ValueError(why))
+            return self._core.bad("chart", ValueError(why))
         for c in candles:
-            self.state.market.apply_candle(c)
-        self._touch("chart", self._clock())
+            self._state.market.apply_candle(c)
+        self._core.touch("chart", self._core.clock())
         return None
 
     # ---- account handlers -----------------------------------------------------------------------
@@ -348,39 +253,35 @@ class FrameHandlers:
         try:
             orders = decode(payload_items(data), list[WsOrder])
         except DecodeError as exc:
-            return self._bad("orders", exc)
+            return self._core.bad("orders", exc)
         if (why := first_absurd(orders, absurd_order)) is not None:
-            return self._bad("orders", ValueError(why))
-        now = self._clock()
-        account, instruments = self.state.account, self.state.market.instruments
+            return self._core.bad("orders", ValueError(why))
+        now = self._core.clock()
+        account, instruments = self._state.account, self._state.market.instruments
         told = unknown = False
         for o in orders:
             prev = account.order(o.order_id)
             unknown = not account.apply_order(o, now) or unknown
             told = account.events.order(o, prev, instruments.get(o.instrument), now) is not None or told
-        self._touch("orders", now)
+        self._core.touch("orders", now)
         if told:
-            self._touch("events", now)
+            self._core.touch("events", now)
         if unknown:
-            self._poll_soon()
+            self._core.wake.set()  # a push named an order not held: poll the account now
         return None
-
-    def _poll_soon(self) -> None:
-        """Poll the account now: a push named an order not held (``Feed`` wakes its poll loop)."""
-        self._wake.set()
 
     def handle_position(self, data: Any) -> None:
         """A ``position`` push (the positions record of one instrument)."""
         try:
             positions = decode(payload_items(data), list[Position])
         except DecodeError as exc:
-            return self._bad("position", exc)
+            return self._core.bad("position", exc)
         if (why := first_absurd(positions, absurd_position)) is not None:
-            return self._bad("position", ValueError(why))
-        now = self._clock()
+            return self._core.bad("position", ValueError(why))
+        now = self._core.clock()
         for p in positions:
-            self.state.account.apply_position(p, now)
-        self._touch("positions", now)
+            self._state.account.apply_position(p, now)
+        self._core.touch("positions", now)
         return None
 
     def handle_fills(self, data: Any) -> None:
@@ -388,16 +289,16 @@ class FrameHandlers:
         try:
             fills = decode(payload_items(data), list[WsFill])
         except DecodeError as exc:
-            return self._bad("fills", exc)
+            return self._core.bad("fills", exc)
         if (why := first_absurd(fills, absurd_fill)) is not None:
-            return self._bad("fills", ValueError(why))
-        now = self._clock()
-        account, instruments = self.state.account, self.state.market.instruments
+            return self._core.bad("fills", ValueError(why))
+        now = self._core.clock()
+        account, instruments = self._state.account, self._state.market.instruments
         if any([account.apply_fill(f) for f in fills]):
-            self._touch("fills", now)
-            self._touch("orders", now)
+            self._core.touch("fills", now)
+            self._core.touch("orders", now)
         if any([account.events.fill(f, instruments.get(f.instrument)) is not None for f in fills]):
-            self._touch("events", now)
+            self._core.touch("events", now)
         return None
 
     def handle_funding(self, data: Any) -> None:
@@ -405,34 +306,34 @@ class FrameHandlers:
         try:
             records = decode(payload_items(data), list[FundingRecord])
         except DecodeError as exc:
-            return self._bad("funding_payments", exc)
-        perps = {i.id: i for i in self.state.market.instruments.values() if i.kind == "perp"}
-        events = self.state.account.events
+            return self._core.bad("funding_payments", exc)
+        perps = {i.id: i for i in self._state.market.instruments.values() if i.kind == "perp"}
+        events = self._state.account.events
         told = False
         for r in records:
             info = perps.get(r.instrument_id)
             told = events.funding(r, info.name if info else f"#{r.instrument_id}", info) is not None or told
         if told:
-            self._touch("events", self._clock())
+            self._core.touch("events", self._core.clock())
         self.took_funding(records)
         return None
 
     def took_funding(self, records: list[FundingRecord]) -> None:
         """Funding records, polled or pushed: the positions' funding paid and the funding period follow them."""
-        account, market = self.state.account, self.state.market
+        account, market = self._state.account, self._state.market
         if account.merge_funding(records):
             market.funding_period_s = period_from(account.funding) or market.funding_period_s
-            now = self._clock()
-            self._touch("positions", now)
-            self._touch("markets", now)
+            now = self._core.clock()
+            self._core.touch("positions", now)
+            self._core.touch("markets", now)
 
     def handle_account_summary(self, data: Any) -> None:
         """An ``account_summary`` push (the whole summary)."""
         try:
             summary = decode(data, AccountSummary)
         except DecodeError as exc:
-            return self._bad("account_summary", exc)
-        now = self._clock()
-        self.state.account.apply_summary(summary, now)
-        self._touch("account", now)
+            return self._core.bad("account_summary", exc)
+        now = self._core.clock()
+        self._state.account.apply_summary(summary, now)
+        self._core.touch("account", now)
         return None

@@ -27,8 +27,9 @@ from tui.api.server_time import date_ms
 from tui.api.ws import ConnState, WsClient
 
 from .book import BookState
-from .channels import ChannelSubscriptions
-from .frames import FAST_POLL_S
+from .channels import ChannelSubscriptions, Watch
+from .core import FeedCore
+from .frames import FAST_POLL_S, FrameHandlers
 from .state import FILLS_KEPT, FUNDING_KEPT, TRADES_KEPT, TapeMark, instruments_from
 
 __all__ = ["CHART_CANDLES", "CHART_TYPES", "RESOLUTIONS", "Feed"]
@@ -42,10 +43,13 @@ TICKER_POLL_S = 2.0  # while the socket is down
 INFO_TIMEOUTS_SUSPECT = 2  # /info timeouts in a row after which the socket is tested at once
 
 
-class Feed(ChannelSubscriptions):
+class Feed:
     """Market and account data for the dashboard; see the module docstring. ``clock`` (monotonic
     seconds) stamps ``status.updated`` and paces notifications; ``wall_clock`` (epoch seconds) is
-    compared with the exchange's time; ``ws_options`` go to ``WsClient`` (backoff, ping interval)."""
+    compared with the exchange's time; ``ws_options`` go to ``WsClient`` (backoff, ping interval).
+
+    Its parts: ``FeedCore`` (state, clocks, notification, errors, jobs), ``frames`` (the channels' handlers
+    and the book's resync) and the channel subscriptions; the feed runs the socket and the polls."""
 
     def __init__(
         self,
@@ -61,15 +65,24 @@ class Feed(ChannelSubscriptions):
         wall_clock: Callable[[], float] = time.time,
         ws_options: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(
+        core = self._core = FeedCore(
             client,
             account=account,
             symbol=symbol,
             on_change=on_change,
             coalesce_s=coalesce_s,
             clock=clock,
-            wall_clock=wall_clock,
+            wall=wall_clock,
+            on_info_timeouts=self._info_timed_out,
         )
+        self.client = client
+        self.state = core.state
+        self.frames = FrameHandlers(core)
+        self._channels = ChannelSubscriptions(core, self.frames)
+        self._clock = clock
+        self._wall = wall_clock
+        self._notify = core.notify
+        self._ws: WsClient | None = None
         self.ws_url = ws_url
         self.poll_s = poll_s
         self._ws_options = dict(ws_options or {})
@@ -98,10 +111,11 @@ class Feed(ChannelSubscriptions):
         ws = self._ws = WsClient(
             self.ws_url, on_state=self._on_ws_state, on_server_time=self.client.server_clock.observe, **self._ws_options
         )
+        self._channels.attach(ws)
         try:
             await ws.start()
-            self._spawn(self._load_all(), "load")
-            self._spawn(self._poll_loop(), "poll")
+            self._core.spawn(self._load_all(), "load")
+            self._core.spawn(self._poll_loop(), "poll")
             await self._stopping.wait()
         finally:
             # The ending is a task of its own, which a second cancel of run() does not cut short (Textual
@@ -112,10 +126,7 @@ class Feed(ChannelSubscriptions):
 
     async def _end(self, ws: WsClient) -> None:
         try:
-            tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await self._core.cancel_jobs()
             await ws.close()
         finally:
             self._running = False
@@ -128,13 +139,13 @@ class Feed(ChannelSubscriptions):
     async def stop(self) -> None:
         """End ``run()`` and wait for it to finish closing."""
         self._stopping.set()
-        self._wake.set()
+        self._core.wake.set()
         if self._running:
             await self._done.wait()
 
     async def wait_ready(self) -> None:
         """Wait until instruments, the first book and (with an account) the account are loaded."""
-        await self._ready.wait()
+        await self._core.ready.wait()
 
     async def select(self, symbol: str) -> None:
         """Show ``symbol``: move the market subscriptions to it and load its book, trades and chart."""
@@ -156,11 +167,16 @@ class Feed(ChannelSubscriptions):
         market.chart_type, market.resolution = chart_type, resolution
         market.candles = []
         market.chart_loading = self._running and bool(market.instruments)
-        self._chart_gen += 1
-        self._touch("chart", self._clock())
+        self._core.chart_gen += 1
+        self._core.touch("chart", self._clock())
         if market.chart_loading:
-            await self._replace_chart_subscription()
+            await self._channels.replace_chart()
             await self._load_chart()
+
+    def watch(self, channel: str, handler: Callable[[Any], None], **params: Any) -> Watch:
+        """Subscribe ``channel`` for a screen (in the background); ``handler`` runs on this loop for every
+        payload until ``Watch.close()``. The client resubscribes it after a reconnect."""
+        return self._channels.watch(channel, handler, **params)
 
     async def refresh_account(self) -> None:
         """Poll the account now (after an order is acknowledged, say)."""
@@ -170,6 +186,9 @@ class Feed(ChannelSubscriptions):
 
     # ---- status ---------------------------------------------------------------------------------
 
+    def _error(self, where: str, exc: BaseException | str) -> None:
+        self._core.error(where, exc)
+
     def _on_ws_state(self, state: ConnState) -> None:
         ws = self._ws
         if state is ConnState.LIVE:
@@ -177,7 +196,7 @@ class Feed(ChannelSubscriptions):
             if ws is not None and ws.status.reconnects > self.state.status.reconnects:
                 self.state.status.reconnects = ws.status.reconnects
                 self._resyncing = True
-                self._spawn(self._after_reconnect(), "reconnect")
+                self._core.spawn(self._after_reconnect(), "reconnect")
             else:
                 self._silent_after = None  # it was only quiet: nothing was missed
         else:
@@ -187,12 +206,12 @@ class Feed(ChannelSubscriptions):
             book = self.state.market.book
             if state is ConnState.RECONNECTING and book.loaded and not book.stale:
                 book.stale = True  # the socket is gone: until /info says otherwise the book may be wrong
-                self._touch("book", self._clock())
-            self._wake.set()  # poll now, and every second while down
+                self._core.touch("book", self._clock())
+            self._core.wake.set()  # poll now, and every second while down
         self._refresh_status()
 
     def _info_timed_out(self) -> None:
-        if self._info_timeouts >= INFO_TIMEOUTS_SUSPECT and self._ws is not None:
+        if self._core.info_timeouts >= INFO_TIMEOUTS_SUSPECT and self._ws is not None:
             self._ws.suspect()
 
     def _refresh_status(self) -> None:
@@ -220,10 +239,10 @@ class Feed(ChannelSubscriptions):
     async def _load_all(self) -> None:
         market = self.state.market
         while not market.instruments:
-            result = await self._fetch("instruments", self.client.instruments())
+            result = await self._core.fetch("instruments", self.client.instruments())
             if result is not None:
                 market.instruments = instruments_from(result)
-                self._touch("markets", self._clock())
+                self._core.touch("markets", self._clock())
                 self._refresh_status()  # what the exchange is (a mirror: paper) shows from the first answer
             elif await self._pause(FAST_POLL_S):
                 return
@@ -233,23 +252,21 @@ class Feed(ChannelSubscriptions):
             self._error("select", f"unknown instrument {market.selected!r}; showing {symbol}")
         market.chart_loading = True
         self._reset_market(symbol)  # also drops what a select() made meanwhile, so nothing is held twice
-        self._spawn(self._subscribe_tickers(), "tickers")
+        self._core.spawn(self._channels.subscribe_tickers(), "tickers")
         if (user := self.state.account.address) is not None:
-            self._spawn(self._subscribe_account(user), "account")
-            self._spawn(self._subscribe("funding_payments", self.handle_funding, user=user), "funding")
+            self._core.spawn(self._channels.subscribe_account(user), "account")
+            self._core.spawn(
+                self._channels.subscribe("funding_payments", self.frames.handle_funding, user=user), "funding"
+            )
         # one snapshot for the first frame: every query at once, not one after another
         await asyncio.gather(self._poll_tickers(), self._open_market(), self.refresh_account(), self._load_funding())
 
     def _reset_market(self, symbol: str) -> None:
         """Forget the shown instrument: its data, its subscriptions, its resync in flight."""
-        self._market_gen += 1
-        self._chart_gen += 1
-        if self._market_task is not None:
-            self._market_task.cancel()
-        old, self._market_subs = self._market_subs, []
-        if old:
-            self._spawn(self._unsubscribe(old), "unsubscribe")
-        self._buffer, self._resync_task = None, None  # the old resync sees the new generation and stops
+        self._core.market_gen += 1
+        self._core.chart_gen += 1
+        self._channels.drop_market()
+        self.frames.forget_resync()
         market = self.state.market
         market.selected = symbol
         market.book = BookState(symbol)
@@ -259,19 +276,19 @@ class Feed(ChannelSubscriptions):
         market.candles = []
         now = self._clock()
         for topic in ("markets", "book", "trades", "chart"):
-            self._touch(topic, now)
+            self._core.touch(topic, now)
 
     async def _open_market(self) -> None:
-        self._market_task = self._spawn(self._subscribe_market(self._market_gen, self._chart_gen), "market")
-        await asyncio.gather(self.resync_book(), self._load_trades(), self._load_chart())
+        self._channels.open_market()
+        await asyncio.gather(self.frames.resync_book(), self._load_trades(), self._load_chart())
 
     async def _load_trades(self) -> bool:
-        gen, market = self._market_gen, self.state.market
-        trades = await self._fetch("trades", self.client.trades(market.selected, TRADES_KEPT))
-        if trades is None or gen != self._market_gen:
+        gen, market = self._core.market_gen, self.state.market
+        trades = await self._core.fetch("trades", self.client.trades(market.selected, TRADES_KEPT))
+        if trades is None or gen != self._core.market_gen:
             return trades is not None
         market.merge_trades(trades)
-        self._touch("trades", self._clock())
+        self._core.touch("trades", self._clock())
         return True
 
     def _server_now_s(self) -> int:
@@ -284,31 +301,31 @@ class Feed(ChannelSubscriptions):
 
     async def _load_chart(self, candles: int = CHART_CANDLES) -> bool:
         """Chart history (``from``/``to`` in the exchange's seconds), merged under the live candle."""
-        gen, market = self._chart_gen, self.state.market
+        gen, market = self._core.chart_gen, self.state.market
         info = market.instruments.get(market.selected)
         if info is None:
             return False
         step = RESOLUTIONS[market.resolution]
         to = self._server_now_s() + step
         call = self.client.chart(info.id, market.chart_type, market.resolution, to - step * candles, to)
-        history = await self._fetch("chart", call)
-        if gen != self._chart_gen:
+        history = await self._core.fetch("chart", call)
+        if gen != self._core.chart_gen:
             return history is not None
         market.chart_loading = False  # loaded, or failed: either way the chart shows what it has
         if history is None:
-            self._touch("chart", self._clock())
+            self._core.touch("chart", self._clock())
             return False
         market.merge_candles(history)
-        self._touch("chart", self._clock())
+        self._core.touch("chart", self._clock())
         return True
 
     async def _poll_tickers(self) -> bool:
         self._last_ticker_poll = self._clock()
-        tickers = await self._fetch("ticker", self.client.ticker("all"))
+        tickers = await self._core.fetch("ticker", self.client.ticker("all"))
         if tickers is None:
             return False
         self.state.market.tickers.update((t.symbol, t) for t in tickers)
-        self._touch("markets", self._clock())
+        self._core.touch("markets", self._clock())
         return True
 
     async def _open_orders(self, user: str) -> list[Order]:
@@ -325,29 +342,29 @@ class Feed(ChannelSubscriptions):
             self._account_opening = None  # done: later polls do not look again
         since = self._clock()
         positions, orders, summary, fills = await asyncio.gather(
-            self._fetch("positions", self.client.positions(user)),
-            self._fetch("open_orders", self._open_orders(user)),
-            self._fetch("account_summary", self.client.account_summary(user)),
-            self._fetch("fills", self.client.fills(user, limit=FILLS_KEPT)),
+            self._core.fetch("positions", self.client.positions(user)),
+            self._core.fetch("open_orders", self._open_orders(user)),
+            self._core.fetch("account_summary", self.client.account_summary(user)),
+            self._core.fetch("fills", self.client.fills(user, limit=FILLS_KEPT)),
         )
         now = self._clock()
         if positions is not None:
             account.reconcile_positions(positions, since)
-            self._touch("positions", now)
+            self._core.touch("positions", now)
         if orders is not None:
             account.reconcile_orders(orders, since)
-            self._touch("orders", now)
+            self._core.touch("orders", now)
         if summary is not None and account.reconcile_summary(summary, since):
-            self._touch("account", now)
+            self._core.touch("account", now)
         if fills is not None:
             account.merge_fills(fills.data)
-            self._touch("fills", now)
+            self._core.touch("fills", now)
         ok = None not in (positions, orders, summary, fills)
         polled_fills = fills.data if fills is not None else []
         if ok and not account.loaded:
             account.events.history(polled_fills, orders or [])  # what was there before: not news
             account.loaded = True
-            self._check_ready()
+            self._core.check_ready()
         elif account.loaded:
             self._polled_events(polled_fills, orders or [])
         return ok
@@ -358,9 +375,9 @@ class Feed(ChannelSubscriptions):
         user = self.state.account.address
         if user is None:
             return True
-        page = await self._fetch("funding_history", self.client.funding_history(user, limit=FUNDING_KEPT))
+        page = await self._core.fetch("funding_history", self.client.funding_history(user, limit=FUNDING_KEPT))
         if page is not None:
-            self.took_funding(page.data)
+            self.frames.took_funding(page.data)
         return page is not None
 
     def _polled_events(self, fills: list[Fill], orders: list[Order]) -> None:
@@ -371,11 +388,11 @@ class Feed(ChannelSubscriptions):
             account.events.order(o, o, instruments.get(o.instrument), now) for o in orders if o.state == "triggered"
         ]
         if any(e is not None for e in told):
-            self._touch("events", now)
+            self._core.touch("events", now)
 
     async def _poll_market(self) -> bool:
         """While the socket is down: the book, trades, tickers and the live candle from /info."""
-        await self.resync_book()
+        await self.frames.resync_book()
         ok = self.state.market.book.loaded and not self.state.market.book.stale
         ok = await self._load_trades() and ok
         if self._clock() - self._last_ticker_poll >= TICKER_POLL_S:
@@ -386,7 +403,7 @@ class Feed(ChannelSubscriptions):
         """The socket is back: reload the book, the account and the tape, mark the gap on the tape, then
         say live; the chart, the tickers and the funding records follow."""
         try:
-            await asyncio.gather(self.resync_book(), self.refresh_account(), self._load_trades())
+            await asyncio.gather(self.frames.resync_book(), self.refresh_account(), self._load_trades())
             self._mark_gap()
         finally:
             self._resyncing = False
@@ -403,14 +420,14 @@ class Feed(ChannelSubscriptions):
             return
         gap = ws.status.last_gap_s or 0.0
         self.state.market.tape_marks.appendleft(TapeMark(after, self._server_now_ms(), gap))
-        self._touch("trades", self._clock())
+        self._core.touch("trades", self._clock())
 
     async def _pause(self, seconds: float) -> bool:
         """Wait ``seconds`` or until woken; True when stopping."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
-                await self._wake.wait()
-        self._wake.clear()
+                await self._core.wake.wait()
+        self._core.wake.clear()
         return self._stopping.is_set()
 
     async def _poll_loop(self) -> None:
@@ -426,7 +443,7 @@ class Feed(ChannelSubscriptions):
             if not live:
                 ok = await self._poll_market()
             elif book.stale or not book.loaded:
-                await self.resync_book()  # a resync failed earlier
+                await self.frames.resync_book()  # a resync failed earlier
             ok = await self._poll_account() and ok
             if self._ws is not None and self._ws.state is not ConnState.LIVE:
                 self._down_poll_ok = ok
