@@ -14,6 +14,7 @@ from typing import Any
 from tui import __version__
 from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
+from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.logs import KEY_SHAPE
 
@@ -74,15 +75,7 @@ def print_json(value: Any) -> None:
 
 
 def _add_target(p: argparse.ArgumentParser) -> None:
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--url", help="base URL of the exchange (e.g. the address `xtui sim` prints)")
-    g.add_argument("--testnet", action="store_true", help="the public test network")
-    g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
-    p.add_argument(
-        "--network",
-        choices=("testnet", "mainnet"),
-        help="the network to sign for (default: testnet, or the network of --testnet/--mainnet)",
-    )
+    add_target(p, CALL_TARGET)
     p.add_argument("--dialect", choices=("seed", "sdk"), default="sdk", help="wire dialect (default: sdk)")
 
 
@@ -105,15 +98,7 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
         "built-in exchange).",
     )
     d.add_argument("--profile", metavar="NAME", help="profile to start with (local, testnet, mainnet, sim or yours)")
-    g = d.add_mutually_exclusive_group()
-    g.add_argument("--url", help="base URL of an exchange (the WebSocket is URL/ws/)")
-    g.add_argument("--testnet", action="store_true", help="the public test network")
-    g.add_argument("--mainnet", action="store_true", help="the production exchange (real money)")
-    d.add_argument(
-        "--network",
-        choices=("testnet", "mainnet"),
-        help="the network to sign for (default: the profile's; testnet with --url; the built-in exchange plays it)",
-    )
+    add_target(d, DASHBOARD_TARGET)
     d.add_argument("--address", metavar="ADDR", help="watch this account (trade for it as an agent with --key-env)")
     d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
     d.add_argument("--password-env", metavar="VAR", help="environment variable holding the profile's keystore password")
@@ -157,8 +142,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target(p)
 
     p = sub.add_parser("doctor", help="check an exchange and a profile before trading (read-only, signs nothing)")
-    from tui.cli.target_options import add_doctor_arguments
-
     add_doctor_arguments(p)
 
     p = sub.add_parser("export", help="an account's fills, orders, funding or transfers as CSV or JSON (read-only)")

@@ -1,4 +1,5 @@
-"""The options that name an exchange and an account to look at, shared by ``xtui doctor`` and ``xtui export``.
+"""The options that name an exchange: ``--url | --testnet | --mainnet`` and ``--network``, declared here once for
+the dashboard, the one-shot calls (``info``, ``explorer``, ``exchange``), ``xtui doctor`` and ``xtui export``.
 
 Argparse only: the parser is built on every start of ``xtui``, so nothing heavy is imported here.
 """
@@ -6,17 +7,86 @@ Argparse only: the parser is built on every start of ``xtui``, so nothing heavy 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import NamedTuple, Protocol
 
-__all__ = ["add_doctor_arguments"]
+__all__ = [
+    "CALL_TARGET",
+    "CHECK_TARGET",
+    "DASHBOARD_TARGET",
+    "Flags",
+    "Options",
+    "TargetHelp",
+    "add_doctor_arguments",
+    "add_target",
+]
+
+NETWORKS = ("testnet", "mainnet")
+
+
+class Flags(Protocol):
+    """Where flags go: a parser, an argument group, a mutually exclusive group."""
+
+    @property
+    def add_argument(self) -> Callable[..., argparse.Action]: ...
+
+
+class Options(Flags, Protocol):
+    """A parser or an argument group: flags, and groups of flags of which one at most is given."""
+
+    @property
+    def add_mutually_exclusive_group(self) -> Callable[..., Flags]: ...
+
+
+class TargetHelp(NamedTuple):
+    """What each target flag says in one command's ``--help``."""
+
+    url: str
+    testnet: str
+    mainnet: str
+    network: str
+
+
+DASHBOARD_TARGET = TargetHelp(
+    url="base URL of an exchange (the WebSocket is URL/ws/)",
+    testnet="the public test network",
+    mainnet="the production exchange (real money)",
+    network="the network to sign for (default: the profile's; testnet with --url; the built-in exchange plays it)",
+)
+CALL_TARGET = TargetHelp(
+    url="base URL of the exchange (e.g. the address `xtui sim` prints)",
+    testnet="the public test network",
+    mainnet="the production exchange (real money)",
+    network="the network to sign for (default: testnet, or the network of --testnet/--mainnet)",
+)
+CHECK_TARGET = TargetHelp(
+    url="check the exchange at this base URL (e.g. what `xtui sim` prints)",
+    testnet="check the public test network",
+    mainnet="check the production exchange",
+    network="the network to sign for (default: the profile's)",
+)
+
+
+def add_target(
+    options: Options,
+    helps: TargetHelp,
+    *,
+    one_of: Flags | None = None,
+) -> None:
+    """``--url | --testnet | --mainnet`` (in ``one_of`` when other flags exclude them too, e.g. ``--profile``),
+    then ``--network``, on ``options`` (a parser or an argument group)."""
+    g = one_of if one_of is not None else options.add_mutually_exclusive_group()
+    g.add_argument("--url", help=helps.url)
+    g.add_argument("--testnet", action="store_true", help=helps.testnet)
+    g.add_argument("--mainnet", action="store_true", help=helps.mainnet)
+    options.add_argument("--network", choices=NETWORKS, help=helps.network)
 
 
 def add_doctor_arguments(p: argparse.ArgumentParser) -> None:
+    """An exchange and an account to look at: ``xtui doctor`` and ``xtui export``."""
     g = p.add_mutually_exclusive_group()
     g.add_argument("--profile", metavar="NAME", help="check this profile (default: as the dashboard chooses)")
-    g.add_argument("--url", help="check the exchange at this base URL (e.g. what `xtui sim` prints)")
-    g.add_argument("--testnet", action="store_true", help="check the public test network")
-    g.add_argument("--mainnet", action="store_true", help="check the production exchange")
-    p.add_argument("--network", choices=("testnet", "mainnet"), help="the network to sign for (default: the profile's)")
+    add_target(p, CHECK_TARGET, one_of=g)
     p.add_argument("--dialect", choices=("seed", "sdk"), help="the wire dialect (default: the profile's)")
     p.add_argument("--address", metavar="ADDR", help="the account to check (with --key-env: the agent's owner)")
     p.add_argument("--key-env", metavar="VAR", help="environment variable holding the key (read for its address)")
