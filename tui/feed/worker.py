@@ -85,7 +85,7 @@ class Feed:
         self._ws: WsClient | None = None
         self.ws_url = ws_url
         self.poll_s = poll_s
-        self._ws_options = dict(ws_options or {})
+        self._ws_options = {"wall_clock": wall_clock, **(ws_options or {})}  # one wall clock for the feed
         self._running = False
         self._stopping = asyncio.Event()
         self._done = asyncio.Event()
