@@ -1,8 +1,8 @@
 """What every part of the feed shares: the client, the state, the clocks, change notification, error reporting,
 background jobs and the generations that tell a late answer from a current one.
 
-``Feed`` builds one ``FeedCore`` and hands it to its parts (``FrameHandlers``, ``ChannelSubscriptions``); the
-parts talk to each other only through the methods they expose, never through this object's state.
+``Feed`` builds one ``FeedCore`` and hands it to its parts (``FrameHandlers``, ``ChannelSubscriptions``); each
+part keeps its own state and reaches the others only through the methods they expose.
 """
 
 from __future__ import annotations
