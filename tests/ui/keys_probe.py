@@ -16,8 +16,8 @@ from textual.driver import Driver
 from textual.screen import Screen
 from textual.widgets import Input
 
-from tui.ui.lean_output import LeanDriver
 from tui.ui.render.keys_in_order import apply_in_order
+from tui.ui.render.lean_output import LeanDriver
 
 
 class ProbeForm(Screen[None]):

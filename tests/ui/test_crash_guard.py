@@ -17,7 +17,7 @@ from textual.widgets import Input, Label
 
 from tests.ui.conftest import Notes
 from tests.ui.screen_steps import until
-from tui.ui.crash_guard import BURST, guard_app
+from tui.ui.render.crash_guard import BURST, guard_app
 
 
 class Failing(ModalScreen[None]):

@@ -7,7 +7,7 @@ from decimal import Decimal as D
 
 from tui.api.limits import Budget, GovernorStatus
 from tui.ui.diagnostics import Diagnostics, FrameMeter, FrameStats, Probes, ProcessUsage, TerminalBytes
-from tui.ui.lean_output import compress_sgr
+from tui.ui.render.lean_output import compress_sgr
 from tui.ui.widgets.depth_chart import depth_curve
 
 RATE = GovernorStatus(Budget(10, 5000), Budget(10, 200_000), Budget(0, 20_000), 0.0, None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 
-from tui.ui.lean_output import compress_sgr
+from tui.ui.render.lean_output import compress_sgr
 
 TOKEN = re.compile(r"\x1b\[([0-9;]*)m|\x1b\[[0-9;]*[A-Za-z]|(.)", re.S)
 OFF = {22: {1, 2}, 23: {3}, 24: {4}, 25: {5}, 27: {7}, 28: {8}, 29: {9}, 55: {53}}

@@ -1,36 +1,93 @@
-"""``tui/ui/render/`` holds xtui's uses of Textual's private API. Each one it relies on is named here, so a
-Textual upgrade that renames or moves one fails this test by name, before a trader meets it."""
+"""``tui/ui/render/`` holds every use of Textual's private API, and nothing else does. Each private name it relies
+on is named here, so a Textual upgrade that renames or moves one fails this test by name, before a trader meets
+it; ruff (SLF001, TID251) keeps private reaches and imports out of the rest of ``tui``."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
+import textual
 from textual.app import App
+from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import DataTable
 
-RENDER = Path(__file__).resolve().parents[2] / "tui" / "ui" / "render"
+import tui.ui
 
-# (where, the private name, what xtui needs of it)
+ROOT = Path(__file__).resolve().parents[2]
+RENDER = ROOT / "tui" / "ui" / "render"
+
+# (where, the private name, what render/ needs of it)
 PRIVATES = [
-    (App, "_check_bindings", "async (key, priority=False) -> bool: runs the bindings for a key"),
-    (Screen, "_modal_binding_chain", "[(node, bindings)] from the focused widget up to the app"),
-    (Screen, "_clear_tooltip", "() hides the tooltip, as Textual does before a key"),
-    (Widget, "_forward_event", "(event) posts an input event, marked forwarded"),
-    (MessagePump, "_closing", "bool: the pump is closing"),
-    (MessagePump, "_closed", "bool: the pump is closed"),
+    (App, "_check_bindings", "keys_in_order: async (key, priority=False) -> bool runs the bindings for a key"),
+    (App, "_display", "lean_app: (screen, renderable) writes a frame; overridden to leave out what is shown"),
+    (App, "_batch_count", "lean_app: > 0 while Textual holds its updates (a frame drawn then is dropped)"),
+    (App, "_background_screens", "screens: the screens visible behind the top one"),
+    (App, "_update_mouse_over", "screens: (screen) what Textual does after a background refresh"),
+    (App, "_handle_exception", "crash_guard: (error) ends the app; wrapped to contain an error"),
+    (App, "_exception", "crash_guard: the error run_test re-raises"),
+    (Screen, "_modal_binding_chain", "keys_in_order: [(node, bindings)] from the focused widget up to the app"),
+    (Screen, "_clear_tooltip", "keys_in_order: () hides the tooltip, as Textual does before a key"),
+    (Screen, "_compositor", "lean_app, screens: the screen's compositor"),
+    (Screen, "_compositor_refresh", "screens: overridden to draw a change behind a dialog as its own lines"),
+    (Screen, "_on_screen_resume", "screens: a handler Textual runs per class; the first resume skips styling"),
+    (Screen, "_set_dirty", "screens: (*regions) marks regions of the screen"),
+    (Screen, "_dirty_widgets", "screens: the widgets waiting to be drawn"),
+    (Widget, "_forward_event", "keys_in_order: (event) posts an input event, marked forwarded"),
+    (MessagePump, "_closing", "keys_in_order: the pump is closing"),
+    (MessagePump, "_closed", "keys_in_order: the pump is closed"),
+    (DataTable, "_data", "cell_table: row key -> column key -> cell"),
+    (DataTable, "_update_count", "cell_table: the key of DataTable's line caches"),
+    (DataTable, "_row_locations", "cell_table: row key -> index"),
+    (DataTable, "_column_locations", "cell_table: column key -> index"),
+    (Driver, "_app", "lean_output: the app a driver serves"),
 ]
+MODULES = [  # (private module, the names render/ imports from it)
+    ("textual._compositor", ["ChopsUpdate", "LayoutUpdate"]),
+    ("textual._xterm_parser", ["XTermParser"]),
+    ("textual._parser", ["ParseError"]),
+    ("textual._callback", ["invoke"]),
+    ("textual._context", ["active_message_pump"]),
+]
+COMPOSITOR_FIELDS = ["_dirty_regions"]  # the compositor's, read and cleared by lean_app and screens
+UPDATE_FIELDS = ["region", "strips"]  # a LayoutUpdate's, read by whole_frame
+
+
+def defines(owner: type, name: str) -> bool:
+    """``owner`` or an instance of it has ``name``: a class attribute, or one its ``__init__`` sets."""
+    if any(name in vars(cls) for cls in owner.__mro__):
+        return True
+    return any(
+        f"self.{name}" in inspect.getsource(cls) for cls in owner.__mro__ if cls.__module__.startswith("textual")
+    )
 
 
 @pytest.mark.parametrize(("owner", "name", "need"), PRIVATES, ids=[f"{o.__name__}.{n}" for o, n, _ in PRIVATES])
 def test_each_private_name_render_relies_on_is_there(owner: type, name: str, need: str) -> None:
     """Textual still has ``name`` where render/ uses it (for: ``need``)."""
-    assert hasattr(owner, name) or name in inspect.getsource(owner), f"{owner.__name__}.{name} is gone: {need}"
+    assert defines(owner, name), f"{owner.__name__}.{name} is gone: {need}"
+
+
+@pytest.mark.parametrize(("module", "names"), MODULES, ids=[m for m, _ in MODULES])
+def test_each_private_module_render_imports_still_has_its_names(module: str, names: list[str]) -> None:
+    found = importlib.import_module(module)
+    assert [n for n in names if not hasattr(found, n)] == []
+
+
+def test_the_compositor_and_its_updates_still_have_their_fields() -> None:
+    from textual._compositor import Compositor, LayoutUpdate
+
+    assert all(defines(Compositor, f) for f in COMPOSITOR_FIELDS)
+    assert set(UPDATE_FIELDS) <= set(inspect.signature(LayoutUpdate.__init__).parameters)
 
 
 def test_check_bindings_takes_a_key_and_a_priority() -> None:
@@ -41,31 +98,64 @@ def test_check_bindings_takes_a_key_and_a_priority() -> None:
 def test_the_input_thread_render_replaces_is_the_one_textual_runs() -> None:
     """``LeanDriver.run_input_thread`` replaces Textual's; Textual's must still read with ``XTermParser`` and hand
     events to ``process_message``, or render/key_input has fallen out of step with it."""
-    from textual._parser import ParseError  # noqa: F401  # render/key_input catches it
-    from textual._xterm_parser import XTermParser
-
     source = inspect.getsource(LinuxDriver.run_input_thread)
     assert "XTermParser(" in source and "self.process_message(event)" in source and "parser.tick" in source
-    assert {"debug"} <= set(inspect.signature(XTermParser.__init__).parameters)
-    assert hasattr(LinuxDriver, "exit_event") or "self.exit_event" in inspect.getsource(LinuxDriver)
+    assert "exit_event" in inspect.getsource(LinuxDriver)
+
+
+def own_names(source: str) -> set[str]:
+    """The private names a render module gives itself: what it assigns, its functions, its own classes' methods
+    that no Textual class has."""
+    tree = ast.parse(source)
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    textual_privates = {name for owner, name, _ in PRIVATES}
+    return {n for n in names if n.startswith("_") and n not in textual_privates}
 
 
 def test_render_uses_no_private_name_this_test_does_not_name() -> None:
-    """Every ``obj._name`` that render/ reads on a Textual object is in PRIVATES (its own are underscored too:
-    those are the attributes its classes define)."""
-    named = {name for _, name, _ in PRIVATES}
-    own = {"_held_escape", "_pasting", "_escapes_kept", "_settle", "_bound"}
-    used = set()
+    """Every ``x._name`` that render/ reads or overrides is named above, or is one render/ defines itself."""
+    named = {name for _, name, _ in PRIVATES} | set(COMPOSITOR_FIELDS)
     for path in RENDER.glob("*.py"):
-        used |= set(re.findall(r"(?<!textual)\.(_[a-z][a-z_]*)\b", path.read_text()))
-    assert used - named - own == set()
+        source = path.read_text()
+        used = set(re.findall(r"(?<!textual)\.(_[a-z][a-z_]*)\b", source))
+        assert used - named - own_names(source) == set(), path.name
 
 
-def test_the_private_modules_render_imports_are_imported_nowhere_else() -> None:
-    """``textual._parser`` and ``textual._xterm_parser`` are imported in render/ only."""
-    tui = RENDER.parents[1]
+def test_no_textual_private_import_outside_render() -> None:
     outside = [
-        p for p in tui.rglob("*.py")
-        if RENDER not in p.parents and re.search(r"textual\._(xterm_)?parser", p.read_text())
+        str(p.relative_to(ROOT)) for p in (ROOT / "tui").rglob("*.py")
+        if RENDER not in p.parents and re.search(r"\btextual\._[a-z]", p.read_text())
     ]  # fmt: skip
     assert outside == []
+
+
+def test_no_class_outside_render_overrides_a_textual_private_method() -> None:
+    """A screen, widget or app of xtui's that defines ``_name`` Textual also defines would be a private patch
+    outside the fence."""
+    offenders = []
+    for info in pkgutil.walk_packages(tui.ui.__path__, "tui.ui."):
+        if info.name.startswith("tui.ui.render"):
+            continue
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if not (inspect.isclass(cls) and cls.__module__ == info.name):
+                continue
+            textual_bases = [b for b in cls.__mro__[1:] if b.__module__.startswith("textual")]
+            for name, value in vars(cls).items():
+                private = name.startswith("_") and not name.startswith("__") and inspect.isfunction(value)
+                if private and any(inspect.isfunction(vars(b).get(name)) for b in textual_bases):
+                    offenders.append(f"{info.name}.{cls.__name__}.{name}")
+    assert offenders == []
+
+
+def test_the_pin_is_the_minor_version_this_contract_was_proven_on() -> None:
+    """pyproject.toml allows Textual 8.2.x only: a new minor version must pass this file first."""
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"textual>=8.2.8,<8.3"' in text and textual.__version__.startswith("8.2.")

@@ -1,4 +1,4 @@
-"""What the terminal already shows is not written again (``tui.ui.whole_frame``), and the terminal ends up
+"""What the terminal already shows is not written again (``tui.ui.render.whole_frame``), and the terminal ends up
 exactly as if every frame had been written: checked cell by cell on a terminal emulator (pyte), over the
 frames the real dashboard renders while the market moves and dialogs open and close, and on frames built to
 reach each rule (a chop the terminal shows, one it does not, a chop written in part, a row named twice)."""
@@ -23,9 +23,9 @@ from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
 from tui.ui.app import XtuiApp
+from tui.ui.render.whole_frame import TerminalLines
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.order_form import OrderFormScreen
-from tui.ui.whole_frame import TerminalLines
 
 WIDTH, ROWS = 20, 3
 CONSOLE = Console(color_system="truecolor", width=WIDTH, force_terminal=True)

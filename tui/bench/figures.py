@@ -224,14 +224,10 @@ def bench_feed_handlers(n: int) -> None:
 def bench_startup(runs: int) -> None:
     from tui.bench.dashboard import startup_seconds
     from tui.bench.terminal import start_to_full_frame
-    from tui.ui.kept_css import KEEP_AFTER_S
 
-    with tempfile.TemporaryDirectory(prefix="xtui-bench-cache-") as kept:
-        # the first start after an install parses Textual's CSS; it keeps it for every start after (``kept_css``)
-        first = start_to_full_frame(cache=Path(kept), linger_s=KEEP_AFTER_S + 1.0) * 1000
-        real = [start_to_full_frame(cache=Path(kept)) * 1000 for _ in range(runs)]
+    with tempfile.TemporaryDirectory(prefix="xtui-bench-cache-") as cache:
+        real = [start_to_full_frame(cache=Path(cache)) * 1000 for _ in range(runs)]
     _report(f"start to first full frame, xtui in a pty (median of {runs})", statistics.median(real), "ms", "<= 500 ms")
-    _report("  the first start, with nothing kept by an earlier one", first, "ms")
     marks = startup_seconds(runs)
 
     def median_ms(key: str) -> float:

@@ -219,21 +219,16 @@ def compile_sources() -> None:
     compileall.compile_dir(str(Path(__file__).resolve().parents[1]), quiet=1)
 
 
-def start_to_full_frame(
-    size: tuple[int, int] = (160, 48), timeout: float = 30.0, cache: Path | None = None, linger_s: float = 0.0
-) -> float:
+def start_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0, cache: Path | None = None) -> float:
     """Seconds from launching ``xtui`` (interpreter start included) to the terminal showing the whole dashboard
     (``FULL_FRAME``: the feed live, the book, the account, the chart, the footer's keys): what a trader waits for.
 
-    ``cache``: the cache directory to start with (none: an empty one). ``linger_s``: how long xtui runs on after
-    the frame (what it keeps for the next start is written ~2 s in)."""
+    ``cache``: the cache directory to start with (none: an empty one)."""
     compile_sources()
     launched = time.perf_counter()
     with _xtui_in_pty(size, cache=cache) as (_, master):
         _read_to_full_frame(master, launched + timeout)
-        elapsed = time.perf_counter() - launched
-        _drain(master, linger_s, None, None)
-        return elapsed
+        return time.perf_counter() - launched
 
 
 def output_to_full_frame(size: tuple[int, int] = (160, 48), timeout: float = 30.0, then_s: float = 0.5) -> bytes:

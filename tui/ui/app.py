@@ -14,8 +14,6 @@ from rich.console import RenderableType
 from textual import events
 from textual.app import App
 from textual.binding import BindingType
-from textual.driver import Driver
-from textual.geometry import Offset
 from textual.screen import Screen
 from textual.theme import BUILTIN_THEMES
 from textual.worker import Worker
@@ -31,11 +29,10 @@ from tui.order_entry import ConfirmPolicy
 from tui.paths import data_dir
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
-from tui.ui.crash_guard import guard_app
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
-from tui.ui.kept_css import KEEP_AFTER_S, KeptCss, KeptStylesheet
 from tui.ui.messages import FeedChanged, WatchToggled
-from tui.ui.render.keys_in_order import apply_in_order
+from tui.ui.render.crash_guard import guard_app
+from tui.ui.render.lean_app import LeanApp
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
@@ -44,7 +41,6 @@ from tui.ui.screens.main import MainScreen
 from tui.ui.screens.order_desk import order_context
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.twap import Twap, TwapRunner
-from tui.ui.whole_frame import TerminalLines
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
 
@@ -59,7 +55,7 @@ def known_themes() -> list[str]:
     return [t.name for t in xtui_themes()] + list(BUILTIN_THEMES)
 
 
-class XtuiApp(App[None]):
+class XtuiApp(LeanApp[None]):
     TITLE = "xtui"
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
 
@@ -81,13 +77,9 @@ class XtuiApp(App[None]):
         fund: bool,
         close_client: bool,
         feed_options: Mapping[str, Any],
-        kept_css: KeptCss | None = None,
     ) -> None:
         super().__init__()
         guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
-        self.kept_css = kept_css
-        if kept_css is not None:  # before anything is parsed: the theme is set below, the sources added at start
-            self.stylesheet = KeptStylesheet(kept_css, variables=self.get_css_variables())
         self.client = client
         client.on_network_mismatch = self._network_mismatch
         self._close_client = close_client
@@ -141,7 +133,6 @@ class XtuiApp(App[None]):
             wall_clock=wall_clock,
         )
         self._clock = clock
-        self._whole_due = False  # a frame Textual dropped is to be drawn whole (``_display``)
         self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
         status = self.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
@@ -151,8 +142,6 @@ class XtuiApp(App[None]):
             written=self.terminal_bytes.read,
         )
         self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
-        self._on_terminal = TerminalLines()
-        self._written_cursor = Offset(-1, -1)  # where the last frame written left the terminal's cursor
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
@@ -165,10 +154,6 @@ class XtuiApp(App[None]):
         return self.main
 
     def on_mount(self) -> None:
-        # suspended (SIGTSTP) and back, the terminal may show anything: what it shows is forgotten, and the
-        # screen is drawn whole again (Textual drew only what changed after: a blank screen, mostly)
-        self.app_suspend_signal.subscribe(self, self._terminal_unknown, immediate=True)
-        self.app_resume_signal.subscribe(self, self._terminal_back, immediate=True)
         if self.keymap:
             self.set_keymap(self.keymap)
         self.diagnostics = Diagnostics(self.probes)
@@ -191,50 +176,6 @@ class XtuiApp(App[None]):
         # thread: the collector would then run there too, and a finalizer that schedules on this loop from
         # another thread leaves it asleep (seen as tests hanging in epoll).
         self.set_timer(WARM_UP_AFTER_S, screen_classes)
-        if self.kept_css is not None:  # what the start parsed, kept for the next (the dialogs' CSS at the end)
-            self.set_timer(KEEP_AFTER_S, self.kept_css.save)
-
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
-        with others), yet counts what the frame held as drawn: the next frame then draws only what changed
-        since. The dashboard's first frame was such a one while the main screen was pushed in ``on_mount`` (the
-        panes' borders, the positions and the account came ~40 ms later). A frame dropped so makes the next one
-        whole."""
-        if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
-            self._whole_due = True
-            self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
-        elif renderable is not None and not self._batch_count and not self.is_headless:
-            # what the terminal already shows is not written again (``whole_frame``); a frame that brings
-            # nothing new but a move of the cursor is written as it was: the same cells, and the move
-            fresh = self._on_terminal.to_write(renderable)
-            if fresh is None and self.cursor_position == self._written_cursor:
-                return
-            renderable = fresh or renderable
-            self._written_cursor = self.cursor_position
-        super()._display(screen, renderable)
-
-    def _terminal_unknown(self, _app: App[Any]) -> None:
-        self._on_terminal.forget()
-
-    def _terminal_back(self, _app: App[Any]) -> None:
-        self._on_terminal.forget()
-        self.call_later(self._draw_whole, self.screen)
-
-    def _draw_whole(self, screen: Screen[Any]) -> None:
-        self._whole_due = False
-        compositor = screen._compositor
-        compositor._dirty_regions.add(compositor.size.region)  # whichever path draws next, it draws all
-        screen.refresh()  # and one does
-
-    def get_driver_class(self) -> type[Driver]:
-        """Textual's driver for this platform; on a POSIX terminal, one that writes colour changes as
-        differences (``tui.ui.lean_output``): the same picture in ~40% fewer bytes."""
-        driver = super().get_driver_class()
-        if driver.__name__ == "LinuxDriver" and driver.__module__ == "textual.drivers.linux_driver":
-            from tui.ui.lean_output import LeanDriver
-
-            return LeanDriver
-        return driver
 
     async def on_event(self, event: events.Event) -> None:
         """A key typed before the main screen has mounted (the feed can be ready before every pane is) would
@@ -242,8 +183,6 @@ class XtuiApp(App[None]):
         is up (the screen's queue holds the call behind its mount)."""
         early = isinstance(event, events.Key) and not self.main.is_mounted and self.screen_stack[-1:] == [self.main]
         if early and self.main.call_later(self.post_message, event):
-            return
-        if await apply_in_order(self, event):
             return
         await super().on_event(event)
 
@@ -259,8 +198,6 @@ class XtuiApp(App[None]):
         self.simulate_key(event.character)
 
     async def on_unmount(self) -> None:
-        if self.kept_css is not None:
-            self.kept_css.save()
         await self.feed.stop()
         if self._close_client:
             await self.client.aclose()
@@ -417,7 +354,6 @@ def make_app(
     fund: bool = False,
     close_client: bool = False,
     feed_options: Mapping[str, Any] | None = None,
-    kept_css: KeptCss | None = None,
 ) -> XtuiApp:
     """The dashboard on ``client``/``ws_url``. No ``signer``: watch-only. ``account`` defaults to the signer's.
 
@@ -426,7 +362,6 @@ def make_app(
     ``clock`` (monotonic seconds) dates the panes' data; ``wall_clock`` (epoch seconds) is compared with the
     exchange's time. ``fund`` sends one harmless signed action first (the local exchange's faucet).
     ``close_client``: the app closes ``client`` when it ends. ``feed_options`` go to ``Feed`` (``poll_s``...).
-    ``kept_css``: Textual's parsed CSS, read from and kept for the next start (``tui.ui.kept_css``).
     """
     return XtuiApp(
         client=client,
@@ -442,5 +377,4 @@ def make_app(
         fund=fund,
         close_client=close_client,
         feed_options=dict(feed_options or {}),
-        kept_css=kept_css,
     )

@@ -58,9 +58,7 @@ def dashboard_app(
 ) -> XtuiApp:
     """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
     from tui.api.client import Client
-    from tui.paths import cache_dir, data_dir
     from tui.ui.app import make_app
-    from tui.ui.kept_css import FILE_NAME, KEY_NAME, KeptCss
 
     profile = launch.profile
     ends = profile.endpoints(local_url)
@@ -85,7 +83,6 @@ def dashboard_app(
         options=launch.options,
         fund=profile.builtin_exchange and ident.signer is not None,
         close_client=own,
-        kept_css=KeptCss(cache_dir() / FILE_NAME, data_dir() / KEY_NAME),  # the key apart from what it signs
         **extra,
     )
 

@@ -17,7 +17,6 @@ import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import Worker, WorkType
 
@@ -27,11 +26,11 @@ from tui.api.models import DecodeError, ExchangeResponse
 from tui.api.signing import Signer
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
+from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.footer import Footer
 from tui.ui.worker_errors import report_worker_error
 
-from .behind_dialog import draw_behind
 from .confirm import ConfirmScreen
 from .form import FormScreen
 
@@ -63,7 +62,7 @@ class ActionPlan(msgspec.Struct, frozen=True):
     outcome: Callable[[ExchangeResponse[Any]], str] = msgspec.field(default=lambda resp: "done")
 
 
-class DataScreen(Screen[None]):
+class DataScreen(LeanScreen[None]):
     """A screen of exchange data, reloaded every ``poll_s``. Subclasses give ``compose_body`` and ``fetch``."""
 
     SCREEN_TITLE: ClassVar[str] = ""
@@ -118,10 +117,6 @@ class DataScreen(Screen[None]):
         self.last_tx = ""
 
     # ---- layout -------------------------------------------------------------------------------------
-
-    def _compositor_refresh(self) -> None:
-        if not draw_behind(self):  # behind a form or a confirmation, a change is its own lines
-            super()._compositor_refresh()
 
     def compose(self) -> ComposeResult:
         who = short_address(self.ctx.account) if self.ctx.account else "no account"

@@ -12,13 +12,12 @@ import logging
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.geometry import Size
-from textual.screen import Screen
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -29,6 +28,7 @@ from tui.feed.worker import Feed
 from tui.order_entry import ConfirmPolicy
 from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
+from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
@@ -44,7 +44,6 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
-from .behind_dialog import draw_behind
 from .main_keys import MAIN_BINDINGS
 from .order_desk import OrderDesk
 
@@ -59,7 +58,7 @@ TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share th
 ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
 
 
-class MainScreen(Screen[None]):
+class MainScreen(LeanScreen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual declares them so)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012
 
@@ -68,6 +67,7 @@ class MainScreen(Screen[None]):
     # the first focusable widget, is the market filter, hidden until `/`: it took the focus first, and giving
     # it to the list restyled both at start-up.
     AUTO_FOCUS = "#markets-table"
+    RESTYLE_ON_FIRST_RESUME = False  # styled as it mounted: Textual styling every widget again took ~25 ms
 
     DEFAULT_CSS = """
     MainScreen {
@@ -178,7 +178,6 @@ class MainScreen(Screen[None]):
         self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
-        self._resumed = False  # shown once already (``_on_screen_resume``)
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
         self.desk = OrderDesk(
@@ -190,19 +189,6 @@ class MainScreen(Screen[None]):
             watch_only=signer is None,
             read_only=read_only,
         )
-
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        """The first time it is shown, the screen was styled as it mounted, just before: Textual styling every
-        widget again (~25 ms of start-up) would change nothing. Later resumes (back from a dialog) do restyle.
-        Textual's own handler (``Screen._on_screen_resume``) runs after this one, with the event as this leaves
-        it: Textual calls the handler of every class of the screen's that has one."""
-        if not self._resumed:
-            self._resumed = True
-            event.refresh_styles = False
-
-    def _compositor_refresh(self) -> None:
-        if not draw_behind(self):  # behind a dialog, a change is its own lines, not the whole screen
-            super()._compositor_refresh()
 
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are

@@ -18,9 +18,10 @@ from textual.events import Resize
 from textual.widgets import DataTable, Static
 
 from tui.feed.state import FeedState
+from tui.ui.render.cell_table import CellTable
 
 from .palette import Palette
-from .table_rows import Cell, CellTable, TableRows
+from .table_rows import Cell, TableRows
 
 __all__ = ["FeedLine", "FeedPane", "TablePane"]
 

@@ -1,0 +1,36 @@
+"""A DataTable whose ``update_cell`` repaints that cell only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable
+from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
+
+__all__ = ["CellTable"]
+
+
+class CellTable(DataTable[Any]):
+    """A DataTable whose ``update_cell`` repaints that cell only.
+
+    DataTable's own ``update_cell`` refreshes the whole widget, so one changed figure rewrote every line of
+    the table to the terminal (the markets pane alone was ~13 KB/s). Here the cell's data is replaced as
+    DataTable does (its caches are keyed by ``_update_count``, bumped here too, so no stale line is drawn),
+    but only the cell's region is marked for repaint: the compositor writes just those cells.
+    """
+
+    def update_cell(
+        self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *, update_width: bool = False
+    ) -> None:
+        if update_width:
+            super().update_cell(row_key, column_key, value, update_width=True)
+            return
+        row = RowKey(row_key) if isinstance(row_key, str) else row_key
+        column = ColumnKey(column_key) if isinstance(column_key, str) else column_key
+        y, x = self._row_locations.get(row), self._column_locations.get(column)
+        if y is None or x is None:
+            raise CellDoesNotExist(f"No cell exists for row_key={row!r}, column_key={column!r}.")
+        self._data[row][column] = value
+        self._update_count += 1
+        self.refresh_coordinate(Coordinate(y, x))

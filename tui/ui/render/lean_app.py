@@ -1,0 +1,80 @@
+"""The app's side of writing little to the terminal: frames Textual drops are drawn whole after, what the terminal
+already shows is not written again (``whole_frame``), the Linux driver writes colours as differences and reads
+keys in order (``lean_output``, ``key_input``), and a key typed into a text field is applied whole before the
+next one (``keys_in_order``)."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from rich.console import RenderableType
+from textual import events
+from textual.app import App
+from textual.driver import Driver
+from textual.geometry import Offset
+from textual.screen import Screen
+
+from .keys_in_order import apply_in_order
+from .whole_frame import TerminalLines
+
+__all__ = ["LeanApp"]
+
+R = TypeVar("R")
+
+
+class LeanApp(App[R]):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._whole_due = False  # a frame Textual dropped is to be drawn whole
+        self._on_terminal = TerminalLines()
+        self._written_cursor = Offset(-1, -1)  # where the last frame written left the terminal's cursor
+
+    def on_mount(self) -> None:
+        # suspended (SIGTSTP) and back, the terminal may show anything: what it shows is forgotten, and the
+        # screen is drawn whole again (Textual drew only what changed after: a blank screen, mostly)
+        self.app_suspend_signal.subscribe(self, self._terminal_unknown, immediate=True)
+        self.app_resume_signal.subscribe(self, self._terminal_back, immediate=True)
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on a POSIX terminal, ``LeanDriver``."""
+        driver = super().get_driver_class()
+        if driver.__name__ == "LinuxDriver" and driver.__module__ == "textual.drivers.linux_driver":
+            from .lean_output import LeanDriver
+
+            return LeanDriver
+        return driver
+
+    async def on_event(self, event: events.Event) -> None:
+        if await apply_in_order(self, event):
+            return
+        await super().on_event(event)
+
+    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
+        """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
+        with others), yet counts what the frame held as drawn: the next frame then draws only what changed
+        since. A frame dropped so makes the next one whole."""
+        if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
+            self._whole_due = True
+            self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
+        elif renderable is not None and not self._batch_count and not self.is_headless:
+            # a frame that brings nothing new but a move of the cursor is written as it was: the same cells, and
+            # the move
+            fresh = self._on_terminal.to_write(renderable)
+            if fresh is None and self.cursor_position == self._written_cursor:
+                return
+            renderable = fresh or renderable
+            self._written_cursor = self.cursor_position
+        super()._display(screen, renderable)
+
+    def _terminal_unknown(self, _app: App[Any]) -> None:
+        self._on_terminal.forget()
+
+    def _terminal_back(self, _app: App[Any]) -> None:
+        self._on_terminal.forget()
+        self.call_later(self._draw_whole, self.screen)
+
+    def _draw_whole(self, screen: Screen[Any]) -> None:
+        self._whole_due = False
+        compositor = screen._compositor
+        compositor._dirty_regions.add(compositor.size.region)  # whichever path draws next, it draws all
+        screen.refresh()  # and one does
