@@ -46,7 +46,7 @@ class _Connection:
         return (
             not self.writer.is_closing()
             and not reader.at_eof()
-            and not reader._buffer  # type: ignore[attr-defined]  # asyncio has no public peek
+            and not reader._buffer  # type: ignore[attr-defined]  # noqa: SLF001  # asyncio has no public peek
             and now - self.idle_since < idle_s
         )
 

@@ -293,7 +293,7 @@ class WsClient:
     def _detach(self, sub: Subscription) -> tuple[Connection, str, Topic] | None:
         """Take ``sub`` off its topic; if it was the last handle of a live topic, drop the topic and
         return what to unsubscribe on the server."""
-        topic = sub._topic
+        topic = sub.topic
         if sub not in topic.handles:
             return None
         topic.handles.remove(sub)

@@ -141,7 +141,7 @@ class Connection:
             for topic in list(self.routes.get(params["channel"], ())):
                 for sub in list(topic.handles):
                     try:
-                        sub._callback(params["data"])
+                        sub.callback(params["data"])
                     except Exception:
                         log.exception("subscription callback for %s failed", params["channel"])
             return None

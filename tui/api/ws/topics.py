@@ -36,32 +36,32 @@ class Topic:
 class Subscription:
     """A local subscription handle: a callback on one channel with its params."""
 
-    __slots__ = ("_callback", "_client", "_topic")
+    __slots__ = ("_client", "callback", "topic")
 
     def __init__(self, client: _Owner, topic: Topic, callback: Callback) -> None:
         self._client = client
-        self._topic = topic
-        self._callback = callback
+        self.topic = topic
+        self.callback = callback
 
     @property
     def name(self) -> str:
         """The channel name sent (aliases normalised)."""
-        return self._topic.name
+        return self.topic.name
 
     @property
     def params(self) -> Mapping[str, Any]:
         """The channel params sent next to ``channel``."""
-        return self._topic.params
+        return self.topic.params
 
     @property
     def channel(self) -> str | None:
         """The server channel echoed on the current connection; None while disconnected."""
-        return self._topic.server_channel
+        return self.topic.server_channel
 
     @property
     def active(self) -> bool:
         """False once unsubscribed or the client closed."""
-        return not self._topic.dead and self in self._topic.handles
+        return not self.topic.dead and self in self.topic.handles
 
     async def unsubscribe(self) -> None:
         """Stop receiving; same as ``client.unsubscribe(self)``."""
