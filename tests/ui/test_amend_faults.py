@@ -16,9 +16,9 @@ from tui.api.client import Client
 from tui.api.models import Order
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.order_entry import OrderContext, amend_input, freed_by, validate
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.trading import OrderContext, amend_input, freed_by, validate
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 

@@ -21,13 +21,13 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.trading.twap import TwapRunner
 from tui.ui.screens.alerts import AlertsScreen
 from tui.ui.screens.explorer import ExplorerScreen
 from tui.ui.screens.form import FormScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.screens.prompt import PromptScreen
 from tui.ui.screens.twap import TwapScreen
-from tui.ui.twap import TwapRunner
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer("0x" + "b0" * 32)

@@ -14,8 +14,8 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.trading.grammar import FieldError, parse_address, parse_amount, parse_fraction, parse_text
 from tui.ui.screens.confirm import ConfirmScreen
-from tui.ui.screens.field_checks import FieldError, parse_address, parse_amount, parse_fraction, parse_text
 from tui.ui.screens.wallet import WalletScreen
 from tui.ui.widgets.record_table import RecordTable
 

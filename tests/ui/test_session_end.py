@@ -60,8 +60,8 @@ async def test_sigterm_stops_the_twaps_and_ends_the_app_with_128_plus_15(
     import os
     import signal
 
+    from tui.trading.twap import TwapSpec
     from tui.ui.signals import SessionEnd
-    from tui.ui.twap import TwapSpec
 
     app = dashboard(trader, sim, clock, ALICE)
     note = tmp_path / "last-session-local.json"

@@ -13,13 +13,13 @@ from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.order_entry import OrderContext
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.trading import OrderContext
+from tui.trading.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 from tui.ui.screens.twap import TwapScreen
-from tui.ui.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)

@@ -17,8 +17,8 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server import LocalExchange
+from tui.trading.twap import TwapSpec
 from tui.ui.screens.twap import TwapScreen
-from tui.ui.twap import TwapSpec
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)

@@ -25,8 +25,10 @@ from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook, alerts_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
-from tui.order_entry import ConfirmPolicy
 from tui.paths import data_dir
+from tui.trading import ConfirmPolicy
+from tui.trading.context import order_context
+from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
@@ -38,9 +40,7 @@ from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.main import MainScreen
-from tui.ui.screens.order_desk import order_context
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
-from tui.ui.twap import Twap, TwapRunner
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
 

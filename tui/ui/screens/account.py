@@ -25,13 +25,13 @@ from tui.api.models import (
     PerpInstrument,
     UserFees,
 )
+from tui.trading.grammar import FieldError, parse_whole
 from tui.ui.widgets.display import fmt_pct, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_seconds, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .account_chart import draw_history
 from .data_screen import ActionPlan, DataScreen
-from .field_checks import FieldError, parse_int
 from .form import FormField, FormScreen
 
 __all__ = ["AccountScreen"]
@@ -306,7 +306,7 @@ class AccountScreen(DataScreen):
             info = perps.get(symbol)
             if info is None:
                 raise FieldError("instrument", f"not a perp: one of {', '.join(perps)}")
-            lev = parse_int("leverage", values["leverage"], lo=1, hi=info.max_leverage, what="leverage")
+            lev = parse_whole("leverage", values["leverage"], lo=1, hi=info.max_leverage, what="leverage")
             now = self.leverage.get(symbol)
             lines = [
                 f"Instrument      {symbol} (max {info.max_leverage}x)",

@@ -18,11 +18,11 @@ from tui import keys
 from tui.api.errors import ClientError
 from tui.api.models import Agent, ExchangeResponse
 from tui.api.signing import Signer
+from tui.trading.grammar import FieldError, parse_password, parse_text, parse_whole
 from tui.ui.widgets.record_format import fmt_ms
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import ActionPlan, DataScreen
-from .field_checks import FieldError, parse_int, parse_password, parse_text
 from .form import FormField, FormScreen
 
 __all__ = ["AgentsScreen", "keystore_name"]
@@ -88,7 +88,7 @@ class AgentsScreen(DataScreen):
             store = keystore_name(name)
             if keys.keystore_path(store).exists():
                 raise FieldError("name", f"keystore {store} exists already: pick another name")
-            days = parse_int("days", values["days"], lo=1, hi=MAX_DAYS, what="validity in days")
+            days = parse_whole("days", values["days"], lo=1, hi=MAX_DAYS, what="validity in days")
             password = parse_password("password", values["password"], min_len=keys.MIN_PASSWORD)
             if values["again"] != password:
                 raise FieldError("again", "the two passwords differ")

@@ -15,10 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from tui.feed.alerts import CONDITIONS, SOURCES, Alert, AlertBook
+from tui.trading.grammar import FieldError, parse_positive, parse_whole
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .field_checks import FieldError, parse_int, parse_positive
 from .form import FormField, FormScreen
 
 __all__ = ["AlertsScreen", "alert_from_form"]
@@ -41,7 +41,7 @@ def alert_from_form(values: dict[str, str], alert_id: int, symbols: set[str]) ->
         raise FieldError("level", "a move's percentage is at most 100")
     window_s = 0
     if condition == "move":
-        minutes = parse_int("window", values.get("window", ""), lo=1, hi=7 * 24 * 60, what="window in minutes")
+        minutes = parse_whole("window", values.get("window", ""), lo=1, hi=7 * 24 * 60, what="window in minutes")
         window_s = minutes * 60
     bell = values.get("bell", "yes").strip().lower()
     if bell not in ("yes", "no"):

@@ -12,12 +12,12 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from tui.api.models import BrokerApproval, ExchangeResponse
+from tui.trading.grammar import FieldError, parse_address, parse_fraction
 from tui.ui.widgets.display import fmt_pct
 from tui.ui.widgets.record_format import fmt_amount, fmt_seconds
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import ActionPlan, DataScreen
-from .field_checks import FieldError, parse_address, parse_fraction
 from .form import FormField, FormScreen
 
 __all__ = ["BrokersScreen"]

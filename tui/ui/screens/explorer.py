@@ -30,7 +30,7 @@ from tui.api.signing import checksum_address
 from tui.api.wire import resolve_action
 from tui.feed.channels import Watch
 from tui.feed.frames import payload_items
-from tui.order_entry.grammar import parse_whole
+from tui.trading.grammar import parse_whole
 from tui.ui.render.crash_guard import shown_in_place
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_ms, tx_type_name, yes_no

@@ -1,6 +1,6 @@
 """A small modal form: labelled inputs, one check of the whole form on Enter, the error shown by its field.
 
-The check is a plain function of the texts typed (see ``field_checks``); it returns what the form is for
+The check is a plain function of the texts typed (see ``tui.trading.grammar``); it returns what the form is for
 (usually an ``ActionPlan`` to confirm) or raises ``FieldError``. Escape cancels.
 """
 
@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
-from .field_checks import FieldError
+from tui.trading.grammar import FieldError
 
 __all__ = ["FormField", "FormScreen"]
 

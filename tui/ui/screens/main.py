@@ -25,7 +25,7 @@ from tui.api.client import Client
 from tui.config.launch import DashboardOptions
 from tui.feed.events import notices
 from tui.feed.worker import Feed
-from tui.order_entry import ConfirmPolicy
+from tui.trading import ConfirmPolicy
 from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen

@@ -1,6 +1,6 @@
 """The order form: side, type, price, trigger, size (base, quote or % of available), TIF, post-only, reduce-only.
 
-Enter in any field submits. Everything is validated here before anything is sent (``tui.order_entry``);
+Enter in any field submits. Everything is validated here before anything is sent (``tui.trading``);
 each problem shows under its field. A large order, or a limit price far through the book, is confirmed
 first. The form sends (``send``) and stays open until the exchange answers: accepted, it closes with the
 ``OrderPlan`` sent; refused, it shows why and stays, so the order can be fixed and sent again. Escape closes it
@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from tui.order_entry import (
+from tui.trading import (
     ConfirmPolicy,
     OrderContext,
     OrderInput,

@@ -14,12 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from tui.api.models import ExchangeResponse, ReferralSummary
+from tui.trading.grammar import FieldError, parse_choice, parse_text
 from tui.ui.widgets.display import fmt_pct, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_ms, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .data_screen import ActionPlan, DataScreen
-from .field_checks import FieldError, parse_choice, parse_text
 from .form import FormField, FormScreen
 
 __all__ = ["ReferralsScreen", "parse_code"]

@@ -11,13 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from tui.order_entry import fmt_decimal
-from tui.order_entry.grammar import is_multiple
-from tui.ui.twap import Twap, TwapRunner, TwapSpec
+from tui.trading import fmt_decimal
+from tui.trading.grammar import FieldError, is_multiple, parse_positive, parse_whole
+from tui.trading.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .field_checks import FieldError, parse_int, parse_positive
 from .form import FormField, FormScreen
 
 __all__ = ["TwapScreen", "twap_from_form"]
@@ -34,10 +33,12 @@ def twap_from_form(values: dict[str, str], symbol: str, lot: Decimal) -> TwapSpe
     total = parse_positive("size", values["size"], "total size")  # the order form's grammar
     if not is_multiple(total, lot):
         raise FieldError("size", f"a multiple of the lot size {fmt_decimal(lot)}")
-    slices = parse_int("slices", values["slices"], lo=2, hi=MAX_SLICES, what="number of slices")
+    slices = parse_whole("slices", values["slices"], lo=2, hi=MAX_SLICES, what="number of slices")
     if total / slices < lot:
         raise FieldError("slices", f"{fmt_decimal(total)} in {slices} slices is under one lot a slice")
-    interval = parse_int("interval", values["interval"], lo=INTERVAL_S[0], hi=INTERVAL_S[1], what="interval in seconds")
+    interval = parse_whole(
+        "interval", values["interval"], lo=INTERVAL_S[0], hi=INTERVAL_S[1], what="interval in seconds"
+    )
     return TwapSpec(symbol, side, total, slices, float(interval))  # type: ignore[arg-type]
 
 

@@ -14,10 +14,10 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.models import AccountSummary, Balance, Collateral, ExchangeResponse, Vault
+from tui.trading.grammar import FieldError, parse_address, parse_amount, parse_choice, parse_whole
 from tui.ui.widgets.record_format import fmt_amount
 
 from .data_screen import ActionPlan, money_lines
-from .field_checks import FieldError, parse_address, parse_amount, parse_choice, parse_int
 
 __all__ = ["SHARE_DECIMALS", "WalletView"]
 
@@ -72,7 +72,7 @@ class WalletView(msgspec.Struct, frozen=True):
                               maximum=max(Decimal(0), held.withdrawable_balance - fee),
                               limit_name=f"withdrawable after the {fmt_amount(fee)} {c.symbol} fee")  # fmt: skip
         chains = {b.bridge_chain_id: b for b in c.bridge_by_chain if b.enabled}
-        chain = parse_int("chain", values["chain"], lo=0, hi=2**63, what="chain id")
+        chain = parse_whole("chain", values["chain"], lo=0, hi=2**63, what="chain id")
         if chain not in chains:
             raise FieldError("chain", f"{c.symbol} goes out on chains {', '.join(map(str, chains)) or 'none'}")
         lines = money_lines([

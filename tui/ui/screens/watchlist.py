@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Label
 
 from tui.feed.watchlist import Watchlist
+from tui.trading.grammar import FieldError
 from tui.ui.messages import InstrumentChosen
 from tui.ui.widgets.display import DOWN, UP, fmt_pct, fmt_price
 from tui.ui.widgets.funding import fmt_funding
@@ -27,7 +28,6 @@ from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .field_checks import FieldError
 from .form import FormField, FormScreen
 
 __all__ = ["SPARK_HOURS", "WatchlistScreen", "sparkline", "watched_symbol"]

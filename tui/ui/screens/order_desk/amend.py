@@ -10,7 +10,7 @@ import msgspec
 
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import Order
-from tui.order_entry import (
+from tui.trading import (
     OrderContext,
     OrderPlan,
     amend_input,
@@ -18,10 +18,10 @@ from tui.order_entry import (
     freed_by,
     validate,
 )
-from tui.order_entry.settle import settle_within
+from tui.trading.grammar import FieldError
+from tui.trading.settle import settle_within
 from tui.ui.widgets.display import short_address
 
-from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
 from .base import AmendUnsure, DeskBase, checked, describe_order, order_context, placed_oid, why_failed

@@ -13,112 +13,44 @@ from textual.screen import Screen
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
-from tui.api.models import ExchangeResponse, Order
 from tui.feed.state import FeedState
-from tui.order_entry import (
-    DEFAULT_SLIPPAGE_PCT,
+from tui.trading import (
     ConfirmPolicy,
     OrderContext,
     OrderPlan,
-    Validation,
     confirmation_reasons,
-    fmt_decimal,
     market_estimate,
 )
-from tui.order_entry.settle import Placed, place_settled, with_cloids
+from tui.trading.context import order_context
+from tui.trading.outcomes import (
+    AmendUnsure,
+    NotPlaced,
+    OutcomeUnknown,
+    checked,
+    describe_order,
+    first_error,
+    placed_oid,
+    why_failed,
+)
+from tui.trading.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
 
 from ..confirm import ConfirmScreen
-from ..field_checks import FieldError
 from ..order_form import Settled
+
+__all__ = [  # the helpers live in tui.trading; the desk's modules take them from here
+    "AmendUnsure",
+    "DeskBase",
+    "checked",
+    "describe_order",
+    "first_error",
+    "order_context",
+    "placed_oid",
+    "why_failed",
+]
 
 log = logging.getLogger(__name__)
 READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
-BOOK_DEPTH = 100  # levels a market order's fill is estimated against
-
-
-def order_context(state: FeedState, symbol: str, slippage_pct: Decimal = DEFAULT_SLIPPAGE_PCT) -> OrderContext | None:
-    """What order entry needs to know about ``symbol`` now; None until its instrument is known."""
-    market = state.market
-    info = market.instruments.get(symbol)
-    if info is None:
-        return None
-    ticker = market.tickers.get(symbol)
-    book = market.book if market.book.symbol == symbol and market.book.loaded else None
-    best_bid = book.best_bid if book else ticker.best_bid_price if ticker else None
-    best_ask = book.best_ask if book else ticker.best_ask_price if ticker else None
-    summary = state.account.summary
-    available = Decimal(0)
-    base_available: Decimal | None = None
-    if summary is not None:
-        if info.kind == "perp":
-            available = summary.available_balance
-        else:
-            base, _, quote = symbol.partition("/")
-            q = summary.spot_collateral.get(quote or "USDC")
-            b = summary.spot_collateral.get(base)
-            available = q.withdrawable_balance if q else Decimal(0)
-            base_available = b.withdrawable_balance if b else Decimal(0)
-    position = sum((p.size for p in state.account.positions if p.instrument == symbol), Decimal(0))
-    return OrderContext(
-        instrument_id=info.id,
-        symbol=symbol,
-        kind=info.kind,
-        tick=info.tick_size,
-        lot=info.lot_size,
-        min_notional=info.min_notional,
-        max_leverage=Decimal(info.max_leverage),
-        best_bid=best_bid or None,
-        best_ask=best_ask or None,
-        mark=ticker.mark_price if ticker else None,
-        available=available,
-        base_available=base_available,
-        position=position,
-        bids=tuple(book.levels("bids", BOOK_DEPTH)) if book else (),
-        asks=tuple(book.levels("asks", BOOK_DEPTH)) if book else (),
-        slippage_pct=slippage_pct,
-    )
-
-
-def first_error(errors: dict[str, str], fields: tuple[str, ...]) -> FieldError:
-    """The first of ``errors`` as a ``FieldError`` on its field, or on the form's first field when the fault
-    is in a field the form does not have."""
-    name, message = next(iter(errors.items()), (fields[0], "cannot be sent"))
-    return FieldError(name if name in fields else fields[0], message)
-
-
-def checked(result: Validation, fields: tuple[str, ...]) -> OrderPlan:
-    """The plan of ``result``, or a ``FieldError`` on the first field it faults."""
-    if result.ok and result.plan is not None:
-        return result.plan
-    raise first_error(result.errors, fields)
-
-
-def describe_order(order: Order) -> str:
-    """An open order as a person reads it: 'SELL 0.5 BTC-PERP @ 101,000 (GTC reduce-only)'."""
-    side = "BUY" if order.side == "b" else "SELL"
-    at = "market" if order.is_market else fmt_decimal(order.limit_price)
-    trig = f", trigger {fmt_decimal(order.trigger_px)}" if order.trigger_px else ""
-    kind = {"tp": "take-profit ", "sl": "stop-loss "}.get(order.tpsl, "stop " if order.trigger_px else "")
-    flags = " reduce-only" if order.reduce_only else ""
-    return f"{side} {fmt_decimal(order.unfilled)} {order.instrument} @ {at} ({kind}{order.tif}{trig}{flags})"
-
-
-def placed_oid(resp: ExchangeResponse[Any]) -> str:
-    """The order id of a placeOrder answer, however the exchange nests it."""
-    data = resp.data
-    statuses = data.get("statuses", [data.get("status")]) if isinstance(data, dict) else data
-    for status in statuses if isinstance(statuses, list) else [statuses]:
-        if isinstance(status, dict):
-            for key in ("oid", "order_id"):
-                if key in status:
-                    return str(status[key])
-            for inner in status.values():
-                if isinstance(inner, dict) and "oid" in inner:
-                    return str(inner["oid"])
-            if "error" in status:
-                raise ActionRejected(str(status["error"]), {"tx_hash": resp.tx_hash})
-    return "?"
 
 
 class DeskBase:
@@ -243,31 +175,3 @@ class DeskBase:
             return
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
         self._ask(title, lines, lambda: self.place(plan))
-
-
-class OutcomeUnknown(ClientError):
-    """Orders whose answer was lost and whose outcome the exchange's record could not tell in time."""
-
-
-class NotPlaced(ClientError):
-    """Orders whose answer was lost and that the exchange's record shows were never placed."""
-
-
-class AmendUnsure(ClientError):
-    """An amend that stopped half way: the cancel's outcome is unknown, or the old order is cancelled and
-    the new one was not placed."""
-
-    def __init__(self, oid: int, exc: ClientError, *, cancelled: bool = False, unknown: bool = False) -> None:
-        if unknown:
-            super().__init__(
-                f"oid {oid} was cancelled; whether the new order was placed is unknown ({exc}): see Open orders "
-                "before placing it again"
-            )
-        elif cancelled:
-            super().__init__(f"oid {oid} was cancelled but the new order was not placed ({why_failed(exc)})")
-        else:
-            super().__init__(f"the cancel of oid {oid} did not answer ({exc}): nothing was placed; check Open orders")
-
-
-def why_failed(exc: ClientError) -> str:
-    return f"rejected: {exc.message}" if isinstance(exc, ActionRejected) else str(exc)

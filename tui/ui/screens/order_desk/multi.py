@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from tui.api.models import Order, Position
-from tui.order_entry import (
+from tui.trading import (
     SCALE_MAX,
     OrderContext,
     OrderPlan,
@@ -20,9 +20,9 @@ from tui.order_entry import (
     scale_group_of,
     scale_plan,
 )
+from tui.trading.grammar import FieldError
 from tui.ui.widgets.display import short_address
 
-from ..field_checks import FieldError
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
 from .base import DeskBase, first_error, order_context

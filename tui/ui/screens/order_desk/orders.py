@@ -4,16 +4,16 @@ closing all or part of a position."""
 from __future__ import annotations
 
 from tui.api.models import Order, Position
-from tui.order_entry import (
+from tui.trading import (
     OrderContext,
     OrderPlan,
     close_part_plan,
     fmt_decimal,
 )
+from tui.trading.grammar import FieldError, parse_cloid
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective, order_type
 
-from ..field_checks import FieldError, parse_cloid
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen

@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from tui.api.errors import ClientError
 from tui.api.models import Position
-from tui.order_entry import (
+from tui.trading import (
     close_position_plan,
 )
 from tui.ui.widgets.display import short_address

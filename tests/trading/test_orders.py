@@ -6,7 +6,7 @@ from decimal import Decimal as D
 
 from msgspec.structs import replace
 
-from tui.order_entry import (
+from tui.trading import (
     ConfirmPolicy,
     OrderContext,
     OrderInput,

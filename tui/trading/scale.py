@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import msgspec
 
-from .core import OrderContext, OrderPlan, Side, _floor, _funds_problem, _money, _parse, fmt_decimal
 from .grammar import FieldError, parse_whole
+from .orders import OrderContext, OrderPlan, Side, _floor, _funds_problem, _money, _parse, fmt_decimal
 
 SCALE_MAX = 50  # orders in one scale
 SCALE_WEIGHTS = ("flat", "low", "high")  # equal sizes, more size at the low price, more at the high price

@@ -14,7 +14,7 @@ from tests.feed.sim_process import SimProcess, free_port
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.order_entry.settle import Unsettled, settle_order
+from tui.trading.settle import Unsettled, settle_order
 
 D = Decimal
 ALICE = Signer(ALICE_KEY)

@@ -25,7 +25,7 @@ from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import ExchangeResponse, Order
 from tui.api.server_time import date_ms
 
-from .core import OrderPlan, fmt_decimal
+from .orders import OrderPlan, fmt_decimal
 
 __all__ = [
     "PLACE_EXPIRY_S", "SEARCH_PAGES", "Placed", "Settled", "Unsettled", "exchange_time_ms", "place_settled",

@@ -18,8 +18,8 @@ from tests.feed.sim_process import SimProcess, free_port
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.order_entry import OrderContext
-from tui.ui.twap import Twap, TwapRunner, TwapSpec
+from tui.trading import OrderContext
+from tui.trading.twap import Twap, TwapRunner, TwapSpec
 
 D = Decimal
 ALICE = Signer(ALICE_KEY)

@@ -1,21 +1,30 @@
-"""Order entry without Textual: parse and validate what the form holds, and build the placeOrder item.
+"""What a trader's tools decide, without Textual or Rich: order entry, closing and amending, brackets and scales,
+settling a lost answer from the exchange's record, the TWAP runner, and the grammar every form's fields are
+parsed with. The dashboard (``tui.ui``) shows and asks; this package checks, plans and sends.
 
-Everything is checked before anything is sent: tick and lot multiples, the minimum notional, the leverage
-cap (notional against available balance x max leverage), reduce-only without a position to reduce,
-post-only that would cross, trigger prices on the wrong side of the mark. A failure is a message keyed
-by the form field it belongs to, so the form can show it under that field. Values stay ``Decimal``.
+Order entry parses and validates what the form holds and builds the placeOrder item. Everything is checked
+before anything is sent: tick and lot multiples, the minimum notional, the leverage cap (notional against
+available balance x max leverage), reduce-only without a position to reduce, post-only that would cross, trigger
+prices on the wrong side of the mark. A failure is a message keyed by the form field it belongs to, so the form
+can show it under that field. Values stay ``Decimal``.
 
 Market orders are bounded: every market order (a close, a stop or TP/SL at market too) carries a
 protection price ``slippage_pct`` beyond the best price on its side (the trigger price for a trigger
 order), rounded to the tick toward the best price, so it never fills worse than that. Before a market
 order is sent its fill is estimated from the visible book (``estimate_fill``); when the book cannot fill
 it within the bound, the trader is asked (``confirmation_reasons``).
+
+Modules: ``orders`` (the form's model, ``validate``, estimates, confirmation rules), ``grammar`` (the field
+parsers), ``closing``, ``exits``, ``scale`` (the plans of a close, an amend, TP/SL, a scale), ``context`` (an
+order's view of the market, from the feed), ``outcomes`` (answers and failures read), ``settle`` (a lost
+answer settled from the record), ``twap``.
 """
 
 from __future__ import annotations
 
 from .closing import amend_input, close_part_plan, close_position_plan, freed_by
-from .core import (
+from .exits import bracket_plans, position_exit_plans
+from .orders import (
     DEFAULT_SLIPPAGE_PCT,
     KINDS,
     SIZE_UNITS,
@@ -34,7 +43,6 @@ from .core import (
     protection_price,
     validate,
 )  # fmt: skip
-from .exits import bracket_plans, position_exit_plans
 from .scale import SCALE_MAX, SCALE_WEIGHTS, ScalePlan, scale_group_of, scale_plan
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""One decimal grammar on both sides: for any text, the order form (``order_entry``), the local exchange's
+"""One decimal grammar on both sides: for any text, the order form (``tui.trading``), the local exchange's
 body parser (``sim.engine.values``), the wallet forms and the config and CLI check (``api.decimals``) take
 the same texts, read them as the same number, and refuse the same ones. Hypothesis tries texts that look
 like numbers and texts that nearly do (signs, exponents, spaces, other scripts' digits, separators)."""
@@ -11,9 +11,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tui.api.decimals import DecimalError, is_plain_decimal, parse_decimal
-from tui.order_entry.core import _parse as form_parse
 from tui.sim.engine.errors import Rejected
 from tui.sim.engine.values import parse_decimal as exchange_parse
+from tui.trading.orders import _parse as form_parse
 
 ALMOST = st.sampled_from([*"0123456789.,+-eE _", "１", "٣", "\u00a0", "NaN", "inf", "0x1"])
 TEXTS = st.one_of(

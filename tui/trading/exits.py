@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Literal
 
-from .core import (
+from .orders import (
     Kind,
     OrderContext,
     OrderInput,

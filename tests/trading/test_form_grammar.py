@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import ALICE_KEY
 from tui.api.signing import Signer
-from tui.order_entry import (
+from tui.trading import (
     SIZE_UNITS,
     ConfirmPolicy,
     OrderContext,
@@ -33,7 +33,7 @@ from tui.order_entry import (
     scale_plan,
     validate,
 )
-from tui.order_entry.grammar import (
+from tui.trading.grammar import (
     FieldError,
     parse_address,
     parse_amount,

@@ -1,18 +1,18 @@
 """TWAP: a total size bought or sold in slices over a duration, each slice a bounded market order.
 
 A slice is an IOC market order with a protection price at most the slippage limit beyond the best price
-(``tui.order_entry.protection_price``), of the size left divided by the slices left (on the lot; the last
+(``tui.trading.protection_price``), of the size left divided by the slices left (on the lot; the last
 takes the rest, and no slice is more than what is left). Slices are ``interval`` apart, each a little earlier
 or later at random (``JITTER``) so the pattern is not a clock others can trade against.
 
 Every slice is settled from the exchange's record by its client order id (``tw<id>x<stamp>-<n>``) before the
-next is sized or sent (``tui.order_entry.settle``): what it filled is the record's, so the size left is the
+next is sized or sent (``tui.trading.settle``): what it filled is the record's, so the size left is the
 exchange's. A slice whose answer was lost (a timeout, a dropped connection) or whose record cannot be read
 leaves the TWAP waiting, and saying so ("slice 3 unconfirmed: waiting for the exchange"), until the record
 answers; a slice signs a short ``expiresAfter`` (``slice_expiry_s``) so that one the exchange never saw is
 known not to have happened soon after. So a TWAP never trades more than its total, whatever the network does.
 It stops at the first refusal by the exchange and says why; pause, resume and cancel act before the next
-slice. Nothing here imports Textual: ``on_change`` tells the app.
+slice. ``on_change`` tells the app.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ClientError
-from tui.order_entry import OrderContext, OrderPlan, Side, fmt_decimal, protection_price
-from tui.order_entry.settle import Settled, Unsettled, settle_order
+
+from .orders import OrderContext, OrderPlan, Side, fmt_decimal, protection_price
+from .settle import Settled, Unsettled, settle_order
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
 

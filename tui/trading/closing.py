@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from .core import (
+from .orders import (
     TIFS,
     Kind,
     OrderContext,
