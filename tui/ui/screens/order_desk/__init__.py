@@ -4,20 +4,82 @@ A key handler never awaits the network: it starts a worker and returns. Each out
 (the order id and transaction hash, or the exchange's error), and the account is polled right after.
 In read-only mode (or watch-only, with no key) every trading key says why it does nothing.
 
-The desk is split by what the actions send: ``base`` (the market an order needs to know, sending, reporting,
-asking first), ``orders`` (one order at a time), ``multi`` (several in one placeOrder), ``amend`` and ``panic``.
+``OrderDesk`` holds one ``Desk`` (``base``: the screen, the client, the feed's state; refusing, sending,
+reporting, asking first) and the groups of actions that use it, split by what they send: ``orders`` (one order
+at a time), ``multi`` (several in one placeOrder), ``amend`` and ``panic``. What they decide without Textual is
+``tui.trading``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from decimal import Decimal
+from typing import Any
+
+from textual.screen import Screen
+
+from tui.api.client import Client
+from tui.feed.state import FeedState
+from tui.trading import ConfirmPolicy
+
 from .amend import Amends
-from .base import describe_order, order_context
+from .base import Desk
 from .multi import MultiOrders
 from .orders import SingleOrders
 from .panic import Panic
 
-__all__ = ["OrderDesk", "describe_order", "order_context"]
+__all__ = ["OrderDesk"]
 
 
-class OrderDesk(SingleOrders, MultiOrders, Amends, Panic):
+class OrderDesk:
     """The trading actions of ``screen`` against ``client``; ``refresh`` polls the account afterwards."""
+
+    def __init__(
+        self,
+        screen: Screen[Any],
+        client: Client,
+        state: FeedState,
+        *,
+        refresh: Callable[[], Awaitable[None]],
+        policy: ConfirmPolicy,
+        watch_only: bool,
+        read_only: bool = False,
+    ) -> None:
+        desk = Desk(screen, client, state, refresh=refresh, policy=policy, watch_only=watch_only, read_only=read_only)
+        self._desk = desk
+        single, multi, amends, panic = SingleOrders(desk), MultiOrders(desk), Amends(desk), Panic(desk)
+        self.open_form = single.open_form
+        self.cancel_order = single.cancel_order
+        self.cancel_instrument = single.cancel_instrument
+        self.cancel_by_cloid = single.cancel_by_cloid
+        self.cancel_everything = single.cancel_everything
+        self.close_position = single.close_position
+        self.bracket = multi.bracket
+        self.attach_exits = multi.attach_exits
+        self.scale = multi.scale
+        self.cancel_group = multi.cancel_group
+        self.amend_order = amends.amend_order
+        self.panic = panic.panic
+
+    @property
+    def policy(self) -> ConfirmPolicy:
+        """When the desk asks before sending."""
+        return self._desk.policy
+
+    @property
+    def in_flight(self) -> int:
+        """Submissions whose outcome is not yet shown."""
+        return self._desk.in_flight
+
+    @in_flight.setter
+    def in_flight(self, count: int) -> None:
+        self._desk.in_flight = count
+
+    @property
+    def picked(self) -> Decimal | None:
+        """The price picked in the book for the next order form; None for the best price."""
+        return self._desk.picked
+
+    @picked.setter
+    def picked(self, price: Decimal | None) -> None:
+        self._desk.picked = price

@@ -19,29 +19,33 @@ from tui.trading import (
     validate,
 )
 from tui.trading.grammar import FieldError
+from tui.trading.outcomes import AmendUnsure, checked, describe_order, placed_oid, why_failed
 from tui.trading.settle import settle_within
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
-from .base import AmendUnsure, DeskBase, checked, describe_order, order_context, placed_oid, why_failed
+from .base import Desk
 
 AMEND_EXPIRY_S = 15.0  # a new order the exchange has not seen by then never goes: its lost answer is settled soon
 
 
-class Amends(DeskBase):
+class Amends:
     """An open order changed: cancelled, then placed anew once the cancel is done."""
+
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
 
     def amend_order(self, order: Order | None) -> None:
         """A form with the order's price, trigger and size; on Enter, cancel it and place the new one. The
         new order is sent only once the exchange has cancelled the old one."""
-        if self._refuse("amend"):
+        if self.desk.refuse("amend"):
             return
         if order is None:
-            self.screen.notify("No open order selected.", severity="warning")
+            self.desk.screen.notify("No open order selected.", severity="warning")
             return
         symbol = order.instrument
-        if order_context(self.state, symbol, self.policy.slippage_pct) is None:
+        if self.desk.context(symbol) is None:
             return
         triggered = bool(order.trigger_px) or order.tpsl in ("tp", "sl")
         fields = [
@@ -58,7 +62,7 @@ class Amends(DeskBase):
         names = tuple(f.name for f in fields)
 
         def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:
-            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            ctx = self.desk.context(symbol)
             if ctx is None:
                 raise FieldError("price", f"no {symbol} data")
             ctx = freed_by(order, ctx)  # the old order's hold is free again once it is cancelled
@@ -70,13 +74,13 @@ class Amends(DeskBase):
             if answer is None:
                 return
             plan, ctx = answer
-            reasons = confirmation_reasons(plan, ctx, self.policy)
+            reasons = confirmation_reasons(plan, ctx, self.desk.policy)
             if not reasons:
                 self._amend(order, plan)
                 return
 
             lines = [f"oid {order.order_id} → {plan.describe()}", *reasons]
-            self._ask(f"Amend order {order.order_id}?", lines, lambda: self._amend(order, plan))
+            self.desk.ask(f"Amend order {order.order_id}?", lines, lambda: self._amend(order, plan))
 
         notes = [
             f"oid {order.order_id}: {describe_order(order)}",
@@ -85,7 +89,7 @@ class Amends(DeskBase):
         form = FormScreen(
             f"Amend order {order.order_id}", fields, check, notes=notes, focus="trigger" if triggered else "price"
         )
-        self.screen.app.push_screen(form, entered)
+        self.desk.screen.app.push_screen(form, entered)
 
     def _amend(self, order: Order, plan: OrderPlan) -> None:
         if not plan.cloid:  # an id of its own, so a lost answer can be read back from the exchange's record
@@ -93,7 +97,7 @@ class Amends(DeskBase):
 
         async def call() -> str:
             try:
-                await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+                await self.desk.client.cancel_by_oid([(order.order_id, order.instrument_id)])
             except ActionRejected as exc:
                 raise ActionRejected(
                     f"could not cancel oid {order.order_id} ({exc.message}): nothing was placed", exc.envelope
@@ -102,12 +106,12 @@ class Amends(DeskBase):
                 raise AmendUnsure(order.order_id, exc) from exc
             return await self._replace(order, plan)
 
-        self._run("Amend", call)
+        self.desk.run("Amend", call)
 
     async def _replace(self, order: Order, plan: OrderPlan) -> str:
         """Place ``plan`` now that ``order`` is cancelled. A lost answer is settled from the record (by cloid, newer
         than ``order``) before anything else; not placed, the trader is told loudly and offered it again (y)."""
-        client = self.client
+        client = self.desk.client
         expires = client.server_clock.now_ms() + int(AMEND_EXPIRY_S * 1000)
         fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
         try:
@@ -119,7 +123,7 @@ class Amends(DeskBase):
         except AccountMismatch:
             raise
         except ClientError as exc:
-            self.screen.notify(
+            self.desk.screen.notify(
                 f"oid {order.order_id} is cancelled; the new order's answer was lost ({exc}): reading the exchange's "
                 "record before anything else is sent",
                 title="Amend unconfirmed",
@@ -144,8 +148,8 @@ class Amends(DeskBase):
         """The old order is gone and the new one is not there: a question that places it again with one key."""
 
         def again() -> None:
-            self._run("Amend", lambda: self._replace(order, plan))
+            self.desk.run("Amend", lambda: self._replace(order, plan))
 
         lines = [f"Not placed: {why}", f"New order: {plan.describe()}", "y places it again now; n leaves no order."]
         title = f"Order {order.order_id} was CANCELLED, its replacement was NOT placed. Place it again?"
-        self._ask(title, lines, again, yes="Place again (y)")
+        self.desk.ask(title, lines, again, yes="Place again (y)")

@@ -1,11 +1,13 @@
-"""The order desk's shared part: what an order needs to know of the market (``order_context``), and the
-machinery every trading action uses: the read-only and watch-only refusals, sending in a worker, reporting the
-outcome, asking before an order that needs it."""
+"""The desk's shared part (``Desk``): the screen it tells and asks, the client it sends with, the feed's state it
+reads; the read-only and watch-only refusals, sending in a worker, reporting the outcome, asking before an order
+that needs it. Every group of actions holds one ``Desk``; what the desk decides without Textual is
+``tui.trading`` (``order_context``, ``checked``, ``placed_oid``, ``why_failed``)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -14,47 +16,21 @@ from textual.screen import Screen
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.feed.state import FeedState
-from tui.trading import (
-    ConfirmPolicy,
-    OrderContext,
-    OrderPlan,
-    confirmation_reasons,
-    market_estimate,
-)
+from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
 from tui.trading.context import order_context
-from tui.trading.outcomes import (
-    AmendUnsure,
-    NotPlaced,
-    OutcomeUnknown,
-    checked,
-    describe_order,
-    first_error,
-    placed_oid,
-    why_failed,
-)
+from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
 from tui.trading.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
 
 from ..confirm import ConfirmScreen
 from ..order_form import Settled
 
-__all__ = [  # the helpers live in tui.trading; the desk's modules take them from here
-    "AmendUnsure",
-    "DeskBase",
-    "checked",
-    "describe_order",
-    "first_error",
-    "order_context",
-    "placed_oid",
-    "why_failed",
-]
-
 log = logging.getLogger(__name__)
 READ_ONLY = "Read-only mode (--read-only or read_only = true in the profile): trading is disabled"
 
 
-class DeskBase:
-    """The trading actions of ``screen`` against ``client``; ``refresh`` polls the account afterwards."""
+class Desk:
+    """What every trading action of ``screen`` against ``client`` uses; ``refresh`` polls the account afterwards."""
 
     def __init__(
         self,
@@ -74,10 +50,14 @@ class DeskBase:
         self.policy = policy
         self.watch_only = watch_only
         self.read_only = read_only
-        self.in_flight = 0
-        self.picked: Decimal | None = None
+        self.in_flight = 0  # submissions whose outcome is not yet shown (quitting asks while any is)
+        self.picked: Decimal | None = None  # a price picked in the book, for the next order form
 
-    def _refuse(self, what: str) -> bool:
+    def context(self, symbol: str) -> OrderContext | None:
+        """What an order on ``symbol`` needs to know now, with this desk's slippage bound."""
+        return order_context(self.state, symbol, self.policy.slippage_pct)
+
+    def refuse(self, what: str) -> bool:
         """Say why ``what`` cannot be done (read-only, watch-only); False when it can."""
         if self.read_only:
             self.screen.notify(f"{READ_ONLY}: {what} not sent.", title="Read-only", severity="warning")
@@ -88,9 +68,18 @@ class DeskBase:
             )
         return self.read_only or self.watch_only
 
+    @contextmanager
+    def submitting(self) -> Iterator[None]:
+        """Count a submission in flight while the block runs."""
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+
     # ---- sending --------------------------------------------------------------------------------
 
-    def _run(self, what: str, call: Callable[[], Awaitable[str]], settled: Settled | None = None) -> None:
+    def run(self, what: str, call: Callable[[], Awaitable[str]], settled: Settled | None = None) -> None:
         """Run ``call`` in a worker; notify its message, or the error. ``settled`` is told the exchange's refusal,
         or None when there is nothing to fix and send again (done; or not known, so sending again could do it
         twice)."""
@@ -135,7 +124,7 @@ class DeskBase:
             resp = placed.response
             return f"{plan.describe()}\noid {placed_oid(resp)} · tx {short_address(resp.tx_hash)}"
 
-        self._run("Order", call, settled)
+        self.run("Order", call, settled)
 
     async def place_settled(self, plans: list[OrderPlan], prefix: str) -> Placed:
         """``plans`` in one placeOrder, each with a cloid (``prefix`` where it had none). A lost answer is settled
@@ -158,7 +147,7 @@ class DeskBase:
             raise NotPlaced(f"{placed.words()}: nothing was placed; sending again is safe")
         return placed
 
-    def _ask(self, title: str, lines: list[str], then: Callable[[], object], *, yes: str = "Yes (y)") -> None:
+    def ask(self, title: str, lines: list[str], then: Callable[[], object], *, yes: str = "Yes (y)") -> None:
         """Ask ``title`` (default No), showing ``lines``; ``then`` on yes."""
 
         def answered(sure: bool | None) -> None:
@@ -167,11 +156,11 @@ class DeskBase:
 
         self.screen.app.push_screen(ConfirmScreen(title, lines, yes=yes), answered)
 
-    def _confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
+    def confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
         """Send ``plan``, asking first (default No) only when ``confirmation_reasons`` has any."""
         reasons = confirmation_reasons(plan, ctx, self.policy)
         if not reasons:
             self.place(plan)
             return
         lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
-        self._ask(title, lines, lambda: self.place(plan))
+        self.ask(title, lines, lambda: self.place(plan))

@@ -21,28 +21,32 @@ from tui.trading import (
     scale_plan,
 )
 from tui.trading.grammar import FieldError
+from tui.trading.outcomes import first_error
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
-from .base import DeskBase, first_error, order_context
+from .base import Desk
 
 
-class MultiOrders(DeskBase):
+class MultiOrders:
     """Several orders in one placeOrder (bracket, exits, scale), and a scale group's cancel."""
+
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
 
     def bracket(self) -> None:
         """An entry with a take-profit and/or a stop-loss, one placeOrder: the TP/SL wait for the entry."""
-        if self._refuse("bracket order"):
+        if self.desk.refuse("bracket order"):
             return
-        symbol = self.state.market.selected
-        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        symbol = self.desk.state.market.selected
+        ctx0 = self.desk.context(symbol)
         if ctx0 is None or ctx0.kind != "perp":
-            self.screen.notify("Brackets are for perps: select one.", severity="warning")
+            self.desk.screen.notify("Brackets are for perps: select one.", severity="warning")
             return
 
         def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
-            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            ctx = self.desk.context(symbol)
             side = values["side"].strip().lower()
             if ctx is None or side not in ("buy", "sell"):
                 raise FieldError("side", "buy or sell")
@@ -68,15 +72,15 @@ class MultiOrders(DeskBase):
 
     def attach_exits(self, position: Position | None) -> None:
         """A take-profit and/or stop-loss for the selected position, for its whole size."""
-        if self._refuse("TP/SL"):
+        if self.desk.refuse("TP/SL"):
             return
         if position is None:
-            self.screen.notify("No position selected.", severity="warning")
+            self.desk.screen.notify("No position selected.", severity="warning")
             return
         symbol = position.instrument
 
         def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
-            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            ctx = self.desk.context(symbol)
             if ctx is None:
                 raise FieldError("tp", f"no {symbol} data")
             plans, errors = position_exit_plans(ctx, values["tp"], values["sl"])
@@ -99,15 +103,15 @@ class MultiOrders(DeskBase):
                 return
             plans, ctx = answer
             lines = [p.describe() for p in plans]
-            lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.policy)]
+            lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.desk.policy)]
 
-            self._ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
+            self.desk.ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
 
-        self.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
+        self.desk.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
 
     def _place_many(self, plans: list[OrderPlan]) -> None:
         async def call() -> str:
-            placed = await self.place_settled(plans, "ex")
+            placed = await self.desk.place_settled(plans, "ex")
             if placed.response is None:
                 return placed.words()
             resp = placed.response
@@ -117,22 +121,22 @@ class MultiOrders(DeskBase):
             done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
             return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
 
-        self._run("Order", call)
+        self.desk.run("Order", call)
 
     def scale(self) -> None:
         """A form for N limit orders between two prices; a preview of every order; one placeOrder."""
-        if self._refuse("scale order"):
+        if self.desk.refuse("scale order"):
             return
-        symbol = self.state.market.selected
-        ctx0 = order_context(self.state, symbol, self.policy.slippage_pct)
+        symbol = self.desk.state.market.selected
+        ctx0 = self.desk.context(symbol)
         if ctx0 is None:
-            self.screen.notify("No instrument data yet.", severity="warning")
+            self.desk.screen.notify("No instrument data yet.", severity="warning")
             return
         group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
         near = ctx0.best_bid or ctx0.mark or Decimal(0)
 
         def check(values: dict[str, str]) -> ScalePlan:
-            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            ctx = self.desk.context(symbol)
             side = values["side"].strip().lower()
             if ctx is None or side not in ("buy", "sell"):
                 raise FieldError("side", "buy or sell")
@@ -154,7 +158,7 @@ class MultiOrders(DeskBase):
             )
             lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
 
-            self._ask(f"Place {len(plan.orders)} {symbol} limit orders?", lines, lambda: self._place_scale(plan))
+            self.desk.ask(f"Place {len(plan.orders)} {symbol} limit orders?", lines, lambda: self._place_scale(plan))
 
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),
@@ -166,30 +170,30 @@ class MultiOrders(DeskBase):
         ]
         notes = [f"{symbol}: limit orders (GTC) from the low price to the high one, both included, on the tick."]
         form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size")
-        self.screen.app.push_screen(form, entered)
+        self.desk.screen.app.push_screen(form, entered)
 
     def _place_scale(self, plan: ScalePlan) -> None:
         async def call() -> str:
-            placed = await self.place_settled(list(plan.orders), "sc")
+            placed = await self.desk.place_settled(list(plan.orders), "sc")
             if placed.response is None:
                 return f"group {plan.group}: {placed.words()}"
             resp = placed.response
             return f"{len(plan.orders)} orders placed (group {plan.group}) · tx {short_address(resp.tx_hash)}"
 
-        self._run("Order", call)
+        self.desk.run("Order", call)
 
     def cancel_group(self, order: Order | None) -> None:
         """Cancel every open order of the selected order's scale group (one cancelByCloid)."""
-        if self._refuse("cancel"):
+        if self.desk.refuse("cancel"):
             return
         group = scale_group_of(order.cloid) if order is not None else None
         if order is None or group is None:
-            self.screen.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
+            self.desk.screen.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
             return
-        members = [o for o in self.state.account.open_orders if scale_group_of(o.cloid) == group]
+        members = [o for o in self.desk.state.account.open_orders if scale_group_of(o.cloid) == group]
 
         async def call() -> str:
-            resp = await self.client.cancel_by_cloid([(o.cloid, o.instrument_id) for o in members])
+            resp = await self.desk.client.cancel_by_cloid([(o.cloid, o.instrument_id) for o in members])
             return f"cancelled {len(members)} order(s) of group {group} · tx {short_address(resp.tx_hash)}"
 
-        self._run("Cancel group", call)
+        self.desk.run("Cancel group", call)

@@ -11,125 +11,129 @@ from tui.trading import (
     fmt_decimal,
 )
 from tui.trading.grammar import FieldError, parse_cloid
+from tui.trading.outcomes import checked, describe_order
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective, order_type
 
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
-from .base import DeskBase, checked, describe_order, order_context
+from .base import Desk
 
 
-class SingleOrders(DeskBase):
+class SingleOrders:
     """One order at a time: the order form, the cancels, the close of a position."""
 
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
+
     def open_form(self, side: str) -> None:
-        if self._refuse(f"{side} order"):
+        if self.desk.refuse(f"{side} order"):
             return
-        symbol = self.state.market.selected
-        ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+        symbol = self.desk.state.market.selected
+        ctx = self.desk.context(symbol)
         if ctx is None:
-            self.screen.notify("No instrument data yet.", severity="warning")
+            self.desk.screen.notify("No instrument data yet.", severity="warning")
             return
-        price = self.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
+        price = self.desk.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
         form = OrderFormScreen(
             side=side,
             price=price,
-            context=lambda: order_context(self.state, symbol, self.policy.slippage_pct),
-            policy=self.policy,
-            send=self.place,
+            context=lambda: self.desk.context(symbol),
+            policy=self.desk.policy,
+            send=self.desk.place,
         )
 
         def closed(plan: OrderPlan | None) -> None:
             if plan is not None:  # placed: the picked price has served
-                self.picked = None
+                self.desk.picked = None
 
-        self.screen.app.push_screen(form, closed)
+        self.desk.screen.app.push_screen(form, closed)
 
     def cancel_order(self, order: Order | None) -> None:
-        if self._refuse("cancel"):
+        if self.desk.refuse("cancel"):
             return
         if order is None:
-            self.screen.notify("No open order selected.", severity="warning")
+            self.desk.screen.notify("No open order selected.", severity="warning")
             return
 
         async def call() -> str:
-            resp = await self.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+            resp = await self.desk.client.cancel_by_oid([(order.order_id, order.instrument_id)])
             return f"cancelled {order.order_id} ({order.instrument}) · tx {short_address(resp.tx_hash)}"
 
         if not is_protective(order):
-            self._run("Cancel", call)
+            self.desk.run("Cancel", call)
             return
         kind = order_type(order)  # a TP/SL guards a position: asked first, No by default
         lines = [f"oid {order.order_id}: {describe_order(order)}", "The position is left without this protection."]
-        self._ask(f"Cancel the {kind} on {order.instrument}?", lines, lambda: self._run("Cancel", call))
+        self.desk.ask(f"Cancel the {kind} on {order.instrument}?", lines, lambda: self.desk.run("Cancel", call))
 
     def cancel_instrument(self) -> None:
-        if self._refuse("cancel"):
+        if self.desk.refuse("cancel"):
             return
-        symbol = self.state.market.selected
-        info = self.state.market.instruments.get(symbol)
+        symbol = self.desk.state.market.selected
+        info = self.desk.state.market.instruments.get(symbol)
         if info is None:
             return
-        mine = [o for o in self.state.account.open_orders if o.instrument == symbol]
+        mine = [o for o in self.desk.state.account.open_orders if o.instrument == symbol]
 
         async def call() -> str:
-            resp = await self.client.cancel_by_instrument(info.id)
+            resp = await self.desk.client.cancel_by_instrument(info.id)
             return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
 
         lines = [f"{len(mine)} open order(s) on {symbol} will be cancelled."]
-        self._ask(f"Cancel all {symbol} orders?", lines, lambda: self._run("Cancel all", call))
+        self.desk.ask(f"Cancel all {symbol} orders?", lines, lambda: self.desk.run("Cancel all", call))
 
     def cancel_by_cloid(self) -> None:
-        if self._refuse("cancel"):
+        if self.desk.refuse("cancel"):
             return
 
         def entered(text: str | None) -> None:
             try:
                 cloid = parse_cloid("cloid", text or "")
             except FieldError as exc:
-                self.screen.notify(exc.message, severity="warning", markup=False)
+                self.desk.screen.notify(exc.message, severity="warning", markup=False)
                 return
             if not cloid:
                 return
-            order = next((o for o in self.state.account.open_orders if o.cloid == cloid), None)
-            symbol = order.instrument if order else self.state.market.selected
-            info = self.state.market.instruments.get(symbol)
+            order = next((o for o in self.desk.state.account.open_orders if o.cloid == cloid), None)
+            symbol = order.instrument if order else self.desk.state.market.selected
+            info = self.desk.state.market.instruments.get(symbol)
             if info is None:
                 return
 
             async def call() -> str:
-                resp = await self.client.cancel_by_cloid([(cloid, info.id)])
+                resp = await self.desk.client.cancel_by_cloid([(cloid, info.id)])
                 return f"cancelled cloid {cloid} ({symbol}) · tx {short_address(resp.tx_hash)}"
 
-            self._run("Cancel", call)
+            self.desk.run("Cancel", call)
 
         prompt = PromptScreen("Cancel the order with client order id:", placeholder="cloid")
-        self.screen.app.push_screen(prompt, entered)
+        self.desk.screen.app.push_screen(prompt, entered)
 
     def close_position(self, position: Position | None) -> None:
         """A form to close all or part of ``position``: size in the base asset or as a percentage, at market
         (within the slippage bound) or at a limit price; asks again only when the order needs it."""
-        if self._refuse("close"):
+        if self.desk.refuse("close"):
             return
         if position is None:
-            self.screen.notify("No position selected.", severity="warning")
+            self.desk.screen.notify("No position selected.", severity="warning")
             return
         symbol = position.instrument
-        if order_context(self.state, symbol, self.policy.slippage_pct) is None:
+        if self.desk.context(symbol) is None:
             return
         held = abs(position.size)
         side = "long" if position.size > 0 else "short"
 
         def check(values: dict[str, str]) -> tuple[OrderPlan, OrderContext]:
-            ctx = order_context(self.state, symbol, self.policy.slippage_pct)
+            ctx = self.desk.context(symbol)
             if ctx is None:
                 raise FieldError("size", f"no {symbol} data")
             return checked(close_part_plan(ctx, values["size"], values["price"]), ("size", "price")), ctx
 
         def entered(answer: tuple[OrderPlan, OrderContext] | None) -> None:
             if answer is not None:
-                self._confirm_then_place(*answer, title=f"Close the {symbol} position?")
+                self.desk.confirm_then_place(*answer, title=f"Close the {symbol} position?")
 
         fields = [
             FormField("size", "Size", fmt_plain(held), placeholder=f"{fmt_plain(held)} or 50%"),
@@ -138,25 +142,25 @@ class SingleOrders(DeskBase):
         notes = [
             f"{symbol} {side} {fmt_decimal(held)} (entry {fmt_decimal(position.entry_price)})",
             f"Size in {symbol.split('-')[0]} or as a percentage (50%).",
-            f"Price empty: at market, at most {fmt_decimal(self.policy.slippage_pct)}% beyond the best price;",
+            f"Price empty: at market, at most {fmt_decimal(self.desk.policy.slippage_pct)}% beyond the best price;",
             "a price: a reduce-only limit order (GTC).",
         ]
         form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size")
-        self.screen.app.push_screen(form, entered)
+        self.desk.screen.app.push_screen(form, entered)
 
     def cancel_everything(self) -> None:
         """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
-        if self._refuse("cancel"):
+        if self.desk.refuse("cancel"):
             return
-        orders = self.state.account.open_orders
+        orders = self.desk.state.account.open_orders
         symbols = sorted({o.instrument for o in orders})
 
         async def call() -> str:
-            resp = await self.client.cancel_all()
+            resp = await self.desk.client.cancel_all()
             return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
 
         lines = [f"{len(orders)} open order(s) on {len(symbols)} instrument(s) will be cancelled:"]
         lines += [f"  {s}: {sum(1 for o in orders if o.instrument == s)}" for s in symbols[:8]]
         lines += [f"  and {len(symbols) - 8} more instrument(s)"] if len(symbols) > 8 else []
         lines.append("Positions are left as they are.")
-        self._ask("Cancel every order on every instrument?", lines, lambda: self._run("Cancel all", call))
+        self.desk.ask("Cancel every order on every instrument?", lines, lambda: self.desk.run("Cancel all", call))

@@ -12,44 +12,47 @@ from tui.api.models import Position
 from tui.trading import (
     close_position_plan,
 )
+from tui.trading.outcomes import placed_oid, why_failed
 from tui.ui.widgets.display import short_address
 
-from .base import DeskBase, order_context, placed_oid, why_failed
+from .base import Desk
 
 log = logging.getLogger(__name__)
 
 
-class Panic(DeskBase):
+class Panic:
     """Cancel everything and close every position, each result reported."""
+
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
 
     def panic(self) -> None:
         """Ask (default No), then cancel every order and close every position, reporting each result."""
-        if self._refuse("panic"):
+        if self.desk.refuse("panic"):
             return
-        orders = len(self.state.account.open_orders)
-        positions = [p for p in self.state.account.positions if p.size]
+        orders = len(self.desk.state.account.open_orders)
+        positions = [p for p in self.desk.state.account.positions if p.size]
         lines = [f"{orders} open order(s) will be cancelled, on every instrument."]
         lines.append(f"{len(positions)} position(s) will be closed with reduce-only market orders:")
         lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
         lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
 
         def start() -> None:
-            self.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+            self.desk.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
 
-        self._ask("PANIC: cancel every order and close every position?", lines, start, yes="PANIC (y)")
+        self.desk.ask("PANIC: cancel every order and close every position?", lines, start, yes="PANIC (y)")
 
     def _report(self, message: str, *, error: bool = False) -> None:
         log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
-        self.screen.notify(
+        self.desk.screen.notify(
             message, title="PANIC", severity="error" if error else "warning", timeout=15 if error else 8, markup=False
         )
 
     async def _panic(self, shown_orders: int) -> None:
-        self.in_flight += 1
-        try:
+        with self.desk.submitting():
             failures = 0
             try:
-                resp = await self.client.cancel_all()
+                resp = await self.desk.client.cancel_all()
                 self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")
             except ClientError as exc:
                 failures += 1
@@ -62,28 +65,26 @@ class Panic(DeskBase):
             summary = f"{closed} of {len(positions)} position(s) closed"
             summary = f"done with {failures} failure(s) (see above): {summary}" if failures else f"done: {summary}"
             self._report(summary, error=bool(failures))
-        finally:
-            self.in_flight -= 1
-        await self.refresh()
+        await self.desk.refresh()
 
     async def _open_positions(self) -> list[Position]:
         """The account's positions now (asked of the exchange), or as last seen when it cannot answer."""
-        account = self.state.account.address
+        account = self.desk.state.account.address
         if account is not None:
             try:
-                return [p for p in await self.client.positions(account) if p.size]
+                return [p for p in await self.desk.client.positions(account) if p.size]
             except ClientError as exc:
                 self._report(f"could not read the positions ({why_failed(exc)}): closing those last seen", error=True)
-        return [p for p in self.state.account.positions if p.size]
+        return [p for p in self.desk.state.account.positions if p.size]
 
     async def _close_now(self, position: Position) -> bool:
-        ctx = order_context(self.state, position.instrument, self.policy.slippage_pct)
+        ctx = self.desk.context(position.instrument)
         plan = close_position_plan(replace(ctx, position=position.size)) if ctx is not None else None
         if plan is None:
             self._report(f"{position.instrument}: no instrument data to close it with", error=True)
             return False
         try:
-            placed = await self.place_settled([plan], "pa")
+            placed = await self.desk.place_settled([plan], "pa")
             if placed.response is None:  # its answer was lost: the exchange's record says what it did
                 self._report(f"{plan.describe()}: {placed.words()}")
                 return any(o is not None and o.found for o in placed.orders)
