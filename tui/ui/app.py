@@ -1,33 +1,32 @@
-"""XtuiApp: the shell. It owns the feed worker, the themes, the keymap and the palette; screens do the rest.
+"""XtuiApp: the shell. It runs a session's feed (``tui.ui.session``) and owns the themes, the keymap and the
+palette; screens do the rest.
 
-``make_app`` is the one way to build it, for the command line, the screenshots and the tests alike.
+``XtuiApp(session, themes=...)`` reads no file: the session's stores and the themes are read before. ``make_app``
+builds the session and the app in one call, for the screenshots, the bench and the tests.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Unpack
 
 from rich.console import RenderableType
 from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.theme import BUILTIN_THEMES
+from textual.theme import BUILTIN_THEMES, Theme
 from textual.worker import Worker
 
 from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
-from tui.feed.alerts import AlertBook, alerts_path
-from tui.feed.watchlist import Watchlist, watchlist_path
+from tui.feed.alerts import AlertBook
+from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
-from tui.paths import data_dir
 from tui.trading import ConfirmPolicy
-from tui.trading.context import order_context
 from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
@@ -40,6 +39,7 @@ from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.main import MainScreen
+from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
@@ -60,88 +60,79 @@ class XtuiApp(LeanApp[None]):
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
+    # each session's main screen is the base of a screen mode of its own, so that another can replace it whole
+    DEFAULT_MODE: ClassVar[str] = "session-0"
 
-    def __init__(
-        self,
-        *,
-        client: Client,
-        ws_url: str,
-        account: str | None,
-        signer: Signer | None,
-        profile: str,
-        mainnet: bool,
-        demo_key: bool,
-        options: DashboardOptions,
-        clock: Callable[[], float],
-        wall_clock: Callable[[], float],
-        fund: bool,
-        close_client: bool,
-        feed_options: Mapping[str, Any],
-    ) -> None:
+    def __init__(self, session: Session, *, themes: Sequence[Theme]) -> None:
+        """The dashboard on ``session``, with ``themes`` (``xtui_themes()``) to choose from."""
         super().__init__()
         guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
-        self.client = client
-        client.on_network_mismatch = self._network_mismatch
-        self._close_client = close_client
-        self._wall_clock = wall_clock
-        self.alerts = AlertBook.load(alerts_path(data_dir(), profile))  # checked on every ticker update
-        self.watchlist = Watchlist.load(watchlist_path(data_dir(), profile))
-        self.twaps: TwapRunner | None = None  # with a key to trade with (see on_mount)
         self._help_rows: list[Any] | None = None  # what the installed help screen lists
-        self._account = account
-        self._signer = signer
-        self.options = options
-        self.keymap = dict(options.keymap)
-        self.feed = Feed(
-            client,
-            ws_url,
-            account=account,
-            symbol=options.symbol,
-            on_change=self._feed_changed,
-            clock=clock,
-            wall_clock=wall_clock,
-            **feed_options,
-        )
-        self._fund = fund
         self.on_exit: list[Callable[[], None]] = []  # called as the app begins to exit, before Textual's teardown
-        themes = xtui_themes()
         self._themes = [t.name for t in themes]
         for theme in themes:
             self.register_theme(theme)
+        self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
+        self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
+        self._earlier: list[Session] = []  # sessions replaced while a TWAP of theirs ran: it runs on in them
+        self._sessions_shown = 1  # names the next session's screen mode
+        self._take(session)
+
+    def _take(self, session: Session) -> None:
+        """Make ``session`` the app's: its feed and TWAPs report here, and a new main screen shows it."""
+        self.session = session
+        session.relay.listener = self
+        session.client.on_network_mismatch = self._network_mismatch
+        options = session.options
+        self.keymap = dict(options.keymap)
         self.theme = options.theme if options.theme in self.available_themes else DEFAULT_THEME
-        self.context = ScreenContext(
-            client=client,
-            feed=self.feed,
-            account=account,
-            signer=signer,
-            read_only=options.read_only,
-            poll_s=self.feed.poll_s,
-            now_ms=lambda: int(wall_clock() * 1000),
-            profile=profile,
-        )
+        self.context = ScreenContext.of(session)
         self.main = MainScreen(
-            feed=self.feed,
-            client=client,
-            profile=profile,
-            mainnet=mainnet,
-            signer=signer.address if signer else None,
-            demo_key=demo_key,
+            feed=session.feed,
+            client=session.client,
+            profile=session.profile,
+            mainnet=session.mainnet,
+            signer=session.signer.address if session.signer else None,
+            demo_key=session.demo_key,
             read_only=options.read_only,
             low_bandwidth=options.low_bandwidth,
             policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
-            clock=clock,
-            wall_clock=wall_clock,
+            clock=session.clock,
+            wall_clock=session.wall_clock,
         )
-        self._clock = clock
-        self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
-        status = self.feed.state.status
+        status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
             messages=lambda: status.messages,
-            rate=client.governor.status,
+            rate=session.client.governor.status,
             frames=self.main.frames.take,
             written=self.terminal_bytes.read,
         )
-        self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
+
+    # ---- the session's parts, as the screens and the signal handlers reach them ----------------------
+
+    @property
+    def client(self) -> Client:
+        return self.session.client
+
+    @property
+    def feed(self) -> Feed:
+        return self.session.feed
+
+    @property
+    def options(self) -> DashboardOptions:
+        return self.session.options
+
+    @property
+    def alerts(self) -> AlertBook:
+        return self.session.alerts  # checked on every ticker update
+
+    @property
+    def watchlist(self) -> Watchlist:
+        return self.session.watchlist
+
+    @property
+    def twaps(self) -> TwapRunner | None:
+        return self.session.twaps
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
@@ -157,25 +148,60 @@ class XtuiApp(LeanApp[None]):
         if self.keymap:
             self.set_keymap(self.keymap)
         self.diagnostics = Diagnostics(self.probes)
-        if self._signer is not None and self._account is not None and not self.options.read_only:
-            slippage = self.options.slippage_pct
-            self.twaps = TwapRunner(
-                self.client, self._account, lambda s: order_context(self.feed.state, s, slippage), self._twap_changed
-            )
+        self._start_session()
+        # The data screens are left out of start-up (``screen_classes``); a second after it they are imported
+        # here, on the UI's loop (~90 ms, once), so that the first ? or A does not wait for them. Not in a
+        # thread: the collector would then run there too, and a finalizer that schedules on this loop from
+        # another thread leaves it asleep (seen as tests hanging in epoll).
+        self.set_timer(WARM_UP_AFTER_S, screen_classes)
+
+    def _start_session(self) -> None:
+        """What the session's stores said as they were read, then its feed, started."""
         if self.alerts.problem:
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.watchlist.problem:
             self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
-        if self._fund:
+        if self.session.fund:
             self.feed.account_opens_with(self._open_demo_account())
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
-        # The data screens are left out of start-up (``screen_classes``); a second after it they are imported
-        # here, on the UI's loop (~90 ms, once), so that the first ? or A does not wait for them. Not in a
-        # thread: the collector would then run there too, and a finalizer that schedules on this loop from
-        # another thread leaves it asleep (seen as tests hanging in epoll).
-        self.set_timer(WARM_UP_AFTER_S, screen_classes)
+
+    async def switch_session(self, session: Session) -> None:
+        """Show ``session`` instead of the current one (another account): the screens over the dashboard close,
+        the current feed stops and a new main screen shows ``session``. A TWAP still running keeps the session it
+        started in (its runner holds that client) until it ends or the dashboard quits."""
+        old = self.session
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+        await old.feed.stop()
+        if old.twaps is not None and old.twaps.active:
+            self._earlier.append(old)
+        elif old.owns_client:
+            await old.client.aclose()
+        self._take(session)
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        await self._show_main()
+        self.diagnostics = Diagnostics(self.probes)
+        self._start_session()
+
+    async def _show_main(self) -> None:
+        """The new main screen in place of the old one, which is removed first (the new one takes its id):
+        through a blank screen mode, as Textual removes a mode's base screen only with its mode."""
+        old, n = self.current_mode, self._sessions_shown
+        passing, new = f"switching-{n}", f"session-{n}"
+        self._sessions_shown += 1
+        self.add_mode(passing, Screen)
+        await self.switch_mode(passing)
+        if old == self.DEFAULT_MODE:  # the start's mode was not added: Textual made it from get_default_screen
+            self.add_mode(old, Screen)
+        await self.remove_mode(old)
+        main = self.main
+        main.take_breakpoints(self.size)
+        self.add_mode(new, lambda: main)
+        await self.switch_mode(new)
+        await self.remove_mode(passing)
 
     async def on_event(self, event: events.Event) -> None:
         """A key typed before the main screen has mounted (the feed can be ready before every pane is) would
@@ -199,8 +225,9 @@ class XtuiApp(LeanApp[None]):
 
     async def on_unmount(self) -> None:
         await self.feed.stop()
-        if self._close_client:
-            await self.client.aclose()
+        for session in [*self._earlier, self.session]:
+            if session.owns_client:
+                await session.client.aclose()
 
     async def _open_demo_account(self) -> None:
         """The local exchange funds an account on its first signed action: a harmless one is sent. The feed
@@ -218,7 +245,8 @@ class XtuiApp(LeanApp[None]):
 
     # ---- routing ------------------------------------------------------------------------------------
 
-    def _feed_changed(self, topics: frozenset[str]) -> None:
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """The session's feed changed (``Listener``): the panes hear of it on the UI's loop."""
         self.post_message(FeedChanged(topics))
 
     def on_feed_changed(self, message: FeedChanged) -> None:
@@ -236,7 +264,8 @@ class XtuiApp(LeanApp[None]):
             return
         self.notify(f"{symbol} {'added to' if added else 'taken off'} the watchlist (w shows it)", timeout=3)
 
-    def _twap_changed(self, twap: Twap, what: str) -> None:
+    def twap_changed(self, twap: Twap, what: str) -> None:
+        """A TWAP of this session, or of one it replaced, moved on (``Listener``)."""
         stopped = twap.state == "stopped"
         log.log(logging.WARNING if stopped else logging.INFO, "twap %s: %s", twap.id, what)
         self.notify(what, title=f"TWAP {twap.id}", severity="error" if stopped else "information", markup=False)
@@ -251,7 +280,7 @@ class XtuiApp(LeanApp[None]):
         for symbol, t in self.feed.state.market.tickers.items():
             prices[(symbol, "last")], prices[(symbol, "mark")] = t.last_price, t.mark_price
             prices[(symbol, "index")] = t.index_price
-        fired = self.alerts.check(prices, self._wall_clock())  # the file's troubles come after: see not_saved
+        fired = self.alerts.check(prices, self.session.wall_clock())  # the file's troubles come after: see not_saved
         for f in fired:
             log.info("alert %s fired: %s", f.alert.id, f.text())
             self.notify(f.text(), title=f"Alert {f.alert.id}", severity="warning", timeout=20, markup=False)
@@ -286,7 +315,7 @@ class XtuiApp(LeanApp[None]):
         if shown:
             shown.remove()
         elif self.diagnostics is not None:
-            self.main.mount(DiagnosticsOverlay(self.diagnostics, self.feed.state, clock=self._clock))
+            self.main.mount(DiagnosticsOverlay(self.diagnostics, self.feed.state, clock=self.session.clock))
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)
@@ -301,8 +330,12 @@ class XtuiApp(LeanApp[None]):
         """Textual's quit (``ctrl+q``, the palette's Quit) asks as ``q`` does while an order is in flight."""
         self.action_quit_app()
 
+    def _runners(self) -> list[TwapRunner]:
+        """The TWAP runners of this session and of those it replaced while a TWAP of theirs ran."""
+        return [s.twaps for s in [*self._earlier, self.session] if s.twaps is not None]
+
     def action_quit_app(self) -> None:
-        running = self.twaps.active if self.twaps is not None else []
+        running = [t for runner in self._runners() for t in runner.active]
         if running:
 
             def stop_them(yes: bool | None) -> None:
@@ -324,9 +357,13 @@ class XtuiApp(LeanApp[None]):
             return
         self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
+    async def stop_twaps(self) -> None:
+        """Cancel every TWAP: this session's and those of the sessions it replaced."""
+        for runner in self._runners():
+            await runner.stop_all()
+
     async def _stop_and_exit(self) -> None:
-        if self.twaps is not None:
-            await self.twaps.stop_all()
+        await self.stop_twaps()
         await self.feed.stop()
         self.exit()
 
@@ -343,38 +380,8 @@ def make_app(
     client: Client,
     ws_url: str,
     signer: Signer | None,
-    *,
-    account: str | None = None,
-    profile: str = "LOCAL",
-    mainnet: bool | None = None,
-    demo_key: bool = False,
-    options: DashboardOptions | None = None,
-    clock: Callable[[], float] = time.monotonic,
-    wall_clock: Callable[[], float] = time.time,
-    fund: bool = False,
-    close_client: bool = False,
-    feed_options: Mapping[str, Any] | None = None,
+    **parts: Unpack[SessionParts],
 ) -> XtuiApp:
-    """The dashboard on ``client``/``ws_url``. No ``signer``: watch-only. ``account`` defaults to the signer's.
-
-    ``profile`` is the name the header shows; ``mainnet`` (default: the name is MAINNET) draws it in red.
-
-    ``clock`` (monotonic seconds) dates the panes' data; ``wall_clock`` (epoch seconds) is compared with the
-    exchange's time. ``fund`` sends one harmless signed action first (the local exchange's faucet).
-    ``close_client``: the app closes ``client`` when it ends. ``feed_options`` go to ``Feed`` (``poll_s``...).
-    """
-    return XtuiApp(
-        client=client,
-        ws_url=ws_url,
-        account=account or (signer.address if signer else None),
-        signer=signer,
-        profile=profile,
-        mainnet=profile == "MAINNET" if mainnet is None else mainnet,
-        demo_key=demo_key,
-        options=options or DashboardOptions(),
-        clock=clock,
-        wall_clock=wall_clock,
-        fund=fund,
-        close_client=close_client,
-        feed_options=dict(feed_options or {}),
-    )
+    """The dashboard on a new session (``open_session``: ``client``/``ws_url``, ``signer`` or None for watch-only,
+    and ``parts``), with every theme to choose from."""
+    return XtuiApp(open_session(client, ws_url, signer, **parts), themes=xtui_themes())

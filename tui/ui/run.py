@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 import gc
 import sys
+import time
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from tui.config.errors import StartupError
@@ -54,11 +56,15 @@ def dashboard_app(
     *,
     local_url: str | None = None,
     client: Client | None = None,
-    **extra: Any,
+    wall_clock: Callable[[], float] = time.time,
+    feed_options: Mapping[str, Any] | None = None,
 ) -> XtuiApp:
-    """The app for ``launch`` as ``ident``; ``client`` (tests) replaces the one made from the profile's URLs."""
+    """The app for ``launch`` as ``ident``, on the one session it opens for the account. ``client``,
+    ``wall_clock`` and ``feed_options`` are the tests': ``client`` replaces the one made from the profile's URLs."""
     from tui.api.client import Client
-    from tui.ui.app import make_app
+    from tui.ui.app import XtuiApp
+    from tui.ui.session import open_session
+    from tui.ui.themes import xtui_themes
 
     profile = launch.profile
     ends = profile.endpoints(local_url)
@@ -72,7 +78,7 @@ def dashboard_app(
             dialect=profile.dialect,
             account=ident.account,
         )
-    return make_app(
+    session = open_session(
         client,
         ends.ws,
         ident.signer,
@@ -81,10 +87,12 @@ def dashboard_app(
         mainnet=launch.mainnet,
         demo_key=ident.demo_key,
         options=launch.options,
+        wall_clock=wall_clock,
         fund=profile.builtin_exchange and ident.signer is not None,
         close_client=own,
-        **extra,
+        feed_options=feed_options or {},
     )
+    return XtuiApp(session, themes=xtui_themes())
 
 
 def local_exchange(launch: Launch) -> ExchangeProcess | None:

@@ -79,10 +79,9 @@ class SessionEnd:
     async def _end(self) -> None:
         app = self.app
         try:
-            if app.twaps is not None:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(STOP_S):
-                        await app.twaps.stop_all()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_S):
+                    await app.stop_twaps()
             self._note_in_flight(app.client.in_flight)
             await InFlight.settle(self.in_flight.values(), SETTLE_S)
             with contextlib.suppress(TimeoutError):

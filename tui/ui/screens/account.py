@@ -31,7 +31,7 @@ from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_se
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .account_chart import draw_history
-from .data_screen import ActionPlan, DataScreen
+from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
 __all__ = ["AccountScreen"]
@@ -147,7 +147,7 @@ class AccountScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self._leverage_stale = True
         self._symbols: dict[int, str] = {}  # collateral id -> symbol

@@ -22,7 +22,7 @@ from tui.trading.grammar import FieldError, parse_password, parse_text, parse_wh
 from tui.ui.widgets.record_format import fmt_ms
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import ActionPlan, DataScreen
+from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
 __all__ = ["AgentsScreen", "keystore_name"]
@@ -49,7 +49,7 @@ class AgentsScreen(DataScreen):
         Binding("x", "revoke", "Revoke", id="agents.revoke", tooltip="Revoke the selected agent"),
     ]  # fmt: skip
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.agents: list[Agent] = []
         self.last_agent = ""  # the address of the agent added last

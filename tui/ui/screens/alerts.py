@@ -7,7 +7,7 @@ here is sent to the exchange, so read-only and watch-only can use it.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from msgspec.structs import replace
 from textual.app import ComposeResult
@@ -70,13 +70,9 @@ class AlertsScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
-        super().__init__(ctx)
-
     @property
     def book(self) -> AlertBook:
-        book: AlertBook = self.app.alerts  # type: ignore[attr-defined]
-        return book
+        return self.ctx.alerts
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="alerts-note")

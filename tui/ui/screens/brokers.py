@@ -17,7 +17,7 @@ from tui.ui.widgets.display import fmt_pct
 from tui.ui.widgets.record_format import fmt_amount, fmt_seconds
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import ActionPlan, DataScreen
+from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
 __all__ = ["BrokersScreen"]
@@ -35,7 +35,7 @@ class BrokersScreen(DataScreen):
                 tooltip="Approve a broker's maximum fee rate (the selected broker, or another)"),
     ]  # fmt: skip
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.approvals: list[BrokerApproval] = []
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import msgspec
 from textual import on
@@ -24,6 +24,8 @@ from tui.api.client import Client
 from tui.api.errors import ActionRejected, ClientError
 from tui.api.models import DecodeError, ExchangeResponse
 from tui.api.signing import Signer
+from tui.feed.alerts import AlertBook
+from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
 from tui.ui.render.screens import LeanScreen
@@ -34,13 +36,18 @@ from tui.ui.worker_errors import report_worker_error
 from .confirm import ConfirmScreen
 from .form import FormScreen
 
+if TYPE_CHECKING:
+    from tui.trading.twap import TwapRunner
+    from tui.ui.session import Session
+
 __all__ = ["ActionPlan", "DataScreen", "ScreenContext"]
 
 log = logging.getLogger(__name__)
 
 
 class ScreenContext(msgspec.Struct, frozen=True):
-    """What every data screen is given: the client, the feed, whose account, who signs, how often to poll."""
+    """What every data screen is given: the client, the feed, whose account, who signs, how often to poll, and
+    the account's stores (alerts, watchlist, TWAPs). Made from the app's session (``of``)."""
 
     client: Client
     feed: Feed
@@ -50,6 +57,25 @@ class ScreenContext(msgspec.Struct, frozen=True):
     poll_s: float
     now_ms: Callable[[], int]  # the exchange's time as this machine sees it
     profile: str
+    alerts: AlertBook
+    watchlist: Watchlist
+    twaps: TwapRunner | None  # None without a key to trade with
+
+    @classmethod
+    def of(cls, session: Session) -> ScreenContext:
+        return cls(
+            client=session.client,
+            feed=session.feed,
+            account=session.account,
+            signer=session.signer,
+            read_only=session.read_only,
+            poll_s=session.feed.poll_s,
+            now_ms=session.now_ms,
+            profile=session.profile,
+            alerts=session.alerts,
+            watchlist=session.watchlist,
+            twaps=session.twaps,
+        )
 
 
 class ActionPlan(msgspec.Struct, frozen=True):

@@ -36,7 +36,7 @@ from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_ms, tx_type_name, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
-from .data_screen import DataScreen
+from .data_screen import DataScreen, ScreenContext
 from .prompt import PromptScreen
 
 __all__ = ["ExplorerScreen", "parse_block_ref", "parse_tx_type"]
@@ -126,7 +126,7 @@ class ExplorerScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any, *, tx_hash: str | None = None) -> None:
+    def __init__(self, ctx: ScreenContext, *, tx_hash: str | None = None) -> None:
         super().__init__(ctx)
         self.pinned: BlockDetail | None = None  # a block whose transactions are listed
         self.account_filter: str | None = None

@@ -29,7 +29,7 @@ from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_iso, fmt_side
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import DataScreen
+from .data_screen import DataScreen, ScreenContext
 from .explorer import ExplorerScreen
 from .prompt import PromptScreen
 
@@ -129,7 +129,7 @@ class HistoryScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any, *, page_size: int = 50) -> None:
+    def __init__(self, ctx: ScreenContext, *, page_size: int = 50) -> None:
         super().__init__(ctx)
         self.page_size = page_size
         self.pages = dict.fromkeys(KINDS, 1)

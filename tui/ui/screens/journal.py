@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +23,7 @@ from tui.feed.journal import Journal, Totals, journal_of, read_history
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import DataScreen
+from .data_screen import DataScreen, ScreenContext
 
 __all__ = ["JournalScreen"]
 
@@ -70,7 +70,7 @@ class JournalScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any, *, days: int = 30) -> None:
+    def __init__(self, ctx: ScreenContext, *, days: int = 30) -> None:
         super().__init__(ctx)
         self.days = days
         self.journal: Journal | None = None

@@ -8,7 +8,7 @@ Instruments and collateral are read once (and on r); prices every ``poll_s``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,7 +20,7 @@ from tui.ui.widgets.display import fmt_pct
 from tui.ui.widgets.record_format import fmt_amount, fmt_ms, yes_no
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import DataScreen
+from .data_screen import DataScreen, ScreenContext
 
 __all__ = ["ReferenceScreen"]
 
@@ -70,7 +70,7 @@ class ReferenceScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.instruments: Instruments | None = None
         self.collateral: list[Collateral] = []

@@ -19,7 +19,7 @@ from tui.ui.widgets.display import fmt_pct, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_ms, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
-from .data_screen import ActionPlan, DataScreen
+from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
 __all__ = ["ReferralsScreen", "parse_code"]
@@ -70,7 +70,7 @@ class ReferralsScreen(DataScreen):
         Binding("c", "claim", "Claim", id="referrals.claim", tooltip="Claim referral rewards"),
     ]  # fmt: skip
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.summary: ReferralSummary | None = None
         self._collateral: dict[str, int] = {}  # symbol -> id

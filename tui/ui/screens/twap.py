@@ -5,7 +5,7 @@ screen leaves them running; quitting xtui asks first and cancels them."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -61,13 +61,9 @@ class TwapScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
-        super().__init__(ctx)
-
     @property
     def runner(self) -> TwapRunner | None:
-        runner: TwapRunner | None = self.app.twaps  # type: ignore[attr-defined]
-        return runner
+        return self.ctx.twaps
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="twap-note")

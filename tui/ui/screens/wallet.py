@@ -19,7 +19,7 @@ from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_amount, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
-from .data_screen import ActionPlan, DataScreen
+from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 from .wallet_plans import WalletView
 
@@ -56,7 +56,7 @@ class WalletScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.view: WalletView | None = None
         self._collateral: dict[str, Collateral] = {}

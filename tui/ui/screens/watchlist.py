@@ -27,7 +27,7 @@ from tui.ui.widgets.funding import fmt_funding
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
 
-from .data_screen import DataScreen
+from .data_screen import DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
 __all__ = ["SPARK_HOURS", "WatchlistScreen", "sparkline", "watched_symbol"]
@@ -85,14 +85,13 @@ class WatchlistScreen(DataScreen):
     }
     """
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ScreenContext) -> None:
         super().__init__(ctx)
         self.sparks: dict[str, tuple[int, list[Decimal]]] = {}  # symbol -> (loaded at, ms; closes)
 
     @property
     def watchlist(self) -> Watchlist:
-        watchlist: Watchlist = self.app.watchlist  # type: ignore[attr-defined]
-        return watchlist
+        return self.ctx.watchlist
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="watchlist-note")

@@ -1,0 +1,138 @@
+"""A session: one account on one exchange, everything the dashboard needs for it in one frozen record.
+
+``open_session`` makes it before the app exists (``tui.ui.run`` for the command line, ``make_app`` for the
+screenshots, the bench and the tests): the client, the feed, the signer, the options, the clocks and the account's
+stores, read from disk here, so the app's construction reads no file. The app takes a session whole and can later
+take another whole (``XtuiApp.switch_session``); a TWAP still running keeps the session it started in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypedDict, Unpack
+
+import msgspec
+
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.config.launch import DashboardOptions
+from tui.feed.alerts import AlertBook, alerts_path
+from tui.feed.watchlist import Watchlist, watchlist_path
+from tui.feed.worker import Feed
+from tui.paths import data_dir
+from tui.trading.context import order_context
+from tui.trading.twap import Twap, TwapRunner
+
+__all__ = ["Listener", "Relay", "Session", "SessionParts", "open_session"]
+
+
+class Listener(Protocol):
+    """Who hears what a session's feed and TWAPs report: the app that holds the session."""
+
+    def feed_changed(self, topics: frozenset[str]) -> None: ...
+
+    def twap_changed(self, twap: Twap, what: str) -> None: ...
+
+
+class Relay:
+    """What the feed and the TWAP runner report, passed on to the listener: they are made before the app that
+    listens, which connects itself when it takes the session (``listener``); until then, nothing is passed on."""
+
+    def __init__(self) -> None:
+        self.listener: Listener | None = None
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        if self.listener is not None:
+            self.listener.feed_changed(topics)
+
+    def twap_changed(self, twap: Twap, what: str) -> None:
+        if self.listener is not None:
+            self.listener.twap_changed(twap, what)
+
+
+class Session(msgspec.Struct, frozen=True):
+    """One account on one exchange: what the app, its screens and its client-side tools work with."""
+
+    client: Client
+    feed: Feed
+    signer: Signer | None  # None: watch-only
+    account: str | None
+    profile: str  # the name the header shows; the stores are kept per profile
+    mainnet: bool  # the header draws the name in red
+    demo_key: bool  # the header says the key is the built-in demo one
+    fund: bool  # one harmless signed action first: the local exchange's faucet funds the account on it
+    options: DashboardOptions
+    clock: Callable[[], float]  # monotonic seconds: dates the panes' data
+    wall_clock: Callable[[], float]  # epoch seconds: compared with the exchange's time
+    alerts: AlertBook
+    watchlist: Watchlist
+    twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
+    owns_client: bool  # the app closes the client when the session ends
+    relay: Relay
+
+    @property
+    def read_only(self) -> bool:
+        return self.options.read_only
+
+    def now_ms(self) -> int:
+        """The exchange's time as this machine sees it."""
+        return int(self.wall_clock() * 1000)
+
+
+class SessionParts(TypedDict, total=False):
+    """What ``open_session`` (and ``make_app``) take besides the client, the socket's URL and the signer."""
+
+    account: str | None  # default: the signer's address
+    profile: str  # default "LOCAL"
+    mainnet: bool | None  # default (None): the profile is named MAINNET
+    demo_key: bool  # default False
+    options: DashboardOptions | None  # default (None): DashboardOptions()
+    clock: Callable[[], float]  # default time.monotonic
+    wall_clock: Callable[[], float]  # default time.time
+    fund: bool  # default False
+    close_client: bool  # default False: the caller closes the client
+    feed_options: Mapping[str, Any]  # to ``Feed`` (poll_s, ws_options...)
+
+
+def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Unpack[SessionParts]) -> Session:
+    """The session on ``client``/``ws_url`` signed by ``signer`` (None: watch-only), its stores read from disk."""
+    options = parts.get("options") or DashboardOptions()
+    account = parts.get("account") or (signer.address if signer else None)
+    profile = parts.get("profile", "LOCAL")
+    mainnet = parts.get("mainnet")
+    clock = parts.get("clock", time.monotonic)
+    wall_clock = parts.get("wall_clock", time.time)
+    relay = Relay()
+    feed = Feed(
+        client,
+        ws_url,
+        account=account,
+        symbol=options.symbol,
+        on_change=relay.feed_changed,
+        clock=clock,
+        wall_clock=wall_clock,
+        **parts.get("feed_options", {}),
+    )
+    twaps = None
+    if signer is not None and account is not None and not options.read_only:
+        slippage = options.slippage_pct
+        twaps = TwapRunner(client, account, lambda s: order_context(feed.state, s, slippage), relay.twap_changed)
+    return Session(
+        client=client,
+        feed=feed,
+        signer=signer,
+        account=account,
+        profile=profile,
+        mainnet=profile == "MAINNET" if mainnet is None else mainnet,
+        demo_key=parts.get("demo_key", False),
+        fund=parts.get("fund", False),
+        options=options,
+        clock=clock,
+        wall_clock=wall_clock,
+        alerts=AlertBook.load(alerts_path(data_dir(), profile)),
+        watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
+        twaps=twaps,
+        owns_client=parts.get("close_client", False),
+        relay=relay,
+    )
