@@ -67,7 +67,7 @@ def test_no_file_means_the_local_profile(tmp_path: Path) -> None:
         ('[profiles.local]\ntheme = "xtui"\nthemes = "x"\n', "line 3: unknown key 'themes' in profile local"),
         ("[profiles.local]\nread_only = 1\n", "line 2: read_only: expected true or false, not a number"),
         ('[profiles.local]\nread_only = "yes"\n', "line 2: read_only: expected true or false, not a string"),
-        ('\n[profiles.x]\nurl = "ftp://host"\n', "line 3: url: 'ftp://host' is not a http or https URL"),
+        ('\n[profiles.x]\nurl = "ftp://host"\n', "line 3: url: 'ftp://host' is not an http(s) URL"),
         ('[profiles.x]\nurl = "https://user:pw@host"\n', "line 2: url: a URL must not carry a user name or password"),
         ('[profiles.x]\nurl = "https://h"\nws_url = "https://h/ws"\n', "line 3: ws_url: 'https://h/ws' is not a ws"),
         (
@@ -238,7 +238,7 @@ def test_environment_overrides(tmp_path: Path) -> None:
     [
         ({"XTUI_READ_ONLY": "maybe"}, "XTUI_READ_ONLY: expected true or false"),
         ({"XTUI_DIALECT": "json"}, 'XTUI_DIALECT: expected "seed" or "sdk"'),
-        ({"XTUI_URL": "ftp://x"}, "XTUI_URL: 'ftp://x' is not a http or https URL"),
+        ({"XTUI_URL": "ftp://x"}, "XTUI_URL: 'ftp://x' is not an http(s) URL"),
         ({"XTUI_ACCOUNT": BAD_CHECKSUM}, f"XTUI_ACCOUNT: {BAD_CHECKSUM} fails its EIP-55 checksum"),
         ({"XTUI_ACCOUNT": KEY}, "XTUI_ACCOUNT: a private key must not be stored in the config"),
         ({"XTUI_PROFILE": KEY}, "XTUI_PROFILE: a private key must not be stored"),

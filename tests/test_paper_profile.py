@@ -32,7 +32,7 @@ def test_a_profile_of_ones_own_can_mirror_any_exchange(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('[profiles.p]\nmirror = "ftp://h"\n', "line 2: mirror: 'ftp://h' is not a http or https URL with a host"),
+        ('[profiles.p]\nmirror = "ftp://h"\n', "line 2: mirror: 'ftp://h' is not an http(s) URL with a host"),
         ("[profiles.p]\nmirror = 8801\n", "line 2: mirror: expected a string"),
         (
             '[profiles.p]\nurl = "https://h"\nmirror = "https://s"\n',

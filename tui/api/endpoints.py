@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
 import msgspec
 
 
@@ -23,3 +26,33 @@ MAINNET = Endpoints("https://api.hotstuff.trade", "https://rpc.hotstuff.trade", 
 TESTNET = Endpoints(
     "https://testnet-api.hotstuff.trade", "https://testnet-api.hotstuff.trade", "wss://testnet-api.hotstuff.trade/ws/"
 )
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+def check_base_url(
+    text: str, schemes: tuple[str, ...] = ("http", "https"), quote: Callable[[str], str] = _quoted
+) -> str:
+    """``text`` as a base URL, checked: one of ``schemes``, a host, no spaces, credentials, query or fragment, a
+    port in range; ValueError in words (the bad value shown by ``quote``, e.g. one that redacts keys).
+
+    An http(s) URL comes back without its trailing slash (paths are appended to it); a WebSocket one keeps it.
+    """
+    text = text.strip()
+    parts = urlsplit(text)
+    if parts.scheme in ("ws", "wss") and "ws" not in schemes:
+        raise ValueError(f"{quote(text)}: give the exchange's http(s) base URL, not its WebSocket")
+    if parts.scheme not in schemes or not parts.hostname or any(c.isspace() for c in text):
+        kind = "an http(s)" if schemes == ("http", "https") else f"a {' or '.join(schemes)}"
+        raise ValueError(f"{quote(text)} is not {kind} URL with a host")
+    if parts.username is not None or parts.password is not None:
+        raise ValueError("a URL must not carry a user name or password (it would be a secret in plain text)")
+    if parts.query or parts.fragment:
+        raise ValueError(f"{quote(text)}: a base URL has no ?query or #fragment")
+    try:
+        parts.port  # noqa: B018 - raises on a port out of range
+    except ValueError:
+        raise ValueError(f"{quote(text)} has a bad port") from None
+    return text if parts.scheme.startswith("ws") else text.rstrip("/")

@@ -11,9 +11,9 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
-from urllib.parse import urlsplit
 
 from tui.api.decimals import is_plain_decimal
+from tui.api.endpoints import check_base_url
 from tui.api.network import NETWORKS
 from tui.api.signing import checksum_address, is_checksum_address
 from tui.bounded_parse import decimal_places
@@ -82,19 +82,7 @@ def _pattern(regex: re.Pattern[str], what: str) -> Callable[[Any], str]:
 
 def _url(*schemes: str) -> Callable[[Any], str]:
     def parse(value: Any) -> str:
-        text = string(value)
-        parts = urlsplit(text)
-        if parts.scheme not in schemes or not parts.hostname or any(c.isspace() for c in text):
-            raise ValueError(f"{shown(text)} is not a {' or '.join(schemes)} URL with a host")
-        if parts.username is not None or parts.password is not None:
-            raise ValueError("a URL must not carry a user name or password (it would be a secret in the config)")
-        if parts.query or parts.fragment:
-            raise ValueError(f"{shown(text)}: a base URL has no ?query or #fragment")
-        try:
-            parts.port  # noqa: B018 - raises on a port out of range
-        except ValueError:
-            raise ValueError(f"{shown(text)} has a bad port") from None
-        return text if parts.scheme.startswith("ws") else text.rstrip("/")
+        return check_base_url(string(value), schemes, shown)
 
     return parse
 

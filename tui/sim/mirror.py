@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tui.api.client import Client
+from tui.api.endpoints import check_base_url
 from tui.api.errors import ClientError
 from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
 
@@ -41,25 +42,12 @@ _ENDPOINTS = ("info", "exchange", "explorer", "ws")
 
 
 def source_url(text: str) -> str:
-    """The source's base URL, checked: http(s), a host, no credentials, query or fragment; ValueError in words."""
-    text = text.strip()
-    parts = urlsplit(text)
-    if parts.scheme in ("ws", "wss"):
-        raise ValueError(f"{text!r}: give the exchange's http(s) base URL, not its WebSocket")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{text[:80]!r} is not an http(s) URL with a host (e.g. https://api.hotstuff.trade)")
-    if parts.username is not None or parts.password is not None:
-        raise ValueError("the source URL must not carry a user name or password")
-    if parts.query or parts.fragment:
-        raise ValueError(f"{text[:80]!r}: a base URL has no ?query or #fragment")
-    try:
-        parts.port  # noqa: B018 - raises on a port out of range
-    except ValueError:
-        raise ValueError(f"{text[:80]!r} has a bad port") from None
-    last = parts.path.rstrip("/").rsplit("/", 1)[-1]
+    """The source's base URL, checked as any base URL is (``check_base_url``) and not an endpoint's own path."""
+    text = check_base_url(text)
+    last = urlsplit(text).path.rsplit("/", 1)[-1]
     if last in _ENDPOINTS:
         raise ValueError(f"{text[:80]!r}: give the base URL, without /{last}")
-    return text.rstrip("/")
+    return text
 
 
 class Mirror:
