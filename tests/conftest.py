@@ -11,8 +11,8 @@ from tui.api.client import Client
 from tui.api.limits import Governor
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 ALICE_KEY = "0x" + "a1" * 32
 BOB_KEY = "0x" + "b0" * 32

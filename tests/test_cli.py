@@ -8,7 +8,7 @@ import os
 import sys
 
 from tui.api.signing import Signer
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 KEY = "0x" + "c3" * 32
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.test_cli import KEY, xtui
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 SKEW_MS = 70_000
 

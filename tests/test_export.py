@@ -11,7 +11,7 @@ from tests.test_cli import xtui
 from tui.api import wire
 from tui.api.client import Client
 from tui.feed.journal import journal_of, parse_since, read_history
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 

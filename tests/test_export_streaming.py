@@ -18,7 +18,7 @@ import pytest
 
 from tests.test_cli import xtui
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 WHO = "0x" + "ab" * 20
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z

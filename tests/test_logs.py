@@ -12,7 +12,7 @@ import pytest
 
 from tui import logs
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
 
 KEY_HEX = "5e" * 32
 

@@ -14,7 +14,7 @@ from tui.cli.admin import render
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, apply_flags
 from tui.config.profiles import BUILTIN_PROFILES, ConfigError, ProfileConfig, load_config, resolve
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.run import dashboard_app
 
 KEY = "0x" + "c3" * 32

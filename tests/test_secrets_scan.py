@@ -30,8 +30,8 @@ from tui.api.limits import Governor
 from tui.api.wire import order_item
 from tui.config.launch import identity
 from tui.sim.clock import FrozenClock
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 from tui.ui.run import dashboard_app, prepare
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.order_form import OrderFormScreen

@@ -42,7 +42,7 @@ def _imported_when_serving(start: str, modules: tuple[str, ...]) -> list[str]:
 def test_the_exchange_leaves_the_mirror_and_its_http_client_for_paper_trading() -> None:
     """``xtui sim`` (and the exchange ``xtui`` starts) is up ~170 ms sooner without them."""
     start = "from tui.cli.main import main\nmain(['sim', '--port', '0', '--seed', '7'])\n"
-    out = _imported_when_serving(start, ("httpx", "tui.sim.mirror"))
+    out = _imported_when_serving(start, ("httpx", "tui.sim.mirror.source"))
     assert out == [], f"imported by the exchange: {out}"
 
 
@@ -50,7 +50,7 @@ def test_the_dashboard_s_exchange_starts_without_the_rest_of_the_command_line() 
     """The exchange ``xtui`` starts runs as ``python -m tui.sim``: its profiles, its config and its other
     commands are the dashboard's business (~30 ms of the exchange's start, before it answers the dashboard)."""
     start = "import runpy\nsys.argv = ['tui.sim', '--seed', '7']\nrunpy.run_module('tui.sim', run_name='__main__')\n"
-    later = ("tui.cli.main", "tui.config.launch", "tui.config.profiles", "httpx", "tui.sim.mirror")
+    later = ("tui.cli.main", "tui.config.launch", "tui.config.profiles", "httpx", "tui.sim.mirror.source")
     out = _imported_when_serving(start, later)
     assert out == [], f"imported by the exchange: {out}"
 

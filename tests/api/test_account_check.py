@@ -11,7 +11,7 @@ from tui.api.errors import AccountMismatch, ActionRejected
 from tui.api.network import mismatch_warning
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE, BOB = Signer(ALICE_KEY), Signer(BOB_KEY)
 NEW_KEY = "0x" + "5e" * 32  # a key the exchange has never seen

@@ -12,7 +12,7 @@ from tui.api.client import Client
 from tui.api.errors import ADD_AGENT, AccountMismatch, ActionRejected, AgentRefused, agent_refusal
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 AGENT_KEY = "0x" + "a9" * 32

@@ -16,7 +16,7 @@ from tui.api.server_time import ServerClock, exchange_time_in, is_expiry_refusal
 from tui.api.wire import order_item
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 SKEW_MS = 70_000
 

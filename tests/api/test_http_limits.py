@@ -10,8 +10,8 @@ from tui.api.client import Client
 from tui.api.errors import Banned, RateLimited
 from tui.api.limits import Governor
 from tui.sim.clock import FrozenClock
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from tests.conftest import QUIET_WS, client_for
 from tui.api.client import Client
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 WAIT_S = 10.0  # network delivery on loopback; far more than it takes
 

@@ -10,7 +10,7 @@ from tests.feed.conftest import MakeFeed
 from tests.feed.test_feed import address, assert_book_matches_info
 from tui.api import wire
 from tui.api.client import Client
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 

@@ -12,7 +12,7 @@ from tests.feed.conftest import Changes
 from tui.bench.feed import bench_feed, synthetic_frames
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 parse = msgspec.json.Decoder(float_hook=Decimal).decode  # as the WebSocket client parses frames
 

@@ -16,7 +16,7 @@ from tui.config.values import NOTICE_KINDS
 from tui.feed.events import DEFAULT_BELL, EVENT_KINDS, EventLog, notices
 from tui.feed.state import InstrumentInfo
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 USER = "0x" + "ab" * 20

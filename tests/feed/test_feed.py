@@ -14,7 +14,7 @@ from tui.api import wire
 from tui.api.client import Client
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 

@@ -11,7 +11,7 @@ from tui.api.client import Client
 from tui.api.models import Fill, FundingRecord, Position
 from tui.feed.funding import annualised, funding_paid, next_payment_s, opened_at, period_from
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 HOUR_MS = 3_600_000

@@ -13,7 +13,7 @@ from tests.feed.conftest import MakeFeed
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.ws import WsClient
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 
 async def until(ready: Callable[[], object], what: str) -> None:

@@ -13,7 +13,7 @@ from tui.api.client import Client
 from tui.api.errors import RequestTimeout
 from tui.feed.worker import Feed
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 

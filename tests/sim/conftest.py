@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tui.sim.ratelimit import Limits
-from tui.sim.server import SimConfig
+from tui.sim.server.local_exchange import SimConfig
+from tui.sim.server.ratelimit import Limits
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import httpx
 
 from tui.api import wire
 from tui.api.signing import Signer
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 HOUR_MS = 3_600_000
 

@@ -12,9 +12,9 @@ from tests.conftest import ALICE_KEY
 from tests.sim.engine_support import ALICE, BOB, BTC, make, order
 from tests.sim.signed_bodies import body, submit
 from tui.api.signing import Signer
-from tui.sim import signed_actions
 from tui.sim.engine.instruments import default_config
-from tui.sim.server import LocalExchange
+from tui.sim.server import signed_actions
+from tui.sim.server.local_exchange import LocalExchange
 
 
 def test_blocks_transactions_and_account_history_stop_at_their_caps() -> None:

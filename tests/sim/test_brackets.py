@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from tui.api import wire
 from tui.api.client import Client
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 D = Decimal
 

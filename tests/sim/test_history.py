@@ -18,8 +18,8 @@ from tui.sim.engine.candles import RESOLUTIONS, CandleStore
 from tui.sim.engine.candles import Candle as StoreCandle
 from tui.sim.history import PastSpec, past_candles
 from tui.sim.market import STEP_MS
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 TARGETS = {"1": 300, "5": 600, "15": 200, "30": 100, "60": 200, "240": 60, "1D": 60, "1W": 20}  # at start, at least
 HOUR, DAY = 3_600_000, 86_400_000

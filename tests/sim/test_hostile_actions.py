@@ -23,8 +23,8 @@ from tests.sim.hostile_values import HOSTILE, NULL, encode, with_value
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 ALICE = Signer(ALICE_KEY)
 AGENT = Signer("0x" + "a7" * 32)

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tui.api import wire
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 
 def body(action_type: str, data: dict[str, Any], nonce: Any = 1) -> bytes:
@@ -76,5 +76,5 @@ async def test_a_client_hanging_up_mid_request_is_one_info_line(
             assert (await h.post("/info", json={"method": "instruments", "params": {}})).status_code == 200
             await asyncio.sleep(0.01)
     said = [r for r in caplog.records if "hung up" in r.getMessage()]
-    assert [(r.levelname, r.name) for r in said] == [("INFO", "tui.sim.http_posts")]
+    assert [(r.levelname, r.name) for r in said] == [("INFO", "tui.sim.server.http_posts")]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], [r.getMessage() for r in caplog.records]

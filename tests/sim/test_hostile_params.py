@@ -21,10 +21,10 @@ from tests.conftest import ALICE_KEY
 from tests.sim.hostile_values import ABSENT, HOSTILE, NULL, encode, with_value
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.sim import dispatch
 from tui.sim.clock import FrozenClock
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server import dispatch
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 ALICE = Signer(ALICE_KEY).address
 VAULT = "{vault}"  # filled in with the first vault's address, read from the exchange

@@ -20,7 +20,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from tui.sim.ws_hub import MAX_FRAME_BYTES, REFUSALS_BEFORE_CLOSE
+from tui.sim.server.ws_hub import MAX_FRAME_BYTES, REFUSALS_BEFORE_CLOSE
 
 START_S = 30.0
 WAIT_S = 10.0

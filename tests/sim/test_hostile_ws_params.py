@@ -22,9 +22,9 @@ from tests.sim.test_hostile_params import CASES as QUERY_CASES
 from tests.sim.test_hostile_params import FITTING, filled
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.sim import ws_channels
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server import ws_channels
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 ALICE = Signer(ALICE_KEY).address
 WAIT_S = 10.0

@@ -1,7 +1,7 @@
 """The local exchange's HTTP layer over real loopback sockets: answers go out whole, in one write each
-(``tui.sim.http_transport``: keep-alive answers, an answer followed by the server's close, an upgrade to
+(``tui.sim.server.http_transport``: keep-alive answers, an answer followed by the server's close, an upgrade to
 WebSocket on a connection whose writes are joined), and the POST routes answered without Starlette's router
-(``tui.sim.http_posts``) still answer what it answered: 405 to another method, 404 elsewhere, a body sent in
+(``tui.sim.server.http_posts``) still answer what it answered: 405 to another method, 404 elsewhere, a body sent in
 chunks read whole."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
-from tui.sim.http_transport import JoinedHttpProtocol
-from tui.sim.server import LocalExchange
+from tui.sim.server.http_transport import JoinedHttpProtocol
+from tui.sim.server.local_exchange import LocalExchange
 
 TICKER = b'{"method":"ticker","params":{"symbol":"BTC-PERP"}}'
 

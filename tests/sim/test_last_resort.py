@@ -15,10 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 
-from tui.sim.dispatch import Params, QueryError
 from tui.sim.grammar import int_text
 from tui.sim.options import add_sim_arguments
-from tui.sim.server import LocalExchange
+from tui.sim.server.dispatch import Params, QueryError
+from tui.sim.server.local_exchange import LocalExchange
 
 
 @given(st.text(max_size=60))
@@ -69,7 +69,7 @@ async def test_an_unforeseen_failure_is_logged_and_answered_with_a_message(
         assert "internal error in the local exchange at /info" in message and "ZeroDivisionError" in message
         assert (await h.post("/explorer", json={"method": "blocks", "params": {}})).status_code == 200
     [logged] = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert (logged.name, logged.exc_info is not None) == ("tui.sim.http_posts", True)
+    assert (logged.name, logged.exc_info is not None) == ("tui.sim.server.http_posts", True)
     assert "POST /info" in logged.getMessage()
 
     async with connect(sim.ws_url) as ws:
@@ -80,7 +80,10 @@ async def test_an_unforeseen_failure_is_logged_and_answered_with_a_message(
         assert reply["id"] == 1  # the SDK waiting on its request is answered
         await ws.send(json.dumps({"jsonrpc": "2.0", "method": "ping", "id": 2}))
         assert json.loads(await ws.recv())["result"]["pong"] is True  # the connection goes on
-    assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == ["tui.sim.http_posts", "tui.sim.ws_hub"]
+    assert [r.name for r in caplog.records if r.levelno >= logging.ERROR] == [
+        "tui.sim.server.http_posts",
+        "tui.sim.server.ws_hub",
+    ]
 
 
 NUMBER_FLAGS = ["--port", "--seed", "--block-ms", "--speed", "--faucet", "--mirror-poll-ms", "--exchange-per-minute",

@@ -19,7 +19,7 @@ from tui.sim.clock import FrozenClock
 from tui.sim.history import PastSpec, past_candles
 from tui.sim.market import STEP_MS
 from tui.sim.options import add_sim_arguments
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
 
 # The tests share one simulated hour (one_hour, cached per process): run in parallel, they go to one worker
 # (``--dist loadgroup``, in pyproject.toml) so that the hour is simulated once, not once a worker.

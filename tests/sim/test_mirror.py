@@ -23,9 +23,9 @@ from tui.api.paper import PaperStatus, parse_paper
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.mirror import MirrorError, source_url
-from tui.sim.mirror_past import SourcePast
-from tui.sim.server import LocalExchange, SimConfig, open_exchange
+from tui.sim.mirror.past import SourcePast
+from tui.sim.mirror.source import MirrorError, source_url
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 KEY = "0x" + "5" * 64
 

@@ -17,7 +17,7 @@ from tests.test_cli import xtui
 from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
 
 
 async def _until(check: Callable[[], Awaitable[bool]], what: str, seconds: float = 15.0) -> None:

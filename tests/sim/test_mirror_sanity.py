@@ -18,8 +18,8 @@ from tui.api.paper import PaperStatus, parse_paper
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.mirror_sanity import CONFIRM_POLLS, Sanity
-from tui.sim.server import LocalExchange, SimConfig, open_exchange
+from tui.sim.mirror.sanity import CONFIRM_POLLS, Sanity
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 D = Decimal
 KEY = "0x" + "6" * 64
@@ -216,7 +216,7 @@ async def test_a_move_the_source_keeps_saying_is_followed_after_a_few_polls(
 
 def test_the_bound_is_a_setting_and_absurd_numbers_do_not_break_the_check() -> None:
     """A 5% bound holds a 6% move; exponents past any scale are held, not an exception."""
-    from tui.sim.mirror_config import SourcePrice
+    from tui.sim.mirror.config import SourcePrice
 
     before = {"BTC-PERP": SourcePrice(D(100), D(100))}
     tight = Sanity(D(5))

@@ -15,7 +15,7 @@ from tui.api.client import Client
 from tui.api.errors import ActionRejected
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 AGENT = Signer("0x" + "a9" * 32)

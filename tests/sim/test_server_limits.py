@@ -10,8 +10,8 @@ import pytest
 from websockets.asyncio.client import connect
 
 from tui.sim.clock import FrozenClock
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 TICKER = b'{"method": "ticker", "params": {"symbol": "BTC-PERP"}}'
 

@@ -17,8 +17,8 @@ from tests.sim.signed_bodies import add_agent, body, submit
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.options import add_sim_arguments
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 
 KEY = Signer("0x" + "4e" * 32)
 AGENT = Signer("0x" + "4a" * 32)

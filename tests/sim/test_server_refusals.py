@@ -17,7 +17,7 @@ from tui.api.errors import ActionRejected
 from tui.api.signing import Signer
 from tui.api.ws import RpcError, WsClient
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 

@@ -15,7 +15,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.ws import WsClient
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 

@@ -15,7 +15,7 @@ from tests.conftest import ALICE_KEY
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 WAIT_S = 5.0  # loopback delivery; far more than it takes

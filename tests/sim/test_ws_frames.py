@@ -22,9 +22,9 @@ from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.bench.ws_reader import masked_text_frame, subscribe
-from tui.sim import server, ws_hub
-from tui.sim.server import LocalExchange
-from tui.sim.ws_transport import text_frame
+from tui.sim.server import local_exchange, ws_hub
+from tui.sim.server.local_exchange import LocalExchange
+from tui.sim.server.ws_transport import text_frame
 
 ALICE = Signer(ALICE_KEY)
 SUBSCRIBE = {
@@ -81,7 +81,7 @@ async def test_the_exchange_stops_while_a_subscriber_reads_nothing(sim: LocalExc
     for i in range(300):
         await alice.place_order([wire.order_item(1, "b", str(80000 + i * 10), "0.001")])
     assert conn.frames.transport.get_write_buffer_size() > 0  # frames wait for a client that does not read
-    async with asyncio.timeout(server.STOP_GRACE_S + 5):
+    async with asyncio.timeout(local_exchange.STOP_GRACE_S + 5):
         await sim.stop()
     assert not sim.hub.connections
     loop = asyncio.get_running_loop()

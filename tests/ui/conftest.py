@@ -21,8 +21,8 @@ from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.ratelimit import Limits
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.widgets.pane import FollowsFeed
 

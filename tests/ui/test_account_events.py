@@ -15,7 +15,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.feed.state import FeedState
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.widgets.tape import OWN_MARK
 from tui.ui.widgets.tape_lines import TapeLines
 

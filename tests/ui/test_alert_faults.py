@@ -14,7 +14,7 @@ from tui.api.signing import Signer
 from tui.feed.alerts import Alert, AlertBook, alerts_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ALICE = Signer(ALICE_KEY)
 

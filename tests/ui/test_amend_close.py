@@ -14,7 +14,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 

@@ -17,7 +17,7 @@ from tui.api.models import Order
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading import OrderContext, amend_input, freed_by, validate
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen

@@ -14,7 +14,7 @@ from tests.ui.conftest import dashboard
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui import run
 
 ALICE = Signer(ALICE_KEY)

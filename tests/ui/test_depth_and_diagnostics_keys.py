@@ -8,7 +8,7 @@ from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 

@@ -14,7 +14,7 @@ from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.widgets.display import fmt_money
 from tui.ui.widgets.funding import FundingLine, fmt_countdown, fmt_funding, fmt_period
 from tui.ui.widgets.header import ProfileHeader

@@ -20,7 +20,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.twap import TwapRunner
 from tui.ui.screens.alerts import AlertsScreen
 from tui.ui.screens.explorer import ExplorerScreen

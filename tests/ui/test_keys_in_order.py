@@ -24,7 +24,7 @@ from tests.ui.pty_keys import PtyProgram, lines, wait_for
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 
 ROOT = str(Path(__file__).resolve().parents[2])
 ALICE = Signer(ALICE_KEY)

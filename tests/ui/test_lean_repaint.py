@@ -18,7 +18,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.cli.main import build_parser
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.render.cell_table import CellTable
 from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
 from tui.ui.widgets.book_lines import BookLines, Column

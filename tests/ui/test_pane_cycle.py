@@ -11,7 +11,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.widgets.positions import PositionsPane
 
 ALICE = Signer(ALICE_KEY)

@@ -9,7 +9,7 @@ from tests.conftest import ALICE_KEY, client_for
 from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange, SimConfig, open_exchange
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 from tui.ui.widgets.header import ProfileHeader
 
 

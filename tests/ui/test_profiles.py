@@ -20,7 +20,7 @@ from tui.api.signing import Signer
 from tui.config.errors import ConfigError, StartupError
 from tui.config.launch import Flags, identity
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.run import dashboard_app, prepare
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.order_form import OrderFormScreen

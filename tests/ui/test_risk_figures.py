@@ -14,7 +14,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.feed.risk import NO_PRICE_REACHES, liquidation, margin_in_use
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.widgets.orders import order_type
 
 ALICE = Signer(ALICE_KEY)

@@ -14,7 +14,7 @@ from tui.api.models import Transaction
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.explorer import ExplorerScreen, parse_block_ref, parse_tx_type
 from tui.ui.screens.prompt import PromptScreen
 from tui.ui.widgets.display import short_address

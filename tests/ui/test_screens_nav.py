@@ -11,7 +11,7 @@ from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.commands import XtuiCommands
 from tui.ui.screens.catalogue import SCREEN_BINDINGS, screen_classes
 from tui.ui.screens.data_screen import DataScreen

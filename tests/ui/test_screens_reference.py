@@ -8,7 +8,7 @@ from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.reference import ReferenceScreen
 from tui.ui.widgets.record_table import RecordTable
 

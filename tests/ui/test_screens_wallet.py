@@ -13,7 +13,7 @@ from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, unt
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.grammar import FieldError, parse_address, parse_amount, parse_fraction, parse_text
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.wallet import WalletScreen

@@ -17,7 +17,7 @@ from tui.config.launch import Flags, Identity, Launch, apply_flags, identity, pr
 from tui.config.profiles import resolve
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.app import known_themes
 from tui.ui.run import prepare
 from tui.ui.themes import (

@@ -14,7 +14,7 @@ from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading import OrderContext
 from tui.trading.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.screens.confirm import ConfirmScreen

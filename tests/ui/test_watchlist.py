@@ -17,7 +17,7 @@ from tui.api.signing import Signer
 from tui.feed.watchlist import watchlist_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.form import FormScreen
 from tui.ui.screens.watchlist import SPARK_HOURS, WatchlistScreen, sparkline
 from tui.ui.widgets.display import fmt_price

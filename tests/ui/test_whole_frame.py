@@ -21,7 +21,7 @@ from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.app import XtuiApp
 from tui.ui.render.whole_frame import TerminalLines
 from tui.ui.screens.help import HelpScreen

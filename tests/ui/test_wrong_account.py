@@ -9,7 +9,7 @@ from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.order_form import OrderFormScreen
 
 ALICE = Signer(ALICE_KEY)

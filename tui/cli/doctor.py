@@ -302,7 +302,7 @@ def run_doctor(args: argparse.Namespace) -> int:
         checks = asyncio.run(run_checks(target, args.timeout))
     else:  # the built-in exchange exists only while xtui runs it: start one, as the dashboard would, to check
         from tui.sim.embedded import EmbeddedExchange, EmbeddedExchangeError
-        from tui.sim.server import SimConfig
+        from tui.sim.server.local_exchange import SimConfig
 
         embedded = EmbeddedExchange(SimConfig(network=launch.profile.network, mirror=launch.profile.mirror))
         try:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from tui.sim.clock import Clock, SystemClock
-from tui.sim.server import LocalExchange, SimConfig, open_exchange
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 T = TypeVar("T")
 

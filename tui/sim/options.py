@@ -14,8 +14,8 @@ from decimal import Decimal, InvalidOperation
 from tui.api.decimals import is_plain_decimal
 
 from .grammar import int_text
-from .network import DEFAULT_NETWORK, NETWORKS
-from .ratelimit import Limits
+from .server.network import DEFAULT_NETWORK, NETWORKS
+from .server.ratelimit import Limits
 
 
 def _decimal(text: str) -> Decimal:
@@ -78,7 +78,7 @@ def _speed(text: str) -> float:
 
 
 def _source(text: str) -> str:
-    from .mirror import source_url  # not at import: ``xtui``'s parser is built on every start
+    from .mirror.source import source_url  # not at import: ``xtui``'s parser is built on every start
 
     try:
         return source_url(text)
@@ -154,8 +154,8 @@ def run_from_args(args: argparse.Namespace) -> int:
 
     from .clock import SystemClock
     from .engine import GC_THRESHOLD
-    from .mirror_config import MAX_MOVE_PCT, POLL_MS, MirrorError  # not .mirror: it brings the HTTP client
-    from .server import SimConfig, open_exchange
+    from .mirror.config import MAX_MOVE_PCT, POLL_MS, MirrorError  # not .mirror.source: it brings the HTTP client
+    from .server.local_exchange import SimConfig, open_exchange
 
     # The engine keeps many long-lived objects (orders, levels, records): with the default thresholds
     # the collector takes ~25% of matching time scanning them again and again.
@@ -227,6 +227,6 @@ def _mirror_lines() -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
-    logger = logging.getLogger("tui.sim.mirror")
+    logger = logging.getLogger("tui.sim.mirror.source")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -100,7 +100,7 @@ def local_exchange(launch: Launch) -> ExchangeProcess | None:
     chosen = launch.profile
     if not chosen.builtin_exchange:
         return None
-    # a mirror is paper trading (``tui.sim.mirror``): its prices are the source's, so no seed plays there
+    # a mirror is paper trading (``tui.sim.mirror.source``): its prices are the source's, so no seed plays there
     return ExchangeProcess(
         network=chosen.network,
         seed=launch.flags.seed,

@@ -12,7 +12,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.config.launch import DashboardOptions
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange, SimConfig
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.data_screen import DataScreen

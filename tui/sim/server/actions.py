@@ -17,7 +17,7 @@ from tui.api import wire
 from tui.api.decimals import is_plain_decimal
 from tui.api.signing import SigningError, action_digest, checksum_address, recover_digest
 
-from .grammar import int_text
+from ..grammar import int_text
 from .network import Network, sources
 
 

@@ -16,7 +16,7 @@ from decimal import Decimal
 
 from tui.api import models as m
 
-from .engine.instruments import (
+from ..engine.instruments import (
     COLLATERAL_STABLE,
     USDC_ID,
     Bridge,
@@ -32,7 +32,7 @@ from .engine.instruments import (
 __all__ = ["MAX_MOVE_PCT", "POLL_MS", "MirrorError", "SourceMarkets", "SourcePrice", "prices_of", "source_markets"]
 
 POLL_MS = 1_000  # how often a mirror reads the source's tickers
-MAX_MOVE_PCT = Decimal(20)  # a mirrored index or mark that moves more than this in one poll is held (``mirror_sanity``)
+MAX_MOVE_PCT = Decimal(20)  # a mirrored index or mark that moves more than this in one poll is held (``sanity``)
 
 
 class MirrorError(RuntimeError):

@@ -10,7 +10,7 @@ its signing source, and every response says which network it is (see ``network``
 through ``signed_actions``; the WebSocket is ``ws_hub``.
 
 A mirror (``SimConfig.mirror``: another exchange's URL; ``open_exchange`` reads it) lists that exchange's
-instruments and follows its index and mark (``mirror``, ``mirror_market``): paper trading on a real market.
+instruments and follows its index and mark (``mirror.source``, ``mirror.market``): paper trading on a real market.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp
 
+from ..clock import Clock, FrozenClock, SystemClock
+from ..mirror.config import MAX_MOVE_PCT, POLL_MS
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
-from .clock import Clock, FrozenClock, SystemClock
 from .dispatch import Dispatcher, QueryError
 from .http_posts import Answer, PostRoutes, error, json_answer
 from .http_transport import JoinedHttpProtocol
-from .mirror_config import MAX_MOVE_PCT, POLL_MS
 from .network import DEFAULT_NETWORK, Network, NetworkHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
@@ -45,7 +45,7 @@ from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
 from .ws_transport import CoalescingWebSocketProtocol
 
 if TYPE_CHECKING:
-    from .mirror import Mirror
+    from ..mirror.source import Mirror
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
@@ -126,7 +126,7 @@ class LocalExchange:
             self.config.network,
         )
         if mirror is not None:
-            from .mirror import MirrorHeader  # paper trading only: it brings the HTTP client
+            from ..mirror.source import MirrorHeader  # paper trading only: it brings the HTTP client
 
             self.app = MirrorHeader(self.app, mirror.status)
         self._server: uvicorn.Server | None = None
@@ -328,7 +328,7 @@ async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalE
     clock = clock or SystemClock()
     if config.mirror is None:
         return LocalExchange(config, clock)
-    from .mirror import Mirror
+    from ..mirror.source import Mirror
 
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**31)
     mirror = await Mirror.open(

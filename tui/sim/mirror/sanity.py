@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .mirror_config import MAX_MOVE_PCT, SourcePrice
+from .config import MAX_MOVE_PCT, SourcePrice
 
 __all__ = ["CONFIRM_POLLS", "DEFAULT_MAX_MOVE_PCT", "Sanity"]
 

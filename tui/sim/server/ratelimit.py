@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .clock import Clock
+from ..clock import Clock
 
 BAN_STEPS_S = (300, 1_800, 7_200, 86_400, 604_800)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import Exchange
-from .engine.views import balance_update
+from ..engine import Exchange
+from ..engine.views import balance_update
 
 EVENT_STREAMS = frozenset({"trades", "fills", "funding_payments", "blocks", "transactions"})
 

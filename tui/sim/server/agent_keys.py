@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .engine import Exchange
-from .engine.values import iso_ms
+from ..engine import Exchange
+from ..engine.values import iso_ms
 
 FORMER = ("revoked", "expired")
 

@@ -3,7 +3,7 @@
 ``Mirror.open(url)`` reads the source's instruments, tokens and tickers over its public /info (no key:
 the client it uses has no signer, so it cannot even build an /exchange request), and ``poll()`` reads
 its tickers again: one ``ticker`` request a poll, every instrument's index and mark in it. The mirror's
-makers (``mirror_market``) quote around those prices, so the user's orders match a local book, with
+makers (``market``) quote around those prices, so the user's orders match a local book, with
 fake money, at the real market's prices.
 
 When a poll fails (connection refused, no answer in time, an error or a nonsense answer) the mirror is
@@ -27,9 +27,9 @@ from tui.api.endpoints import check_base_url
 from tui.api.errors import ClientError
 from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
 
-from .mirror_config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
-from .mirror_past import Minutes, read_past
-from .mirror_sanity import DEFAULT_MAX_MOVE_PCT, Sanity
+from .config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
+from .past import Minutes, read_past
+from .sanity import DEFAULT_MAX_MOVE_PCT, Sanity
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
 

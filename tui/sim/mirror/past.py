@@ -17,7 +17,7 @@ from decimal import Decimal
 from tui.api import models as m
 from tui.api.client import Client
 
-from .engine.candles import RESOLUTIONS, Candle
+from ..engine.candles import RESOLUTIONS, Candle
 
 __all__ = ["PAST_MINUTES", "SourcePast", "read_past"]
 

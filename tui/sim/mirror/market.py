@@ -5,7 +5,7 @@ every price here is one the source gave. The
 makers quote their usual ladder around the source's mark, so the user's orders match locally, and a
 resting order fills when the source's price moves through it (the makers' new quotes cross it). While
 the source is stale the makers pull their quotes and prices stay frozen; when it answers again they
-follow it and quote again. An instrument the source's answer makes no sense for (``mirror_sanity``) is held the
+follow it and quote again. An instrument the source's answer makes no sense for (``sanity``) is held the
 same way on its own: its price kept, its quotes pulled, until the source is sane about it again.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from decimal import ROUND_CEILING, Decimal
 
-from .engine import Exchange
-from .engine.markets import Market
-from .market import REQUOTE_EVERY, SyntheticMarket, _floor
-from .mirror import Mirror
-from .mirror_past import SourcePast
+from ..engine import Exchange
+from ..engine.markets import Market
+from ..market import REQUOTE_EVERY, SyntheticMarket, _floor
+from .past import SourcePast
+from .source import Mirror
 
 
 class MirroredMarket(SyntheticMarket):
@@ -31,7 +31,7 @@ class MirroredMarket(SyntheticMarket):
         self.follow()
 
     def _open_past(self) -> None:
-        """Charts open on the source's own last hours (``mirror_past``): a past made up here would be invented."""
+        """Charts open on the source's own last hours (``past``): a past made up here would be invented."""
         self.engine.candles.past = SourcePast(self.mirror.past, self.engine.genesis_ms)
 
     def step(self, now_ms: int) -> None:

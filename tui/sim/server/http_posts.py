@@ -8,7 +8,7 @@ exchange's time per order under the fan-out bench (server CPU per order, ~330 µ
 Starlette answered it.
 
 Every bad parameter is a 400 from its handler. An exception a handler did not expect is the last resort: it is
-logged with its traceback (``tui.sim.http_posts``, in the xtui log) and answered 500 with a JSON message.
+logged with its traceback (``tui.sim.server.http_posts``, in the xtui log) and answered 500 with a JSON message.
 """
 
 from __future__ import annotations

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from tui.api.signing import SigningError, checksum_address
 
+from ..clock import Clock
+from ..engine import ActionResult, BrokerConfig, Exchange, OrderRequest
+from ..engine import Rejected as EngineRejected
+from ..engine.instruments import default_config
+from ..grammar import int_text
+from ..market import SyntheticMarket
 from .agent_keys import FormerAgent, FormerAgents
-from .clock import Clock
-from .engine import ActionResult, BrokerConfig, Exchange, OrderRequest
-from .engine import Rejected as EngineRejected
-from .engine.instruments import default_config
-from .grammar import int_text
-from .market import SyntheticMarket
 from .pictures import first_picture
 
 if TYPE_CHECKING:
-    from .mirror import Mirror
+    from ..mirror.source import Mirror
 
 
 class QueryError(ValueError):
@@ -121,7 +121,7 @@ class Dispatcher:
         self.engine = Exchange(dataclasses.replace(base, faucet_usdc=faucet), clock)
         self.market: SyntheticMarket | None = None
         if mirror is not None:  # the source's prices, makers around them (a mirror always has its makers)
-            from .mirror_market import MirroredMarket  # it brings the HTTP client: paper trading only
+            from ..mirror.market import MirroredMarket  # it brings the HTTP client: paper trading only
 
             self.market = MirroredMarket(self.engine, seed, mirror)
         elif market:

@@ -13,8 +13,8 @@ from typing import Any
 
 from tui.api import wire
 
+from ..clock import Clock
 from .actions import ParsedAction, Rejected, codes_for, recover_candidates, verify_agent_signature
-from .clock import Clock
 from .dispatch import Dispatcher
 from .network import Network
 
