@@ -22,6 +22,7 @@ from tui.api.client import Client
 from tui.api.paper import PaperStatus, parse_paper
 from tui.api.signing import Signer
 from tui.api.wire import order_item
+from tui.config.values import PROFILE_FIELDS
 from tui.sim.clock import FrozenClock
 from tui.sim.mirror.past import SourcePast
 from tui.sim.mirror.source import MirrorError, source_url
@@ -221,6 +222,22 @@ async def test_a_mirror_is_opened_before_it_is_made() -> None:
 def test_bad_source_urls_are_refused_in_words(text: str, words: str) -> None:
     with pytest.raises(ValueError, match=words.replace("?", r"\?").replace("(", r"\(").replace(")", r"\)")):
         source_url(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ftp://example.com", "http://", "wss://api.example.com/ws/", "https://user:pw@api.example.com",
+     "https://api.example.com/?x=1", "http://127.0.0.1:99999", "https://api.example.com /x"],
+)  # fmt: skip
+def test_the_mirror_flag_and_the_config_refuse_a_base_url_in_the_same_words(text: str) -> None:
+    """A bad URL given as ``--mirror`` and as a profile's ``mirror`` (or ``url``) is refused with the same message:
+    one check (``tui.api.endpoints.check_base_url``), not two that drift apart."""
+    with pytest.raises(ValueError) as by_flag:
+        source_url(text)
+    for field in ("mirror", "url"):
+        with pytest.raises(ValueError) as by_config:
+            PROFILE_FIELDS[field](text)
+        assert str(by_config.value) == str(by_flag.value)
 
 
 def test_a_good_source_url_is_kept_without_its_trailing_slash() -> None:

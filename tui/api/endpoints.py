@@ -28,6 +28,12 @@ TESTNET = Endpoints(
 )
 
 
+_SHAPES: dict[tuple[str, ...], str] = {
+    ("http", "https"): "an http(s) URL with a host (e.g. https://api.hotstuff.trade)",
+    ("ws", "wss"): "a ws(s) URL with a host (e.g. wss://api.hotstuff.trade/ws/)",
+}
+
+
 def _quoted(text: str) -> str:
     return repr(text if len(text) <= 80 else text[:77] + "...")
 
@@ -45,8 +51,7 @@ def check_base_url(
     if parts.scheme in ("ws", "wss") and "ws" not in schemes:
         raise ValueError(f"{quote(text)}: give the exchange's http(s) base URL, not its WebSocket")
     if parts.scheme not in schemes or not parts.hostname or any(c.isspace() for c in text):
-        kind = "an http(s)" if schemes == ("http", "https") else f"a {' or '.join(schemes)}"
-        raise ValueError(f"{quote(text)} is not {kind} URL with a host")
+        raise ValueError(f"{quote(text)} is not {_SHAPES.get(schemes, 'a URL with a host')}")
     if parts.username is not None or parts.password is not None:
         raise ValueError("a URL must not carry a user name or password (it would be a secret in plain text)")
     if parts.query or parts.fragment:
