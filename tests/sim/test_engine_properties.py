@@ -90,7 +90,7 @@ def fingerprint(ex: Exchange) -> Any:
             for a in ex.accounts.values()
         )
     )
-    return accounts, len(ex.chain.pending), ex._next_oid, ex._next_trade
+    return accounts, len(ex.chain.pending), ex.core.next_oid, ex.core.next_trade
 
 
 def assert_whole_quanta(ex: Exchange) -> None:

@@ -24,10 +24,12 @@ from decimal import Decimal
 from typing import Any
 
 from .accounts import Account, MarginState, Position
+from .core import ExchangeCore
 from .errors import Rejected
+from .fills import Settlement
+from .funds import Funds
 from .instruments import USDC_ID
 from .money import credit
-from .relations import RelationsExchange
 from .values import ONE, ZERO, dstr, num
 from .views import (
     balance_entry,
@@ -43,29 +45,35 @@ from .views import (
 DAY_MS = 86_400_000
 
 
-class AccountQueries(RelationsExchange):
+class AccountQueries:
     """Account-scoped /info methods."""
+
+    def __init__(self, core: ExchangeCore, settlement: Settlement, funds: Funds) -> None:
+        self.core = core
+        self.settlement = settlement
+        self.funds = funds
 
     # ------------------------------------------------------------------ summary
     def account_summary(self, user: str) -> dict[str, Any]:
         """``account_summary`` (see the module docstring for every formula)."""
-        acct = self._view(user)
-        ms = acct.margin(self.collaterals, self.coll_prices)
+        core = self.core
+        acct = core.view(user)
+        ms = acct.margin(core.collaterals, core.coll_prices)
         free = ms.free if ms.free > 0 else ZERO
-        usdc_q = self.quanta[USDC_ID]
+        usdc_q = self.settlement.quanta[USDC_ID]
         collateral: dict[str, Any] = {}
         spot: dict[str, Any] = {}
         deriv_raw = spot_eq = ZERO
-        now = self.clock.now_ms()
-        for c in self.collaterals.values():
-            price = self.coll_prices[c.id]
+        now = core.clock.now_ms()
+        for c in core.collaterals.values():
+            price = core.coll_prices[c.id]
             if c.is_margin:
                 bal = acct.balances.get(c.id, ZERO)
                 deriv_raw += bal * price
-                collateral[c.symbol] = balance_entry(bal, self._withdrawable_of(bal, free, c))
+                collateral[c.symbol] = balance_entry(bal, self.funds.withdrawable_of(bal, free, c))
             sbal = acct.spot.get(c.id, ZERO)
             spot_eq += sbal * price
-            spot[c.symbol] = balance_entry(sbal, self._spot_free(acct, c))
+            spot[c.symbol] = balance_entry(sbal, self.funds.spot_free(acct, c))
         deriv_eq = deriv_raw + ms.upnl + sum((p.iso_margin for p in acct.positions.values()), ZERO)
         perp_positions = {
             p.spec.name: {
@@ -129,7 +137,7 @@ class AccountQueries(RelationsExchange):
 
     def _vault_balances(self, acct: Account, now: int, usdc_q: Decimal) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for v in self.vaults.values():
+        for v in self.funds.vaults.values():
             h = v.holdings.get(acct.addr)
             if h is None or not h.lots:
                 continue
@@ -137,7 +145,7 @@ class AccountQueries(RelationsExchange):
             out[v.address] = {
                 "withdrawable_shares": h.unlocked(now),
                 "total_shares": total,
-                "amount": plain(credit(self.vault_equity(v) * total / v.total_shares, usdc_q))
+                "amount": plain(credit(self.funds.vault_equity(v) * total / v.total_shares, usdc_q))
                 if v.total_shares
                 else ZERO,
             }
@@ -146,8 +154,9 @@ class AccountQueries(RelationsExchange):
     # ------------------------------------------------------------------ lists
     def positions(self, user: str, instrument: str | None = None) -> list[dict[str, Any]]:
         """Open positions (non-zero size), optionally of one instrument."""
-        acct = self._view(user)
-        only = self.market(instrument).id if instrument else None
+        core = self.core
+        acct = core.view(user)
+        only = core.market(instrument).id if instrument else None
         return [
             position_record(acct.display, p)
             for p in acct.positions.values()
@@ -158,39 +167,42 @@ class AccountQueries(RelationsExchange):
         self, user: str, page: Any = None, limit: Any = None, instrument: str | None = None
     ) -> dict[str, Any]:
         """Live orders (resting, waiting for a trigger, or triggered and resting), newest first."""
-        acct = self._view(user)
-        only = self.market(instrument).id if instrument else None
+        core = self.core
+        acct = core.view(user)
+        only = core.market(instrument).id if instrument else None
         items = sorted(
             (o for o in acct.orders.values() if only is None or o.inst_id == only), key=lambda o: o.oid, reverse=True
         )
         chunk, meta = paginate(items, page, limit)
-        return envelope([order_record(o, self.markets[o.inst_id].name) for o in chunk], meta)
+        return envelope([order_record(o, core.markets[o.inst_id].name) for o in chunk], meta)
 
     def open_order_events(self, user: str) -> list[dict[str, Any]]:
         """Live orders as ``orders`` WebSocket payloads, oldest first (a new subscriber's first picture)."""
-        acct = self._view(user)
-        return [order_event(o, self.markets[o.inst_id].name) for o in sorted(acct.orders.values(), key=lambda o: o.oid)]
+        core = self.core
+        acct = core.view(user)
+        return [order_event(o, core.markets[o.inst_id].name) for o in sorted(acct.orders.values(), key=lambda o: o.oid)]
 
     def order_history(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
         """Every kept order, live and finished, newest first."""
-        acct = self._view(user)
+        core = self.core
+        acct = core.view(user)
         items = sorted([*acct.orders.values(), *acct.order_history], key=lambda o: o.oid, reverse=True)
         chunk, meta = paginate(items, page, limit)
-        return envelope([order_record(o, self.markets[o.inst_id].name) for o in chunk], meta)
+        return envelope([order_record(o, core.markets[o.inst_id].name) for o in chunk], meta)
 
     def fills(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
-        acct = self._view(user)
+        acct = self.core.view(user)
         chunk, meta = paginate(list(reversed(acct.fills)), page, limit)
         return envelope([f.record() for f in chunk], meta)
 
     def funding_history(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
-        acct = self._view(user)
+        acct = self.core.view(user)
         chunk, meta = paginate(list(reversed(acct.funding)), page, limit)
         return envelope(list(chunk), meta)
 
     def transfer_history(self, user: str, page: Any = None, limit: Any = None) -> list[dict[str, Any]]:
         """Transfer records newest first (an array; ``page``/``limit`` select a slice when given)."""
-        acct = self._view(user)
+        acct = self.core.view(user)
         items = list(reversed(acct.transfers))
         if page is None and limit is None:
             return items
@@ -199,16 +211,17 @@ class AccountQueries(RelationsExchange):
 
     def account_history(self, user: str) -> list[dict[str, Any]]:
         """Account value points (one per ``history_interval_ms`` while the account is active), newest first."""
-        return list(reversed(self._view(user).history))
+        return list(reversed(self.core.view(user).history))
 
     def instrument_leverage(self, user: str, symbol: str) -> dict[str, Any]:
-        acct = self._view(user)
-        m = self.market(symbol)
+        core = self.core
+        acct = core.view(user)
+        m = core.market(symbol)
         if not m.is_perp:
             raise Rejected(f"{m.name} is spot: leverage applies to perps")
         pos = acct.positions.get(m.id)
         spec = m.perp
-        lev = pos.leverage if pos else min(self.config.default_leverage, spec.max_leverage)
+        lev = pos.leverage if pos else min(core.config.default_leverage, spec.max_leverage)
         isolated = pos.isolated if pos else spec.only_isolated
         return {
             "address": acct.display,
@@ -216,14 +229,15 @@ class AccountQueries(RelationsExchange):
             "instrument": m.name,
             "margin_type": "isolated" if isolated else "cross",
             "leverage": str(lev),
-            "updated_at": (pos.leverage_ms if pos else self.genesis_ms) // 1000,
+            "updated_at": (pos.leverage_ms if pos else core.genesis_ms) // 1000,
         }
 
     def user_fees(self, user: str) -> dict[str, Any]:
         """Rolling 14/30-day volumes and the fee rates that apply."""
-        acct = self._view(user)
-        f = self.config.fees
-        today = self.clock.now_ms() // DAY_MS
+        core = self.core
+        acct = core.view(user)
+        f = core.config.fees
+        today = core.clock.now_ms() // DAY_MS
         out: dict[str, Any] = {"account": acct.display}
         for kind in ("spot", "stable_spot", "perp", "option"):
             for days in (14, 30):
@@ -236,7 +250,7 @@ class AccountQueries(RelationsExchange):
             "stable_spot": (f.stable_spot_maker, f.stable_spot_taker),
             "option": (f.option_maker, f.option_taker),
         }
-        discount = self.referral_tier(acct.referrer).fee_discount if acct.referrer is not None else ZERO
+        discount = self.settlement.referral_tier(acct.referrer).fee_discount if acct.referrer is not None else ZERO
         for kind, (maker, taker) in rates.items():
             out[f"{kind}_maker_fee_rate"] = maker
             out[f"{kind}_taker_fee_rate"] = taker * (ONE - discount) if taker > 0 else taker

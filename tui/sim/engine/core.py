@@ -1,17 +1,17 @@
-"""The engine's state and the primitives every layer builds on: accounts, ledger, prices, events, chain.
+"""The engine's shared state and the primitives the other parts use: accounts, ledger, prices, events, chain.
 
-The engine is split by responsibility into layers, each extending the one below (one shared state,
-no I/O, no asyncio):
+``Exchange`` holds one ``ExchangeCore`` and the parts that act on it, each given what it uses when made (no
+part inherits another; each keeps its own state):
 
-- ``ExchangeCore`` (this module): state, accounts, ledger primitives, prices, events, chain
-- ``SettlementExchange`` (fills): trades into positions, PnL, fees, referral commission
-- ``TradingExchange`` (trading): order entry, validation, matching
-- ``ControlsExchange`` (controls): cancels, leverage
-- ``RiskExchange`` (risk): the clock tick: triggers, liquidation, funding, account history
-- ``FundsExchange`` (funds): deposits, withdrawals, transfers, vaults
-- ``RelationsExchange`` (relations): referrals, brokers, agents
-- ``AccountQueries`` / ``MarketQueries``: the /info and /explorer answers
-- ``Exchange`` (exchange): events and the public facade
+- ``ExchangeCore`` (this module): accounts, markets, prices, ledger primitives, listeners, chain
+- ``Settlement`` (fills; core): trades into positions, PnL, fees, referral commission
+- ``Trading`` (trading; core, settlement): order entry, validation, matching
+- ``Controls`` (controls; core, trading): cancels, leverage
+- ``Risk`` (risk; core, settlement, trading): the clock tick: triggers, liquidation, funding, account history
+- ``Funds`` (funds; core, settlement): deposits, withdrawals, transfers, and the vaults it holds
+- ``Relations`` (relations; core, settlement): referrals, brokers, and the agents and codes it holds
+- ``AccountQueries`` (core, settlement, funds) / ``MarketQueries`` (core): the /info and /explorer answers
+- ``Events`` (events; core, the queries): what each flush emits
 
 Money conservation, exact for every token ``t`` (checked by ``audit``)::
 
@@ -41,7 +41,6 @@ from .errors import Rejected
 from .instruments import USDC_ID, Collateral, MarketConfig, PerpSpec, SpotSpec, default_config
 from .markets import Market
 from .values import ONE, ZERO, parse_decimal
-from .vaults import Vault
 
 #: fn(channel, key, payload): see ``Exchange`` for channels, keys and payloads.
 Listener = Callable[[str, str, Any], None]
@@ -59,7 +58,7 @@ def derived_address(label: str) -> str:
 
 
 class ExchangeCore:
-    """State and primitives. Use ``Exchange``; the layers exist to keep each module small."""
+    """The state every part reads and the primitives that change it; ``Exchange`` holds it with its parts."""
 
     def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
         self.config = cfg = config or default_config()
@@ -85,7 +84,6 @@ class ExchangeCore:
         for c in cfg.collaterals:
             self.coll_prices.setdefault(c.id, ONE)
         self.accounts: dict[str, Account] = {}
-        self.vaults: dict[str, Vault] = {}  # vault address (lower) -> vault
         self.minted: dict[int, Decimal] = {c.id: ZERO for c in cfg.collaterals}
         self.withdrawn: dict[int, Decimal] = {c.id: ZERO for c in cfg.collaterals}
         self.chain = Chain(cfg.seed, now, cfg.max_blocks, cfg.max_txs)
@@ -98,29 +96,29 @@ class ExchangeCore:
         #: Optional filter ``interest(channel, key) -> bool`` (e.g. the WebSocket hub's "has a subscriber"):
         #: when set, payloads nobody wants are not even built. ``agent`` events are always emitted.
         self.interest: Callable[[str, str], bool] | None = None
-        self._dirty_markets: set[Market] = set()
-        self._dirty_accounts: set[Account] = set()
-        self._dirty_positions: set[Position] = set()
-        self._dirty_index: set[Market] = set()  # index prices set since the last flush
-        self._next_oid = 1
-        self._epoch = 0  # +1 whenever a mark or a collateral price changes (invalidates free-margin caches)
-        self._next_trade = 1
-        self.fee_account = self._account(derived_address("fees"))
-        self.backstop = self._account(derived_address("backstop"))
+        self.dirty_markets: set[Market] = set()
+        self.dirty_accounts: set[Account] = set()
+        self.dirty_positions: set[Position] = set()
+        self.dirty_index: set[Market] = set()  # index prices set since the last flush
+        self.next_oid = 1
+        self.epoch = 0  # +1 whenever a mark or a collateral price changes (invalidates free-margin caches)
+        self.next_trade = 1
+        self.fee_account = self.account(derived_address("fees"))
+        self.backstop = self.account(derived_address("backstop"))
 
     # ----------------------------------------------------------------- events
     def add_listener(self, fn: Listener) -> None:
         """Call ``fn(channel, key, payload)`` on every state change (see ``Exchange``)."""
         self.listeners.append(fn)
 
-    def _wants(self, channel: str, key: str) -> bool:
+    def wants(self, channel: str, key: str) -> bool:
         """True if an event on (channel, key) has a listener that may want it."""
         if not self.listeners:
             return False
         interest = self.interest
         return interest is None or interest(channel, key)
 
-    def _emit(self, channel: str, key: str, payload: Any) -> None:
+    def emit(self, channel: str, key: str, payload: Any) -> None:
         for fn in self.listeners:
             fn(channel, key, payload)
 
@@ -147,13 +145,13 @@ class ExchangeCore:
             raise Rejected(f"unknown collateral {ref!r}"[:120])
         return c
 
-    def _peek(self, address: str) -> Account | None:
+    def peek(self, address: str) -> Account | None:
         """The account of ``address`` if it exists (queries never create accounts)."""
         return self.accounts.get(address.lower()) if isinstance(address, str) else None
 
-    def _view(self, user: str) -> Account:
+    def view(self, user: str) -> Account:
         """The account of ``user`` for a query, or a blank one (not stored) for an unknown address."""
-        acct = self._peek(user)
+        acct = self.peek(user)
         if acct is None:
             try:
                 display = checksum_address(user)
@@ -162,7 +160,7 @@ class ExchangeCore:
             acct = Account(display.lower(), display, self.genesis_ms, 1)
         return acct
 
-    def _account(self, address: str) -> Account:
+    def account(self, address: str) -> Account:
         """The account of ``address``, created empty if new."""
         acct = self.accounts.get(address.lower()) if isinstance(address, str) else None
         if acct is None:
@@ -174,7 +172,7 @@ class ExchangeCore:
             self.accounts[acct.addr] = acct
         return acct
 
-    def _position(self, acct: Account, m: Market) -> Position:
+    def position(self, acct: Account, m: Market) -> Position:
         """The account's position record in perp ``m`` (created flat, at the default leverage)."""
         pos = acct.positions.get(m.id)
         if pos is None:
@@ -193,31 +191,31 @@ class ExchangeCore:
         spot balances. It is given once per address, even to an address that already received a transfer.
         Returns True if the faucet was credited now.
         """
-        acct = self._account(address)
+        acct = self.account(address)
         if acct.fauceted:
             return False
         acct.fauceted = True
         cfg = self.config
         if cfg.faucet_usdc:
-            self._mint(acct, USDC_ID, cfg.faucet_usdc, spot=False)
+            self.mint(acct, USDC_ID, cfg.faucet_usdc, spot=False)
         for cid, amount in cfg.faucet_spot:
-            self._mint(acct, cid, amount, spot=True)
-        self._dirty_accounts.add(acct)
+            self.mint(acct, cid, amount, spot=True)
+        self.dirty_accounts.add(acct)
         return True
 
-    def _mint(self, acct: Account, token: int, amount: Decimal, *, spot: bool) -> None:
+    def mint(self, acct: Account, token: int, amount: Decimal, *, spot: bool) -> None:
         acct.free_cache = None
         book = acct.spot if spot else acct.balances
         book[token] = book.get(token, ZERO) + amount
         self.minted[token] += amount
 
-    def _credit(self, acct: Account, token: int, amount: Decimal) -> None:
+    def credit(self, acct: Account, token: int, amount: Decimal) -> None:
         """Add (or with a negative amount, take) derivatives collateral."""
         acct.free_cache = None
         bal = acct.balances
         bal[token] = bal.get(token, ZERO) + amount
 
-    def _credit_spot(self, acct: Account, token: int, amount: Decimal) -> None:
+    def credit_spot(self, acct: Account, token: int, amount: Decimal) -> None:
         bal = acct.spot
         bal[token] = bal.get(token, ZERO) + amount
 
@@ -246,18 +244,18 @@ class ExchangeCore:
         token = self._price_source.get(m.id)
         if token is not None:
             self.coll_prices[token] = px
-            self._epoch += 1
+            self.epoch += 1
         self.candles.update(m.id, "index", now, px)
-        self._dirty_markets.add(m)
-        self._dirty_index.add(m)
-        self._refresh_mark(m, now)
+        self.dirty_markets.add(m)
+        self.dirty_index.add(m)
+        self.refresh_mark(m, now)
 
     def set_mark_price(self, instrument: int | str, price: Decimal | str) -> None:
         """Make an instrument's mark ``price`` (another exchange's mark, followed by a mirror) instead of
         median(index, mid, last)."""
         m = self.market(instrument)
         m.external_mark = parse_decimal(price, "mark price", positive=True)
-        self._refresh_mark(m, self.clock.now_ms())
+        self.refresh_mark(m, self.clock.now_ms())
 
     def set_last_price(self, instrument: int | str, price: Decimal | str) -> None:
         """The latest trade's price as another exchange reports it (a mirror): the ticker's last and the
@@ -267,35 +265,35 @@ class ExchangeCore:
         if px != m.last:
             m.last = px
             self.candles.update(m.id, "ltp", self.clock.now_ms(), px)
-            self._dirty_markets.add(m)
+            self.dirty_markets.add(m)
 
-    def _refresh_mark(self, m: Market, now: int) -> None:
+    def refresh_mark(self, m: Market, now: int) -> None:
         new = m.compute_mark()
         if new != m.mark:
-            self._dirty_markets.add(m)
+            self.dirty_markets.add(m)
             m.set_mark(new)
-            self._epoch += 1
+            self.epoch += 1
             self.candles.update(m.id, "mark", now, new)
             if m.holders:
-                self._dirty_accounts.update(m.holders)
+                self.dirty_accounts.update(m.holders)
 
     # ----------------------------------------------------------------- chain
     def record_tx(self, account: str, tx_type: int, success: bool) -> str:
         """Record a transaction (the server uses this for failed actions); returns its hash."""
-        acct = self._peek(account)
+        acct = self.peek(account)
         display = acct.display if acct is not None else _display(account)
         return self.chain.record(display, tx_type, success, self.clock.now_ms()).hash
 
-    def _tx(self, acct: Account, tx_type: int, now: int) -> Tx:
+    def tx(self, acct: Account, tx_type: int, now: int) -> Tx:
         return self.chain.record(acct.display, tx_type, True, now)
 
-    def _free(self, acct: Account) -> Decimal:
+    def free_margin(self, acct: Account) -> Decimal:
         """margin_balance - initial_margin of ``acct``, from its cache when still valid."""
-        if acct.free_cache is not None and acct.free_epoch == self._epoch:
+        if acct.free_cache is not None and acct.free_epoch == self.epoch:
             return acct.free_cache
         free = acct.free_margin(self.collaterals, self.coll_prices)
         acct.free_cache = free
-        acct.free_epoch = self._epoch
+        acct.free_epoch = self.epoch
         return free
 
 

@@ -26,13 +26,11 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from tui.sim.clock import Clock
-
 from .accounts import Account, Position
 from .book import Order
 from .chain import Tx
 from .core import ExchangeCore
-from .instruments import USDC_ID, MarketConfig, ReferralTier
+from .instruments import USDC_ID, ReferralTier
 from .markets import Market
 from .money import carried, credit, debit
 from .records import FILL_TRADE, Fill, Trade
@@ -42,20 +40,21 @@ from .views import order_event
 DAY_MS = 86_400_000
 
 
-class SettlementExchange(ExchangeCore):
+class Settlement:
     """Turns matched quantities into fills and ledger movements."""
 
-    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
-        super().__init__(config, clock)
+    def __init__(self, core: ExchangeCore) -> None:
+        self.core = core
         #: token id -> its smallest amount (``Collateral.quantum``), read on every fill
-        self.quanta: dict[int, Decimal] = {cid: c.quantum for cid, c in self.collaterals.items()}
+        self.quanta: dict[int, Decimal] = {cid: c.quantum for cid, c in self.core.collaterals.items()}
         #: order id -> (fee carry, broker fee carry) of a live order whose fills paid above their exact fees
-        self._carries: dict[int, tuple[Decimal, Decimal]] = {}
+        self.carries: dict[int, tuple[Decimal, Decimal]] = {}
 
-    def _trade(self, m: Market, taker: Order, maker: Order, px: Decimal, q: Decimal, tx: Tx, now: int) -> None:
+    def trade(self, m: Market, taker: Order, maker: Order, px: Decimal, q: Decimal, tx: Tx, now: int) -> None:
         """Execute ``q`` at the maker's price ``px`` (the caller updates the book level)."""
-        trade_id = self._next_trade
-        self._next_trade = trade_id + 1
+        core = self.core
+        trade_id = core.next_trade
+        core.next_trade = trade_id + 1
         maker.unfilled -= q
         taker.unfilled -= q
         maker.updated_ms = taker.updated_ms = now
@@ -67,25 +66,25 @@ class SettlementExchange(ExchangeCore):
                     pos.buy_notional -= px * q
                 else:
                     pos.sell_notional -= px * q
-            fees = self.config.fees
-            self._perp_fill(mk, m, maker.is_buy, q, px, fees.perp_maker, maker, False, tx, trade_id, now, FILL_TRADE)
-            fill = self._perp_fill(
+            fees = core.config.fees
+            self.perp_fill(mk, m, maker.is_buy, q, px, fees.perp_maker, maker, False, tx, trade_id, now, FILL_TRADE)
+            fill = self.perp_fill(
                 taker.account, m, taker.is_buy, q, px, fees.perp_taker, taker, True, tx, trade_id, now, FILL_TRADE
             )
         else:
-            maker_rate, taker_rate = self._spot_rates(m)
+            maker_rate, taker_rate = self.spot_rates(m)
             spent = self._spot_fill(maker, m, q, px, maker_rate, False, tx, trade_id, now)[1]
-            self._unlock_spot(maker, m, min(maker.lock, spent) if maker.unfilled else maker.lock)
+            self.unlock_spot(maker, m, min(maker.lock, spent) if maker.unfilled else maker.lock)
             fill = self._spot_fill(taker, m, q, px, taker_rate, True, tx, trade_id, now)[0]
         m.last = px
         m.notional_total += px * q
         trade = Trade(fill, mk.display)
         m.trades.append(trade)
-        if self.listeners:
+        if core.listeners:
             m.pending_trades.append(trade)
-        self.candles.update(m.id, "ltp", now, px, q)
+        core.candles.update(m.id, "ltp", now, px, q)
 
-    def _perp_fill(
+    def perp_fill(
         self,
         acct: Account,
         m: Market,
@@ -101,7 +100,8 @@ class SettlementExchange(ExchangeCore):
         fill_type: int,
     ) -> Fill:
         """Apply one side of a perp trade to ``acct`` and record its fill (the trade hot path)."""
-        pos = acct.positions.get(m.id) or self._position(acct, m)
+        core = self.core
+        pos = acct.positions.get(m.id) or core.position(acct, m)
         acct.free_cache = None
         start_size = pos.size
         start_cost = pos.cost
@@ -161,10 +161,10 @@ class SettlementExchange(ExchangeCore):
             False,
         )
         acct.fills.append(fill)
-        self._dirty_accounts.add(acct)
-        self._dirty_positions.add(pos)
-        if self.listeners and self._wants("fills", acct.addr):
-            self._emit("fills", acct.addr, fill.event())
+        core.dirty_accounts.add(acct)
+        core.dirty_positions.add(pos)
+        if core.listeners and core.wants("fills", acct.addr):
+            core.emit("fills", acct.addr, fill.event())
         return fill
 
     def _isolated_margin(
@@ -200,6 +200,7 @@ class SettlementExchange(ExchangeCore):
         now: int,
     ) -> tuple[Fill, Decimal]:
         """Apply one side of a spot trade; returns (its fill, what it spent of what the order reserved)."""
+        core = self.core
         acct = order.account
         spec = m.spot
         base, quote = spec.base_asset, spec.quote_asset
@@ -210,13 +211,13 @@ class SettlementExchange(ExchangeCore):
         if order.is_buy:
             paid = debit(notional, quantum)
             if paid != notional:  # the seller receives it rounded down: the fee account keeps the difference
-                self._credit_spot(self.fee_account, quote, paid - credit(notional, quantum))
-            self._credit_spot(acct, quote, -(paid + fee + bfee))
-            self._credit_spot(acct, base, q)
+                core.credit_spot(core.fee_account, quote, paid - credit(notional, quantum))
+            core.credit_spot(acct, quote, -(paid + fee + bfee))
+            core.credit_spot(acct, base, q)
             spent = paid + (fee if fee > 0 else ZERO) + bfee
         else:
-            self._credit_spot(acct, base, -q)
-            self._credit_spot(acct, quote, credit(notional, quantum) - fee - bfee)
+            core.credit_spot(acct, base, -q)
+            core.credit_spot(acct, quote, credit(notional, quantum) - fee - bfee)
             spent = q
         kind = "stable_spot" if spec.stable_pair else "spot"
         if spec.stable_pair:
@@ -246,9 +247,9 @@ class SettlementExchange(ExchangeCore):
             True,
         )
         acct.fills.append(fill)
-        self._dirty_accounts.add(acct)
-        if self.listeners and self._wants("fills", acct.addr):
-            self._emit("fills", acct.addr, fill.event())
+        core.dirty_accounts.add(acct)
+        if core.listeners and core.wants("fills", acct.addr):
+            core.emit("fills", acct.addr, fill.event())
         return fill, spent
 
     def _charge_fees(
@@ -256,6 +257,7 @@ class SettlementExchange(ExchangeCore):
     ) -> tuple[Decimal, Decimal]:
         """(fee, broker fee) a fill of ``order`` owes, paid out to the fee account (less the referrer's
         commission) and to the broker; the caller takes both from ``acct``. Rounded as ``money`` says."""
+        core = self.core
         exact = notional * rate
         ref = acct.referrer
         tier = self.referral_tier(ref) if ref is not None and exact > 0 else None
@@ -266,13 +268,13 @@ class SettlementExchange(ExchangeCore):
         if order is None:
             fee, bfee = debit(exact, quantum), ZERO
         else:
-            carry, bcarry = self._carries.pop(order.oid, (ZERO, ZERO))
+            carry, bcarry = self.carries.pop(order.oid, (ZERO, ZERO))
             fee, carry = carried(exact, carry, quantum)
             bfee = ZERO
             if broker is not None and order.broker_rate:
                 bfee, bcarry = carried(notional * order.broker_rate, bcarry, quantum)
             if carry or bcarry:
-                self._carries[order.oid] = (carry, bcarry)
+                self.carries[order.oid] = (carry, bcarry)
         commission = ZERO
         if tier is not None and ref is not None:
             commission = credit(fee * tier.commission, quantum)
@@ -280,9 +282,9 @@ class SettlementExchange(ExchangeCore):
             ref.rewards[key] = ref.rewards.get(key, ZERO) + commission
             ukey = (acct.addr, spot)
             ref.referred_rewards[ukey] = ref.referred_rewards.get(ukey, ZERO) + commission
-        credit_to = self._credit_spot if spot else self._credit
+        credit_to = core.credit_spot if spot else core.credit
         if fee:
-            credit_to(self.fee_account, token, fee - commission)
+            credit_to(core.fee_account, token, fee - commission)
         if bfee and broker is not None:
             credit_to(broker, token, bfee)
         return fee, bfee
@@ -302,19 +304,19 @@ class SettlementExchange(ExchangeCore):
 
     def referral_tier(self, referrer: Account) -> ReferralTier:
         """The tier a referrer's total referred volume reaches."""
-        tiers = self.config.referral_tiers
+        tiers = self.core.config.referral_tiers
         chosen = tiers[0] if tiers else ReferralTier(ZERO, ZERO, ZERO)
         for t in tiers:
             if referrer.referred_total >= t.volume:
                 chosen = t
         return chosen
 
-    def _spot_rates(self, m: Market) -> tuple[Decimal, Decimal]:
+    def spot_rates(self, m: Market) -> tuple[Decimal, Decimal]:
         """(maker, taker) fee rates of a spot market."""
-        f = self.config.fees
+        f = self.core.config.fees
         return (f.stable_spot_maker, f.stable_spot_taker) if m.spot.stable_pair else (f.spot_maker, f.spot_taker)
 
-    def _spot_reserve(self, m: Market, order: Order, rate: Decimal) -> tuple[int, Decimal]:
+    def spot_reserve(self, m: Market, order: Order, rate: Decimal) -> tuple[int, Decimal]:
         """(token, amount) the rest of a spot order may spend: a buy's notional, fee at ``rate`` (if
         positive) and broker fee, each rounded up as its fills round them; a sell's base size."""
         spec = m.spot
@@ -327,13 +329,13 @@ class SettlementExchange(ExchangeCore):
             amount += debit(notional * rate, quantum)
         return spec.quote_asset, amount
 
-    def _lock_spot(self, acct: Account, m: Market, order: Order) -> None:
+    def lock_spot(self, acct: Account, m: Market, order: Order) -> None:
         """Reserve what a resting spot order may spend (``_spot_reserve`` at the maker rate)."""
-        token, lock = self._spot_reserve(m, order, self._spot_rates(m)[0])
+        token, lock = self.spot_reserve(m, order, self.spot_rates(m)[0])
         order.lock = lock
         acct.spot_locked[token] = acct.spot_locked.get(token, ZERO) + lock
 
-    def _unlock_spot(self, order: Order, m: Market, amount: Decimal) -> None:
+    def unlock_spot(self, order: Order, m: Market, amount: Decimal) -> None:
         if not amount:
             return
         token = m.spot.quote_asset if order.is_buy else m.spot.base_asset
@@ -341,7 +343,8 @@ class SettlementExchange(ExchangeCore):
         locked = order.account.spot_locked
         locked[token] -= amount
 
-    def _order_event(self, order: Order) -> None:
+    def order_event(self, order: Order) -> None:
+        core = self.core
         key = order.account.addr
-        if self._wants("orders", key):
-            self._emit("orders", key, order_event(order, self.markets[order.inst_id].name))
+        if core.wants("orders", key):
+            core.emit("orders", key, order_event(order, core.markets[order.inst_id].name))

@@ -16,35 +16,35 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tui.sim.clock import Clock
-
 from .accounts import Account
 from .chain import Tx
-from .core import TX_DEPOSIT, derived_address
+from .core import TX_DEPOSIT, ExchangeCore, derived_address
 from .errors import Rejected
-from .instruments import USDC_ID, Collateral, MarketConfig
+from .fills import Settlement
+from .instruments import USDC_ID, Collateral
 from .money import credit
 from .requests import ActionResult
-from .risk import RiskExchange
 from .values import ONE, ZERO, decimals_of, dstr, iso_ms, parse_decimal, parse_int
 from .vaults import SHARE_Q, Holding, SubVault, Vault
 
 
-class FundsExchange(RiskExchange):
+class Funds:
     """Deposits, withdrawals, transfers, vaults."""
 
-    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
-        super().__init__(config, clock)
-        now = self.genesis_ms
-        for spec in self.config.vaults:
-            acct = self._account(derived_address("vault:" + spec.symbol))
-            manager = self._account(derived_address("vault-manager:" + spec.symbol))
+    def __init__(self, core: ExchangeCore, settlement: Settlement) -> None:
+        self.core = core
+        self.settlement = settlement
+        self.vaults: dict[str, Vault] = {}  # vault address (lower) -> vault
+        now = core.genesis_ms
+        for spec in core.config.vaults:
+            acct = core.account(derived_address("vault:" + spec.symbol))
+            manager = core.account(derived_address("vault-manager:" + spec.symbol))
             vault = Vault(spec, acct, manager, now, now)
-            self._mint(acct, USDC_ID, spec.capital, spot=False)
+            core.mint(acct, USDC_ID, spec.capital, spot=False)
             vault.holdings[manager.addr] = Holding([(now, spec.capital)], now)
             vault.total_shares = spec.capital
             for i in range(spec.sub_vaults):
-                sub = self._account(derived_address(f"vault:{spec.symbol}:sub{i + 1}"))
+                sub = core.account(derived_address(f"vault:{spec.symbol}:sub{i + 1}"))
                 vault.sub_vaults.append(SubVault(sub.display, manager.display, now))
             self.vaults[acct.addr] = vault
 
@@ -57,27 +57,29 @@ class FundsExchange(RiskExchange):
 
     def withdrawable(self, acct: Account, c: Collateral) -> Decimal:
         """Derivatives balance of ``c`` that may leave the account now (see the module docstring)."""
+        core = self.core
         bal = acct.balances.get(c.id, ZERO)
         if bal <= 0:
             return ZERO
-        return self._withdrawable_of(bal, acct.free_margin(self.collaterals, self.coll_prices), c)
+        return self.withdrawable_of(bal, acct.free_margin(core.collaterals, core.coll_prices), c)
 
-    def _withdrawable_of(self, bal: Decimal, free: Decimal, c: Collateral) -> Decimal:
+    def withdrawable_of(self, bal: Decimal, free: Decimal, c: Collateral) -> Decimal:
         """min(bal, free / (price * weight)) rounded down to ``c``'s quantum, given the free margin."""
         if bal <= 0 or free <= 0:
             return ZERO
-        per_unit = ONE if c.id == USDC_ID else self.coll_prices[c.id] * c.weight(bal)
+        per_unit = ONE if c.id == USDC_ID else self.core.coll_prices[c.id] * c.weight(bal)
         if free >= bal * per_unit:  # compared exactly: a division could land a hair below the balance
             return bal
-        return credit(free / per_unit, self.quanta[c.id])
+        return credit(free / per_unit, self.settlement.quanta[c.id])
 
-    def _spot_free(self, acct: Account, c: Collateral) -> Decimal:
+    def spot_free(self, acct: Account, c: Collateral) -> Decimal:
         """Spot balance of ``c`` not reserved by resting spot orders."""
-        return credit(acct.spot.get(c.id, ZERO) - acct.spot_locked.get(c.id, ZERO), self.quanta[c.id])
+        return credit(acct.spot.get(c.id, ZERO) - acct.spot_locked.get(c.id, ZERO), self.settlement.quanta[c.id])
 
     def _transfer_record(
         self, kind: str, src: Account, dst: Account, c: Collateral, amount: Decimal, tx: Tx, now: int
     ) -> None:
+        core = self.core
         record = {
             "from": src.display,
             "to": dst.display,
@@ -90,20 +92,21 @@ class FundsExchange(RiskExchange):
         src.transfers.append(record)
         if dst is not src:
             dst.transfers.append(record)
-        self._dirty_accounts.add(src)
-        self._dirty_accounts.add(dst)
+        core.dirty_accounts.add(src)
+        core.dirty_accounts.add(dst)
 
     # ------------------------------------------------------------------ deposits and withdrawals
     def deposit(self, address: str, collateral_id: int, amount: Decimal | str, *, spot: bool = False) -> str:
         """Credit new money to an account (the simulator's bridge: tests, seeding, market makers)."""
-        acct = self._account(address)
-        c = self.collateral(collateral_id)
+        core = self.core
+        acct = core.account(address)
+        c = core.collateral(collateral_id)
         if not spot and not c.is_margin:
             raise Rejected(f"{c.symbol} is not derivatives collateral")
         value = self._amount(amount, c)
-        now = self.clock.now_ms()
-        tx = self._tx(acct, TX_DEPOSIT, now)
-        self._mint(acct, c.id, value, spot=spot)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, TX_DEPOSIT, now)
+        core.mint(acct, c.id, value, spot=spot)
         self._transfer_record("deposit", acct, acct, c, value, tx, now)
         return tx.hash
 
@@ -144,15 +147,16 @@ class FundsExchange(RiskExchange):
         *,
         spot: bool,
     ) -> ActionResult:
-        acct = self._account(account)
-        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        core = self.core
+        acct = core.account(account)
+        c = core.collateral(parse_int(collateral_id, "collateralId"))
         value = self._amount(amount, c)
         chain = parse_int(chain_id, "chainId")
         if not any(b.chain_id == chain and b.enabled for b in c.bridges):
             raise Rejected(f"{c.symbol} cannot be withdrawn to chain {chain}")
         fee = Decimal(c.withdrawal_fee)
         if spot:
-            avail = self._spot_free(acct, c)
+            avail = self.spot_free(acct, c)
         else:
             if not c.is_margin:
                 raise Rejected(f"{c.symbol} is not derivatives collateral")
@@ -162,12 +166,12 @@ class FundsExchange(RiskExchange):
                 f"insufficient withdrawable {c.symbol}: {dstr(value)} + fee {dstr(fee)} requested, "
                 f"{dstr(avail)} available"
             )
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
-        credit = self._credit_spot if spot else self._credit
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
+        credit = core.credit_spot if spot else core.credit
         credit(acct, c.id, -(value + fee))
-        credit(self.fee_account, c.id, fee)
-        self.withdrawn[c.id] += value
+        credit(core.fee_account, c.id, fee)
+        core.withdrawn[c.id] += value
         self._transfer_record("spot_withdraw" if spot else "derivative_withdraw", acct, acct, c, value, tx, now)
         return ActionResult(tx, tx_type, {"nonce": str(nonce)} if nonce is not None else {})
 
@@ -187,22 +191,23 @@ class FundsExchange(RiskExchange):
     def _transfer(
         self, account: str, collateral_id: Any, amount: Any, destination: str, tx_type: int, *, spot: bool
     ) -> ActionResult:
-        acct = self._account(account)
-        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        core = self.core
+        acct = core.account(account)
+        c = core.collateral(parse_int(collateral_id, "collateralId"))
         value = self._amount(amount, c)
         if not isinstance(destination, str) or destination.lower() == acct.addr:
             raise Rejected("destination must be another account's address")
         if not spot and not c.is_margin:
             raise Rejected(f"{c.symbol} is not derivatives collateral")
-        avail = self._spot_free(acct, c) if spot else self.withdrawable(acct, c)
+        avail = self.spot_free(acct, c) if spot else self.withdrawable(acct, c)
         if value > avail:
             raise Rejected(
                 f"insufficient transferable {c.symbol}: {dstr(value)} requested, {dstr(max(avail, ZERO))} available"
             )
-        dst = self._account(destination)
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
-        credit = self._credit_spot if spot else self._credit
+        dst = core.account(destination)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
+        credit = core.credit_spot if spot else core.credit
         credit(acct, c.id, -value)
         credit(dst, c.id, value)
         self._transfer_record(
@@ -214,24 +219,25 @@ class FundsExchange(RiskExchange):
         self, account: str, collateral_id: int, amount: Any, to_derivatives: bool, *, tx_type: int = 1053
     ) -> ActionResult:
         """Move a margin token between the account's spot and derivatives balances."""
-        acct = self._account(account)
-        c = self.collateral(parse_int(collateral_id, "collateralId"))
+        core = self.core
+        acct = core.account(account)
+        c = core.collateral(parse_int(collateral_id, "collateralId"))
         value = self._amount(amount, c)
         if not isinstance(to_derivatives, bool):
             raise Rejected("toDerivativesAccount must be true or false")
         if not c.is_margin:
             raise Rejected(f"{c.symbol} is not derivatives collateral")
-        avail = self._spot_free(acct, c) if to_derivatives else self.withdrawable(acct, c)
+        avail = self.spot_free(acct, c) if to_derivatives else self.withdrawable(acct, c)
         if value > avail:
             where = "spot" if to_derivatives else "withdrawable derivatives"
             raise Rejected(
                 f"insufficient {where} {c.symbol}: {dstr(value)} requested, {dstr(max(avail, ZERO))} available"
             )
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
         sign = ONE if to_derivatives else -ONE
-        self._credit(acct, c.id, sign * value)
-        self._credit_spot(acct, c.id, -sign * value)
+        core.credit(acct, c.id, sign * value)
+        core.credit_spot(acct, c.id, -sign * value)
         self._transfer_record("internal_balance_transfer", acct, acct, c, value, tx, now)
         return ActionResult(tx, tx_type, {})
 
@@ -247,16 +253,17 @@ class FundsExchange(RiskExchange):
         acct = v.account
         eq = ZERO
         for cid, bal in acct.balances.items():
-            eq += bal * self.coll_prices[cid]
+            eq += bal * self.core.coll_prices[cid]
         for p in acct.positions.values():
             eq += p.iso_margin + p.upnl()
         return eq
 
     def vault_deposit(self, account: str, vault_address: str, amount: Any, *, tx_type: int = 1401) -> ActionResult:
         """Deposit USDC into a vault; ``data`` = {shares_minted}."""
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         v = self._vault(vault_address)
-        usdc = self.collaterals[USDC_ID]
+        usdc = core.collaterals[USDC_ID]
         value = self._amount(amount, usdc)
         if v.is_closed or not v.spec.allow_deposits:
             raise Rejected(f"vault {v.spec.name} does not accept deposits")
@@ -273,10 +280,10 @@ class FundsExchange(RiskExchange):
         shares = credit(value * v.total_shares / equity, SHARE_Q)
         if not shares:
             raise Rejected("deposit too small to mint a share")
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
-        self._credit(acct, USDC_ID, -value)
-        self._credit(v.account, USDC_ID, value)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
+        core.credit(acct, USDC_ID, -value)
+        core.credit(v.account, USDC_ID, value)
         holding = v.holdings.setdefault(acct.addr, Holding())
         holding.lots.append((now + v.spec.lock_in_ms, shares))
         holding.updated_ms = v.updated_ms = now
@@ -286,11 +293,12 @@ class FundsExchange(RiskExchange):
 
     def vault_redeem(self, account: str, vault_address: str, shares: Any, *, tx_type: int = 1402) -> ActionResult:
         """Redeem unlocked vault shares for USDC at the current share value."""
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         v = self._vault(vault_address)
         s = parse_decimal(shares, "shares", positive=True)
         holding = v.holdings.get(acct.addr)
-        now = self.clock.now_ms()
+        now = core.clock.now_ms()
         unlocked = holding.unlocked(now) if holding is not None else ZERO
         if s > unlocked:
             raise Rejected(f"only {dstr(unlocked)} shares are unlocked for redemption")
@@ -299,13 +307,13 @@ class FundsExchange(RiskExchange):
             left = (holding.total - s) / (v.total_shares - s)
             if left < v.spec.min_share_of_vm:
                 raise Rejected(f"the manager must keep at least {dstr(v.spec.min_share_of_vm)} of the shares")
-        usdc = self.collaterals[USDC_ID]
-        amount = credit(s * self.vault_equity(v) / v.total_shares, self.quanta[USDC_ID])
+        usdc = core.collaterals[USDC_ID]
+        amount = credit(s * self.vault_equity(v) / v.total_shares, self.settlement.quanta[USDC_ID])
         if amount > self.withdrawable(v.account, usdc):
             raise Rejected("the vault does not have enough free margin for this redemption")
-        tx = self._tx(acct, tx_type, now)
-        self._credit(v.account, USDC_ID, -amount)
-        self._credit(acct, USDC_ID, amount)
+        tx = core.tx(acct, tx_type, now)
+        core.credit(v.account, USDC_ID, -amount)
+        core.credit(acct, USDC_ID, amount)
         holding.take(s)
         holding.updated_ms = v.updated_ms = now
         v.total_shares -= s
@@ -361,8 +369,8 @@ class FundsExchange(RiskExchange):
             amount = total * equity / v.total_shares if v.total_shares else ZERO
             return {
                 "vault_address": v.address,
-                "account": self._view(addr).display,
-                "amount": dstr(credit(amount, self.quanta[USDC_ID])),
+                "account": self.core.view(addr).display,
+                "amount": dstr(credit(amount, self.settlement.quanta[USDC_ID])),
                 "shares": dstr(total),
                 "updated_at": h.updated_ms if h is not None else v.created_ms,
             }

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Any
 
-from .account_queries import AccountQueries
 from .candles import CHART_TYPES, RESOLUTIONS, bucket_of
+from .core import ExchangeCore
 from .errors import Rejected
 from .markets import Market
 from .values import ZERO, dstr, num, parse_int
@@ -23,17 +23,22 @@ MAX_DEPTH = 1000
 DEFAULT_DEPTH = 50
 
 
-class MarketQueries(AccountQueries):
+class MarketQueries:
     """Market-wide /info methods and the explorer."""
 
+    def __init__(self, core: ExchangeCore) -> None:
+        self.core = core
+
     def _markets(self, symbol: str | None) -> list[Market]:
+        core = self.core
         if symbol is None or (isinstance(symbol, str) and symbol.lower() == "all"):
-            return list(self.markets.values())
-        return [self.market(symbol)]
+            return list(core.markets.values())
+        return [core.market(symbol)]
 
     # ------------------------------------------------------------------ static data
     def instruments(self, type: str = "all") -> dict[str, Any]:
         """``instruments``: {perps: [...], spot: [...]}; ``type`` perps|spot|all (the other list is empty)."""
+        core = self.core
         if type not in ("perps", "spot", "all"):
             raise Rejected(f"type must be perps, spot or all, got {type!r}")
         perps = (
@@ -58,9 +63,9 @@ class MarketQueries(AccountQueries):
                         }
                         for t in s.tiers
                     ],
-                    "listed_at_block_timestamp": self.genesis_ms,
+                    "listed_at_block_timestamp": core.genesis_ms,
                 }
-                for s in self.config.perps
+                for s in core.config.perps
             ]
             if type in ("perps", "all")
             else []
@@ -77,9 +82,9 @@ class MarketQueries(AccountQueries):
                     "quote_asset": s.quote_asset,
                     "stable_pair": s.stable_pair,
                     "min_size_in_quote_asset": s.min_quote,
-                    "listed_at_block_timestamp": self.genesis_ms,
+                    "listed_at_block_timestamp": core.genesis_ms,
                 }
-                for s in self.config.spots
+                for s in core.config.spots
             ]
             if type in ("spot", "all")
             else []
@@ -87,7 +92,8 @@ class MarketQueries(AccountQueries):
         return {"perps": perps, "spot": spot}
 
     def supported_collateral(self, symbol: str = "all") -> list[dict[str, Any]]:
-        coll = list(self.collaterals.values()) if symbol.lower() == "all" else [self.collateral(symbol)]
+        core = self.core
+        coll = list(core.collaterals.values()) if symbol.lower() == "all" else [core.collateral(symbol)]
         return [
             {
                 "id": c.id,
@@ -115,7 +121,7 @@ class MarketQueries(AccountQueries):
                 },
                 "transfer_notional_fee": c.transfer_notional_fee,
                 "withdrawal_fee": c.withdrawal_fee,
-                "added_at_block": self.genesis_ms,
+                "added_at_block": core.genesis_ms,
             }
             for c in coll
         ]
@@ -125,7 +131,7 @@ class MarketQueries(AccountQueries):
         book = m.book
         bid, ask = book.best_bid(), book.best_ask()
         mid = book.mid()
-        now = self.clock.now_ms()
+        now = self.core.clock.now_ms()
         hour = now // 3_600_000
         since = [h for h in m.volume_marks if h >= hour - 24]
         volume = m.notional_total - (m.volume_marks[min(since)] if since else ZERO)
@@ -148,19 +154,19 @@ class MarketQueries(AccountQueries):
         }
 
     def _mark_24h_ago(self, m: Market, now: int) -> Decimal:
-        candles = self.candles.query(m.id, "mark", "60", now - 86_400_000, now)
+        candles = self.core.candles.query(m.id, "mark", "60", now - 86_400_000, now)
         return candles[0].open if candles else m.mark
 
     def warm_up(self) -> Iterator[None]:
         """The work of a first ``ticker``, done ahead, a market per step: each market's mark a day ago, which
         reads the synthetic past of its mark chart (~3 ms a market)."""
         for m in self._markets(None):
-            self._mark_24h_ago(m, self.clock.now_ms())
+            self._mark_24h_ago(m, self.core.clock.now_ms())
             yield
 
     def ticker(self, symbol: str = "all") -> list[dict[str, Any]]:
         """``ticker`` records (decimal strings)."""
-        now = self.clock.now_ms()
+        now = self.core.clock.now_ms()
         out = []
         for m in self._markets(symbol):
             rec: dict[str, Any] = {"type": "perp" if m.is_perp else "spot", "symbol": m.name}
@@ -210,8 +216,9 @@ class MarketQueries(AccountQueries):
 
     def oracle(self, symbol: str) -> dict[str, Any]:
         """Index and mark of an instrument, named by instrument or by base asset (``BTC`` = BTC-PERP)."""
+        core = self.core
         key = symbol.strip().upper() if isinstance(symbol, str) else ""
-        m = self.by_name.get(key) or self.by_name.get(f"{key}-PERP") or self.by_name.get(key.replace("/USD", "-PERP"))
+        m = core.by_name.get(key) or core.by_name.get(f"{key}-PERP") or core.by_name.get(key.replace("/USD", "-PERP"))
         if m is None:
             raise Rejected(f"unknown oracle symbol {symbol!r}")
         return {
@@ -224,18 +231,19 @@ class MarketQueries(AccountQueries):
     # ------------------------------------------------------------------ book, trades, candles
     def orderbook(self, symbol: str, depth: Any = None) -> dict[str, Any]:
         """``orderbook``: levels {price, size} as numbers, best first; ``depth`` levels a side (default 50)."""
-        m = self.market(symbol)
+        core = self.core
+        m = core.market(symbol)
         n = DEFAULT_DEPTH if depth is None else parse_int(depth, "depth")
         if not 1 <= n <= MAX_DEPTH:
             raise Rejected(f"depth must be between 1 and {MAX_DEPTH}")
         return {
             "instrument_name": m.name,
-            **self._book_levels(m, n),
+            **self.book_levels(m, n),
             "sequence_number": m.seq,
-            "timestamp": self.clock.now_ms(),
+            "timestamp": core.clock.now_ms(),
         }
 
-    def _book_levels(self, m: Market, depth: int) -> dict[str, Any]:
+    def book_levels(self, m: Market, depth: int) -> dict[str, Any]:
         return {
             "bids": [{"price": lv.price, "size": lv.total} for lv in m.book.levels(True, depth)],
             "asks": [{"price": lv.price, "size": lv.total} for lv in m.book.levels(False, depth)],
@@ -243,10 +251,11 @@ class MarketQueries(AccountQueries):
 
     def trades(self, symbol: str, limit: Any = None) -> list[dict[str, Any]]:
         """Recent public trades, newest first (``limit`` default 100)."""
-        m = self.market(symbol)
+        core = self.core
+        m = core.market(symbol)
         n = 100 if limit is None else parse_int(limit, "limit")
-        if not 1 <= n <= self.config.trades_kept:
-            raise Rejected(f"limit must be between 1 and {self.config.trades_kept}")
+        if not 1 <= n <= core.config.trades_kept:
+            raise Rejected(f"limit must be between 1 and {core.config.trades_kept}")
         out = []
         for t in reversed(m.trades):
             out.append(t.record())
@@ -258,7 +267,8 @@ class MarketQueries(AccountQueries):
         self, instrument: int | str, chart_type: str, resolution: str, from_ms: int, to_ms: int
     ) -> list[dict[str, Any]]:
         """Candles with ``time`` in ms. ``from``/``to`` below 10**11 are taken as seconds (the SDKs send seconds)."""
-        m = self.market(instrument)
+        core = self.core
+        m = core.market(instrument)
         if chart_type not in CHART_TYPES:
             raise Rejected(f"chart_type must be one of {', '.join(CHART_TYPES)}")
         res = str(resolution)
@@ -268,30 +278,31 @@ class MarketQueries(AccountQueries):
         lo, hi = (v * 1000 if 0 <= v < 10**11 else v for v in (lo, hi))
         if lo > hi:
             raise Rejected("from must not be after to")
-        lo = max(lo, bucket_of(hi, RESOLUTIONS[res]) - RESOLUTIONS[res] * self.config.max_candles)
-        return [c.record() for c in self.candles.query(m.id, chart_type, res, lo, hi)]
+        lo = max(lo, bucket_of(hi, RESOLUTIONS[res]) - RESOLUTIONS[res] * core.config.max_candles)
+        return [c.record() for c in core.candles.query(m.id, chart_type, res, lo, hi)]
 
     # ------------------------------------------------------------------ explorer
     def block(self, block_height: int | None = None, block_hash: str | None = None) -> dict[str, Any]:
         """Block detail by height or hash."""
         if block_height is None and block_hash is None:
             raise Rejected("give block_height or block_hash")
-        b = self.chain.block(None if block_height is None else parse_int(block_height, "block_height"), block_hash)
+        b = self.core.chain.block(None if block_height is None else parse_int(block_height, "block_height"), block_hash)
         if b is None:
             raise Rejected("block not found")
         return b.detail()
 
     def blocks(self, offset: Any = 0, limit: Any = 20) -> dict[str, Any]:
+        core = self.core
         off, n = self._window(offset, limit)
         return {
-            "blocks": [b.summary() for b in self.chain.list_blocks(off, n)],
-            "total": self.chain.height + 1,
+            "blocks": [b.summary() for b in core.chain.list_blocks(off, n)],
+            "total": core.chain.height + 1,
             "limit": n,
             "offset": off,
         }
 
     def transaction(self, tx_hash: str) -> dict[str, Any]:
-        t = self.chain.tx(tx_hash) if isinstance(tx_hash, str) else None
+        t = self.core.chain.tx(tx_hash) if isinstance(tx_hash, str) else None
         if t is None:
             raise Rejected("transaction not found")
         return t.record()
@@ -302,7 +313,7 @@ class MarketQueries(AccountQueries):
         """Sealed transactions, newest first, optionally of one account and/or type."""
         off, n = self._window(offset, limit)
         kind = None if tx_type is None else parse_int(tx_type, "tx_type")
-        txs, total = self.chain.list_txs(off, n, account, kind)
+        txs, total = self.core.chain.list_txs(off, n, account, kind)
         return {"transactions": [t.record() for t in txs], "total": total, "limit": n, "offset": off}
 
     @staticmethod

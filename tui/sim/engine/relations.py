@@ -22,12 +22,12 @@ from decimal import Decimal
 from typing import Any
 
 from tui.api.signing import SigningError, checksum_address
-from tui.sim.clock import Clock
 
 from .accounts import Account
+from .core import ExchangeCore
 from .errors import Rejected
-from .funds import FundsExchange
-from .instruments import USDC_ID, MarketConfig
+from .fills import Settlement
+from .instruments import USDC_ID
 from .requests import ActionResult
 from .values import ZERO, dstr, parse_decimal, parse_int
 from .views import envelope, paginate
@@ -57,31 +57,34 @@ class Agent:
         }
 
 
-class RelationsExchange(FundsExchange):
+class Relations:
     """Referrals, brokers, agents."""
 
-    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
-        super().__init__(config, clock)
+    def __init__(self, core: ExchangeCore, settlement: Settlement) -> None:
+        self.core = core
+        self.settlement = settlement
         self.referral_codes: dict[str, Account] = {}  # upper-case code -> owner
         self.agents: dict[str, Agent] = {}  # agent addr (lower) -> agent
 
     # ------------------------------------------------------------------ referrals
     def create_referral_code(self, account: str, code: str, *, tx_type: int = 1208) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         if not isinstance(code, str) or not _CODE.fullmatch(code):
             raise Rejected("a referral code is 3-20 letters, digits, '_' or '-'")
         if code.upper() in self.referral_codes:
             raise Rejected(f"referral code {code!r} is taken")
         if len(acct.codes) >= MAX_CODES:
             raise Rejected(f"at most {MAX_CODES} referral codes per account")
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
         self.referral_codes[code.upper()] = acct
         acct.codes.append(code)
         return ActionResult(tx, tx_type, {})
 
     def set_referrer(self, account: str, code: str, *, tx_type: int = 1209) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         owner = self.referral_codes.get(code.upper()) if isinstance(code, str) else None
         if owner is None:
             raise Rejected(f"unknown referral code {code!r}")
@@ -91,8 +94,8 @@ class RelationsExchange(FundsExchange):
             raise Rejected("a referrer is already set for this account")
         if owner.referrer is acct:
             raise Rejected("that code belongs to an account you referred")
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
         acct.referrer = owner
         acct.referrer_code = next(c for c in owner.codes if c.upper() == code.upper())
         acct.refer_ms = now
@@ -102,21 +105,22 @@ class RelationsExchange(FundsExchange):
     def claim_referral_rewards(
         self, account: str, collateral_id: int, spot: bool, *, tx_type: int = 1210
     ) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         cid = parse_int(collateral_id, "collateralId")
         if not isinstance(spot, bool):
             raise Rejected("spot must be true or false")
         amount = acct.rewards.get((cid, spot), ZERO)
         if not amount:
             raise Rejected(f"no {'spot' if spot else 'perp'} referral rewards to claim in collateral {cid}")
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
         del acct.rewards[(cid, spot)]
         acct.claimed_rewards[(cid, spot)] = acct.claimed_rewards.get((cid, spot), ZERO) + amount
         if spot:
-            self._credit_spot(acct, cid, amount)
+            core.credit_spot(acct, cid, amount)
         else:
-            self._credit(acct, cid, amount)
+            core.credit(acct, cid, amount)
         acct.reward_history.append(
             {
                 "Account": acct.display,
@@ -128,15 +132,16 @@ class RelationsExchange(FundsExchange):
                 "CreatedAt": now,
             }
         )
-        self._dirty_accounts.add(acct)
+        core.dirty_accounts.add(acct)
         return ActionResult(tx, tx_type, {})
 
     def referral_summary(self, user: str) -> dict[str, Any]:
         """``referral_summary`` (volumes in USDC notional; rolling = the last 30 days)."""
-        acct = self._view(user)
+        core = self.core
+        acct = core.view(user)
         referred: dict[str, Any] = {}
         for addr, joined in acct.referred.items():
-            user_acct = self.accounts[addr]
+            user_acct = core.accounts[addr]
             vols = {
                 (k, mk): acct.referred_volume.get((addr, k, mk), ZERO)
                 for k in ("perp", "spot", "stable_spot")
@@ -153,9 +158,9 @@ class RelationsExchange(FundsExchange):
                 "referred_perp_rewards": acct.referred_rewards.get((addr, False), ZERO),
                 "referred_spot_rewards": acct.referred_rewards.get((addr, True), ZERO),
             }
-        today = self.clock.now_ms() // 86_400_000
+        today = core.clock.now_ms() // 86_400_000
         rolling = sum((acct.daily_volume.get(("referred", d), ZERO) for d in range(today - 29, today + 1)), ZERO)
-        tier = self.referral_tier(acct)
+        tier = self.settlement.referral_tier(acct)
         return {
             "address": acct.display,
             "referrer": acct.referrer.display if acct.referrer else "",
@@ -182,7 +187,8 @@ class RelationsExchange(FundsExchange):
         self, user: str, collateral_id: int | None = None, include_history: bool = False
     ) -> dict[str, Any]:
         """``account_info``: the account object, claimable rewards, and (if asked) the claim history."""
-        acct = self._view(user)
+        core = self.core
+        acct = core.view(user)
         rewards = [
             {
                 "Account": acct.display,
@@ -191,7 +197,7 @@ class RelationsExchange(FundsExchange):
                 "IsSpot": spot,
                 "Amount": dstr(amount + acct.claimed_rewards.get((cid, spot), ZERO)),
                 "ClaimAmount": dstr(amount),
-                "CreatedAt": self.clock.now_ms(),
+                "CreatedAt": core.clock.now_ms(),
             }
             for (cid, spot), amount in acct.rewards.items()
             if collateral_id in (None, cid)
@@ -215,16 +221,17 @@ class RelationsExchange(FundsExchange):
 
     # ------------------------------------------------------------------ brokers
     def approve_broker_fee(self, account: str, broker: str, max_fee_rate: Any, *, tx_type: int = 1207) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         rate = parse_decimal(max_fee_rate, "maxFeeRate")
         if rate > MAX_BROKER_FEE:
             raise Rejected(f"maxFeeRate must be at most {dstr(MAX_BROKER_FEE)}")
         display = _checked(broker, "broker")
         if display.lower() == acct.addr:
             raise Rejected("an account cannot be its own broker")
-        now = self.clock.now_ms()
-        tx = self._tx(acct, tx_type, now)
-        self._account(display)
+        now = core.clock.now_ms()
+        tx = core.tx(acct, tx_type, now)
+        core.account(display)
         acct.brokers[display.lower()] = (rate, now)
         return ActionResult(tx, tx_type, {})
 
@@ -232,7 +239,8 @@ class RelationsExchange(FundsExchange):
         self, user: str | None = None, broker: str | None = None, page: Any = None, limit: Any = None
     ) -> dict[str, Any]:
         """Broker approvals (of ``user`` and/or for ``broker``), most recently updated first."""
-        owners = [self._peek(user)] if user else list(self.accounts.values())
+        core = self.core
+        owners = [core.peek(user)] if user else list(core.accounts.values())
         rows = [
             (a, b, rate, ms)
             for a in owners
@@ -246,7 +254,7 @@ class RelationsExchange(FundsExchange):
             [
                 {
                     "account": a.display,
-                    "broker": self.accounts[b].display,
+                    "broker": core.accounts[b].display,
                     "max_fee_rate": dstr(rate),
                     "updated_at": ms // 1000,
                 }
@@ -257,10 +265,11 @@ class RelationsExchange(FundsExchange):
 
     # ------------------------------------------------------------------ agents
     def add_agent(self, account: str, name: str, agent: str, valid_until: int, *, tx_type: int = 1201) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         display = _checked(agent, "agent")
         key = display.lower()
-        now = self.clock.now_ms()
+        now = core.clock.now_ms()
         until = parse_int(valid_until, "validUntil")
         if not isinstance(name, str) or len(name) > 64:
             raise Rejected("agentName must be a string of at most 64 characters")
@@ -273,7 +282,7 @@ class RelationsExchange(FundsExchange):
             raise Rejected(f"{display} is already an agent of another account")
         if existing is None and len(acct.agents) >= MAX_AGENTS:
             raise Rejected(f"at most {MAX_AGENTS} agents per account")
-        tx = self._tx(acct, tx_type, now)
+        tx = core.tx(acct, tx_type, now)
         ag = Agent(acct, display, name, now, until)
         self.agents[key] = ag
         acct.agents[key] = ag
@@ -281,12 +290,13 @@ class RelationsExchange(FundsExchange):
         return ActionResult(tx, tx_type, {})
 
     def revoke_agent(self, account: str, agent: str, *, tx_type: int = 1211) -> ActionResult:
-        acct = self._account(account)
+        core = self.core
+        acct = core.account(account)
         key = agent.lower() if isinstance(agent, str) else ""
         ag = acct.agents.get(key)
         if ag is None:
             raise Rejected(f"{agent!r} is not an agent of this account")
-        tx = self._tx(acct, tx_type, self.clock.now_ms())
+        tx = core.tx(acct, tx_type, core.clock.now_ms())
         del acct.agents[key]
         del self.agents[key]
         self._agent_event(ag, "revoked")
@@ -297,25 +307,27 @@ class RelationsExchange(FundsExchange):
         ag = self.agents.get(signer.lower())
         if ag is None:
             return None
-        now = self.clock.now_ms() if now_ms is None else now_ms
+        now = self.core.clock.now_ms() if now_ms is None else now_ms
         return ag.owner.addr if ag.valid_until > now else None
 
     def all_agents(self, user: str) -> list[dict[str, Any]]:
-        acct = self._peek(user)
-        now = self.clock.now_ms()
+        core = self.core
+        acct = core.peek(user)
+        now = core.clock.now_ms()
         return [a.record() for a in acct.agents.values() if a.valid_until > now] if acct else []
 
-    def tick(self, now_ms: int | None = None) -> None:
-        super().tick(now_ms)
-        now = self.clock.now_ms() if now_ms is None else now_ms
+    def expire_agents(self, now_ms: int | None = None) -> None:
+        """Drop the agents whose time is up at ``now_ms`` (default: the clock), each with an ``agent`` event."""
+        now = self.core.clock.now_ms() if now_ms is None else now_ms
         for key, ag in [(k, a) for k, a in self.agents.items() if a.valid_until <= now]:
             del self.agents[key]
             del ag.owner.agents[key]
             self._agent_event(ag, "expired")
 
     def _agent_event(self, ag: Agent, status: str) -> None:
-        if self.listeners:
-            self._emit("agent", ag.owner.addr, {**ag.record(), "status": status})
+        core = self.core
+        if core.listeners:
+            core.emit("agent", ag.owner.addr, {**ag.record(), "status": status})
 
 
 def _sum_rewards(book: dict[tuple[int, bool], Decimal], spot: bool) -> Decimal:

@@ -29,52 +29,54 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from tui.sim.clock import Clock
-
 from .accounts import Account, Position
 from .book import CANCELLED, TRIGGERED
-from .controls import ControlsExchange
-from .core import TX_FUNDING, TX_LIQUIDATION, TX_TRIGGER
+from .core import TX_FUNDING, TX_LIQUIDATION, TX_TRIGGER, ExchangeCore
 from .errors import Rejected
-from .instruments import USDC_ID, MarketConfig
+from .fills import Settlement
+from .instruments import USDC_ID
 from .markets import Market
 from .money import credit, debit
 from .records import FILL_LIQUIDATION
+from .trading import Trading
 from .values import FIGURE_Q, ZERO, dstr, iso_ms
 
 EIGHT = Decimal(8)
 
 
-class RiskExchange(ControlsExchange):
+class Risk:
     """Clock-driven processes."""
 
-    def __init__(self, config: MarketConfig | None = None, clock: Clock | None = None) -> None:
-        super().__init__(config, clock)
-        now = self.clock.now_ms()
-        self._last_funding_slot = now // self.config.funding_interval_ms
-        self._last_history_slot = now // self.config.history_interval_ms
+    def __init__(self, core: ExchangeCore, settlement: Settlement, trading: Trading) -> None:
+        self.core = core
+        self.settlement = settlement
+        self.trading = trading
+        now = self.core.clock.now_ms()
+        self._last_funding_slot = now // self.core.config.funding_interval_ms
+        self._last_history_slot = now // self.core.config.history_interval_ms
 
     def tick(self, now_ms: int | None = None) -> None:
         """Advance everything that depends on time to ``now_ms`` (default: the clock)."""
-        now = self.clock.now_ms() if now_ms is None else now_ms
-        cfg = self.config
+        core = self.core
+        now = core.clock.now_ms() if now_ms is None else now_ms
+        cfg = core.config
         hour = now // 3_600_000
-        for m in self.markets.values():
+        for m in core.markets.values():
             if hour not in m.volume_marks:
                 m.volume_marks[hour] = m.notional_total
                 for h in [h for h in m.volume_marks if h < hour - 25]:
                     del m.volume_marks[h]
-            self._refresh_mark(m, now)
-            self.candles.roll(m.id, "mark", now, m.mark)
-            self.candles.roll(m.id, "index", now, m.index)
+            core.refresh_mark(m, now)
+            core.candles.roll(m.id, "mark", now, m.mark)
+            core.candles.roll(m.id, "index", now, m.index)
             if m.is_perp:
                 m.premium_sum += (m.mark - m.index) / m.index
                 m.premium_n += 1
                 rate = self._funding_rate(m)
                 if rate != m.funding_rate:
                     m.funding_rate = rate
-                    self._dirty_markets.add(m)
-        for m in self.markets.values():
+                    core.dirty_markets.add(m)
+        for m in core.markets.values():
             if m.triggers:
                 self._fire_triggers(m, now)
         self._check_liquidations(now)
@@ -105,10 +107,11 @@ class RiskExchange(ControlsExchange):
                 gone = pos is None or not pos.size
             if gone:
                 del m.triggers[o.oid]
-                self._close_order(o, CANCELLED, now)
+                self.trading.close_order(o, CANCELLED, now)
         return waiting
 
     def _fire_triggers(self, m: Market, now: int) -> None:
+        core = self.core
         mark = m.mark
         waiting = self._grouped(m, now) if m.triggers else set()
         due = [
@@ -121,35 +124,36 @@ class RiskExchange(ControlsExchange):
             acct = o.account
             o.state = TRIGGERED
             o.updated_ms = now
-            if self.listeners:
-                self._order_event(o)
-            tx = self._tx(acct, TX_TRIGGER, now)
+            if core.listeners:
+                self.settlement.order_event(o)
+            tx = core.tx(acct, TX_TRIGGER, now)
             if o.is_market and not o.price:
-                o.price = self._slippage_bound(m, o.is_buy)
+                o.price = self.trading.slippage_bound(m, o.is_buy)
             if o.reduce_only:
-                cap = self._reduce_cap(acct, m, o.is_buy)
+                cap = self.trading.reduce_cap(acct, m, o.is_buy)
                 o.unfilled = min(o.unfilled, cap)
                 if not cap:
-                    self._close_order(o, CANCELLED, now)
+                    self.trading.close_order(o, CANCELLED, now)
                     continue
             try:
-                self._check_executable(acct, m, o)
+                self.trading.check_executable(acct, m, o)
             except Rejected:
-                self._close_order(o, CANCELLED, now)
+                self.trading.close_order(o, CANCELLED, now)
                 continue
-            self._execute(acct, m, o, tx, now)
+            self.trading.execute(acct, m, o, tx, now)
         if due and m.triggers:
             self._grouped(m, now)  # a TP or SL that just closed the position takes its sibling with it
 
     # ----------------------------------------------------------------- liquidation
     def _check_liquidations(self, now: int) -> None:
+        core = self.core
         holders: set[Account] = set()
-        for m in self.markets.values():
+        for m in core.markets.values():
             if m.is_perp:
                 holders.update(m.holders)
-        holders.discard(self.backstop)
+        holders.discard(core.backstop)
         for acct in sorted(holders, key=lambda a: a.addr):
-            ms = acct.margin(self.collaterals, self.coll_prices)
+            ms = acct.margin(core.collaterals, core.coll_prices)
             if ms.maintenance > 0 and ms.margin_balance < ms.maintenance:
                 self._liquidate(acct, [p for p in acct.positions.values() if p.size and not p.isolated], now)
             for p in list(acct.positions.values()):
@@ -157,45 +161,48 @@ class RiskExchange(ControlsExchange):
                     self._liquidate(acct, [p], now)
 
     def _liquidate(self, acct: Account, positions: list[Position], now: int) -> None:
+        core = self.core
+        settlement = self.settlement
         if not positions:
             return
-        tx = self._tx(acct, TX_LIQUIDATION, now)
+        tx = core.tx(acct, TX_LIQUIDATION, now)
         ids = {p.spec.id for p in positions}
         isolated = positions[0].isolated
         for o in [
-            o for o in acct.orders.values() if o.inst_id in ids or (not isolated and self.markets[o.inst_id].is_perp)
+            o for o in acct.orders.values() if o.inst_id in ids or (not isolated and core.markets[o.inst_id].is_perp)
         ]:
-            self._cancel(o, now)
+            self.trading.cancel(o, now)
         before = acct.balances.get(USDC_ID, ZERO)
         for p in positions:
             m = p.market
             q, close_buys = abs(p.size), p.size < 0
-            trade_id = self._next_trade
-            self._next_trade += 1
-            self._perp_fill(acct, m, close_buys, q, m.mark, ZERO, None, True, tx, trade_id, now, FILL_LIQUIDATION)
-            self._perp_fill(
-                self.backstop, m, not close_buys, q, m.mark, ZERO, None, False, tx, trade_id, now, FILL_LIQUIDATION
+            trade_id = core.next_trade
+            core.next_trade += 1
+            settlement.perp_fill(acct, m, close_buys, q, m.mark, ZERO, None, True, tx, trade_id, now, FILL_LIQUIDATION)
+            settlement.perp_fill(
+                core.backstop, m, not close_buys, q, m.mark, ZERO, None, False, tx, trade_id, now, FILL_LIQUIDATION
             )
         if isolated:
             deficit = before - acct.balances.get(USDC_ID, ZERO)  # isolated loss beyond the position's margin
         else:
-            deficit = -acct.margin(self.collaterals, self.coll_prices).margin_balance
+            deficit = -acct.margin(core.collaterals, core.coll_prices).margin_balance
         if deficit > 0:
-            deficit = debit(deficit, self.quanta[USDC_ID])
-            self._credit(acct, USDC_ID, deficit)
-            self._credit(self.backstop, USDC_ID, -deficit)
+            deficit = debit(deficit, settlement.quanta[USDC_ID])
+            core.credit(acct, USDC_ID, deficit)
+            core.credit(core.backstop, USDC_ID, -deficit)
 
     # ----------------------------------------------------------------- funding
     def _funding_rate(self, m: Market) -> Decimal:
-        cfg = self.config
+        cfg = self.core.config
         premium = m.premium_sum / m.premium_n if m.premium_n else (m.mark - m.index) / m.index
         rate = premium / EIGHT + cfg.funding_interest
         rate = max(-cfg.funding_cap, min(cfg.funding_cap, rate))
         return rate.quantize(FIGURE_Q)
 
     def _settle_funding(self, ts: int) -> None:
+        core = self.core
         tx = None
-        for m in self.markets.values():
+        for m in core.markets.values():
             if not m.is_perp:
                 continue
             rate = self._funding_rate(m)
@@ -203,17 +210,17 @@ class RiskExchange(ControlsExchange):
             if not rate or not m.holders:
                 continue
             if tx is None:
-                tx = self._tx(self.fee_account, TX_FUNDING, ts)
+                tx = core.tx(core.fee_account, TX_FUNDING, ts)
             mark = m.mark
-            quantum = self.quanta[USDC_ID]
+            quantum = self.settlement.quanta[USDC_ID]
             for acct in sorted(m.holders, key=lambda a: a.addr):
                 pos = acct.positions[m.id]
                 payment = credit(-pos.size * mark * rate, quantum)
                 if pos.isolated:
                     pos.iso_margin += payment
                 else:
-                    self._credit(acct, USDC_ID, payment)
-                self._credit(self.fee_account, USDC_ID, -payment)
+                    core.credit(acct, USDC_ID, payment)
+                core.credit(core.fee_account, USDC_ID, -payment)
                 pos.funding += payment
                 record = {
                     "user": acct.display,
@@ -226,19 +233,20 @@ class RiskExchange(ControlsExchange):
                     "timestamp": iso_ms(ts),
                 }
                 acct.funding.append(record)
-                self._dirty_accounts.add(acct)
-                if self._wants("funding_payments", acct.addr):
-                    self._emit("funding_payments", acct.addr, record)
+                core.dirty_accounts.add(acct)
+                if core.wants("funding_payments", acct.addr):
+                    core.emit("funding_payments", acct.addr, record)
 
     # ----------------------------------------------------------------- history
     def account_value(self, acct: Account) -> tuple[Decimal, Decimal]:
         """(account value = derivatives + spot equity, total PnL) at the current marks."""
-        ms = acct.margin(self.collaterals, self.coll_prices)
+        core = self.core
+        ms = acct.margin(core.collaterals, core.coll_prices)
         value = ms.upnl
         for cid, bal in acct.balances.items():
-            value += bal * self.coll_prices[cid]
+            value += bal * core.coll_prices[cid]
         for cid, bal in acct.spot.items():
-            value += bal * self.coll_prices[cid]
+            value += bal * core.coll_prices[cid]
         realised = funding = iso = ZERO
         for p in acct.positions.values():
             realised += p.realized
@@ -247,9 +255,10 @@ class RiskExchange(ControlsExchange):
         return value + iso, realised + ms.upnl + funding - acct.fees_paid
 
     def _record_history(self, now: int) -> None:
+        core = self.core
         stamp = iso_ms(now)
-        system = (self.fee_account, self.backstop)
-        for acct in self.accounts.values():
+        system = (core.fee_account, core.backstop)
+        for acct in core.accounts.values():
             if acct in system or not (acct.balances or acct.spot or acct.positions):
                 continue
             value, pnl = self.account_value(acct)

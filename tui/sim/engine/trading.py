@@ -26,8 +26,9 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from .accounts import Account
 from .book import CANCELLED, FILLED, OPEN, Order
 from .chain import Tx
+from .core import ExchangeCore
 from .errors import Rejected
-from .fills import SettlementExchange
+from .fills import Settlement
 from .markets import Market
 from .requests import ActionResult, BrokerConfig, OrderRequest
 from .values import ONE, ZERO, dstr, q8
@@ -35,20 +36,25 @@ from .values import ONE, ZERO, dstr, q8
 MAX_ORDERS_PER_ACTION = 50
 
 
-class TradingExchange(SettlementExchange):
-    """Orders: place, match, rest, cancel; leverage."""
+class Trading:
+    """Orders: place, match, rest, cancel (cancelling by reference and leverage are ``Controls``)."""
+
+    def __init__(self, core: ExchangeCore, settlement: Settlement) -> None:
+        self.core = core
+        self.settlement = settlement
 
     # ------------------------------------------------------------------ place
     def place_order(
         self, account: str, order: OrderRequest, broker: BrokerConfig | None = None, *, tx_type: int = 1301
     ) -> ActionResult:
         """Place one order; ``data`` is ``{"status": {"oid": n}}``; ``Rejected`` changes nothing."""
-        acct = (self.accounts.get(account.lower()) if isinstance(account, str) else None) or self._account(account)
-        now = self.clock.now_ms()
+        core = self.core
+        acct = (core.accounts.get(account.lower()) if isinstance(account, str) else None) or core.account(account)
+        now = core.clock.now_ms()
         m = self._check_static(order)
         broker_acct, broker_rate = self._check_broker(acct, broker) if broker is not None else (None, ZERO)
         o = self._prepare(acct, m, order, now, broker_acct, broker_rate)
-        tx = self._tx(acct, tx_type, now)
+        tx = core.tx(acct, tx_type, now)
         self._submit(acct, m, o, tx, now)
         return ActionResult(tx, tx_type, None, True, o.oid)
 
@@ -60,14 +66,15 @@ class TradingExchange(SettlementExchange):
         ``data["status"]`` is ``{"oid": n}`` for a single order, else a list with one ``{"oid": n}`` or
         ``{"error": message}`` per order.
         """
+        core = self.core
         if not orders:
             raise Rejected("placeOrder needs at least one order")
         if len(orders) > MAX_ORDERS_PER_ACTION:
             raise Rejected(f"at most {MAX_ORDERS_PER_ACTION} orders per action")
         if len(orders) == 1:
             return self.place_order(account, orders[0], broker, tx_type=tx_type)
-        acct = self._account(account)
-        now = self.clock.now_ms()
+        acct = core.account(account)
+        now = core.clock.now_ms()
         markets = [self._check_static(o) for o in orders]
         broker_acct, broker_rate = self._check_broker(acct, broker)
         tx: Tx | None = None
@@ -82,7 +89,7 @@ class TradingExchange(SettlementExchange):
                 first_error = first_error or e.message
                 continue
             if tx is None:
-                tx = self._tx(acct, tx_type, now)
+                tx = core.tx(acct, tx_type, now)
             if req.tpsl and req.grouping == "normal" and entry is not None and entry.inst_id == m.id:
                 order.parent = entry  # waits for the entry to fill; goes if the entry goes unfilled
             elif not req.tpsl:
@@ -95,7 +102,8 @@ class TradingExchange(SettlementExchange):
 
     def _check_static(self, req: OrderRequest) -> Market:
         """Checks that need no account state."""
-        m = self.markets.get(req.instrument_id) or self.market(req.instrument_id)
+        core = self.core
+        m = core.markets.get(req.instrument_id) or core.market(req.instrument_id)
         size, price = req.size, req.price
         if size % m.lot:
             raise Rejected(f"size {dstr(size)} is not a multiple of lot size {dstr(m.lot)}")
@@ -134,7 +142,7 @@ class TradingExchange(SettlementExchange):
             raise Rejected(f"broker {broker.broker} is not approved by this account")
         if broker.fee > approval[0]:
             raise Rejected(f"broker fee {dstr(broker.fee)} exceeds the approved maximum {dstr(approval[0])}")
-        return self._account(broker.broker), broker.fee
+        return self.core.account(broker.broker), broker.fee
 
     def _prepare(
         self, acct: Account, m: Market, req: OrderRequest, now: int, broker: Account | None, broker_rate: Decimal
@@ -142,7 +150,7 @@ class TradingExchange(SettlementExchange):
         """The order to submit, after every check that depends on state; mutates nothing."""
         size = req.size
         if m.is_perp and req.reduce_only and not req.trigger_px:
-            size = self._reduce_cap(acct, m, req.is_buy)
+            size = self.reduce_cap(acct, m, req.is_buy)
             if not size:
                 raise Rejected(
                     f"reduce-only order would not reduce: no {'short' if req.is_buy else 'long'} position in {m.name}"
@@ -152,7 +160,7 @@ class TradingExchange(SettlementExchange):
         if req.is_market:
             tif = "FOK" if tif == "FOK" else "IOC"
             if not price and not req.trigger_px:  # a trigger order takes its bound when it fires
-                price = self._slippage_bound(m, req.is_buy)
+                price = self.slippage_bound(m, req.is_buy)
         elif not req.trigger_px and not m.band_lo <= price <= m.band_hi:
             raise Rejected(f"price {dstr(price)} is outside the allowed band {dstr(m.band_lo)}..{dstr(m.band_hi)}")
         if not req.price and not req.reduce_only and mark * size < m.min_notional:
@@ -181,16 +189,16 @@ class TradingExchange(SettlementExchange):
         elif m.is_perp and tif == "GTC" and not req.post_only and not req.reduce_only:
             self._check_margin(acct, m, order)  # the common case of _check_executable, without the call
         else:
-            self._check_executable(acct, m, order)
+            self.check_executable(acct, m, order)
         return order
 
-    def _slippage_bound(self, m: Market, is_buy: bool) -> Decimal:
-        slip = self.config.market_slippage
+    def slippage_bound(self, m: Market, is_buy: bool) -> Decimal:
+        slip = self.core.config.market_slippage
         if is_buy:
             return (m.mark * (ONE + slip) / m.tick).to_integral_value(ROUND_FLOOR) * m.tick
         return max(m.tick, (m.mark * (ONE - slip) / m.tick).to_integral_value(ROUND_CEILING) * m.tick)
 
-    def _check_executable(self, acct: Account, m: Market, order: Order) -> None:
+    def check_executable(self, acct: Account, m: Market, order: Order) -> None:
         """Post-only, FOK/IOC liquidity, then margin (perps) or balance (spot)."""
         book = m.book
         if order.post_only:
@@ -216,7 +224,7 @@ class TradingExchange(SettlementExchange):
         else:
             self._check_spot_funds(acct, m, order)
 
-    def _reduce_cap(self, acct: Account, m: Market, is_buy: bool) -> Decimal:
+    def reduce_cap(self, acct: Account, m: Market, is_buy: bool) -> Decimal:
         """How much a reduce-only order on ``is_buy`` side may fill now."""
         pos = acct.positions.get(m.id)
         if pos is None or not pos.size or (pos.size > 0) == is_buy:
@@ -238,7 +246,7 @@ class TradingExchange(SettlementExchange):
                 if o.reduce_only:
                     left = caps.get(o.account)
                     if left is None:
-                        left = self._reduce_cap(o.account, m, o.is_buy)
+                        left = self.reduce_cap(o.account, m, o.is_buy)
                     cap = min(cap, left)
                     caps[o.account] = left - cap
                 total += cap
@@ -254,12 +262,13 @@ class TradingExchange(SettlementExchange):
         stays below the first restrictive tier, the order passes and the cache is lowered by the bound
         (conservative). Otherwise the exact figures decide, and a rejection always uses a fresh free margin.
         """
-        pos = acct.positions.get(m.id) or self._position(acct, m)
+        core = self.core
+        pos = acct.positions.get(m.id) or core.position(acct, m)
         nb, ns = pos.buy_notional, pos.sell_notional
         add = order.price * order.unfilled
         bound = add * pos.imr
         free = acct.free_cache
-        if free is not None and acct.free_epoch == self._epoch and free >= bound:
+        if free is not None and acct.free_epoch == core.epoch and free >= bound:
             side, other = (nb + add, ns) if order.is_buy else (ns + add, nb)
             if abs(pos.size) * m.mark + (side if side > other else other) < pos.lev_cap:
                 acct.free_cache = free - bound
@@ -289,10 +298,10 @@ class TradingExchange(SettlementExchange):
                 f"{tier.max_leverage}x leverage (yours is {pos.leverage}x)"
             )
         if delta > 0:
-            free = self._free(acct)
+            free = core.free_margin(acct)
             if free < delta:
                 acct.free_cache = None  # the cache may be conservative: decide on the exact figure
-                free = self._free(acct)
+                free = core.free_margin(acct)
             if free < delta:
                 raise Rejected(
                     f"insufficient margin: the order needs {dstr(q8(delta))} USDC of initial margin, "
@@ -302,28 +311,31 @@ class TradingExchange(SettlementExchange):
             acct.free_cache = free - delta
 
     def _check_spot_funds(self, acct: Account, m: Market, order: Order) -> None:
-        token, need = self._spot_reserve(m, order, self._spot_rates(m)[1])
+        settlement = self.settlement
+        token, need = settlement.spot_reserve(m, order, settlement.spot_rates(m)[1])
         avail = acct.spot.get(token, ZERO) - acct.spot_locked.get(token, ZERO)
         if avail < need:
-            sym = self.collaterals[token].symbol
+            sym = self.core.collaterals[token].symbol
             raise Rejected(f"insufficient {sym} spot balance: need {dstr(need)}, available {dstr(avail)}")
 
     # ------------------------------------------------------------------ submit
     def _submit(self, acct: Account, m: Market, order: Order, tx: Tx, now: int) -> None:
         """Give the order an id and run it: arm a trigger, or match and rest/cancel the rest."""
-        oid = order.oid = self._next_oid
-        self._next_oid = oid + 1
+        core = self.core
+        oid = order.oid = core.next_oid
+        core.next_oid = oid + 1
         acct.orders[oid] = order
-        self._dirty_accounts.add(acct)
+        core.dirty_accounts.add(acct)
         if order.trigger_px and order.state == OPEN:
             m.triggers[order.oid] = order
-            if self.listeners:
-                self._order_event(order)
+            if core.listeners:
+                self.settlement.order_event(order)
             return
-        self._execute(acct, m, order, tx, now)
+        self.execute(acct, m, order, tx, now)
 
-    def _execute(self, acct: Account, m: Market, order: Order, tx: Tx, now: int) -> None:
+    def execute(self, acct: Account, m: Market, order: Order, tx: Tx, now: int) -> None:
         """Match a checked order, then rest a GTC remainder or cancel an IOC/FOK/market remainder."""
+        settlement = self.settlement
         book = m.book
         if order.is_buy:
             if book.ask_keys and -book.ask_keys[-1] <= order.price:
@@ -331,9 +343,9 @@ class TradingExchange(SettlementExchange):
         elif book.bid_keys and book.bid_keys[-1] >= order.price:
             self._match(acct, m, order, tx, now)
         if not order.unfilled:
-            self._close_order(order, FILLED, now)
-        elif order.reduce_only and not self._reduce_cap(acct, m, order.is_buy):
-            self._close_order(order, CANCELLED, now)  # nothing left to reduce: never rest a dead order
+            self.close_order(order, FILLED, now)
+        elif order.reduce_only and not self.reduce_cap(acct, m, order.is_buy):
+            self.close_order(order, CANCELLED, now)  # nothing left to reduce: never rest a dead order
         elif order.tif == "GTC" and not order.is_market:
             book.add(order)
             if m.is_perp:
@@ -344,14 +356,16 @@ class TradingExchange(SettlementExchange):
                     else:
                         pos.sell_notional += order.price * order.unfilled
             else:
-                self._lock_spot(acct, m, order)
-            if self.listeners:
-                self._order_event(order)
+                settlement.lock_spot(acct, m, order)
+            if self.core.listeners:
+                settlement.order_event(order)
         else:
             acct.free_cache = None
-            self._close_order(order, CANCELLED, now)
+            self.close_order(order, CANCELLED, now)
 
     def _match(self, acct: Account, m: Market, taker: Order, tx: Tx, now: int) -> None:
+        core = self.core
+        settlement = self.settlement
         book = m.book
         is_buy = taker.is_buy
         limit = taker.price
@@ -363,43 +377,45 @@ class TradingExchange(SettlementExchange):
             level = levels[px]
             maker = level.orders[0]
             if maker.account is acct:
-                self._cancel(maker, now)
+                self.cancel(maker, now)
                 continue
             q = taker.unfilled if taker.unfilled < maker.unfilled else maker.unfilled
             if maker.reduce_only:
-                cap = self._reduce_cap(maker.account, m, maker.is_buy)
+                cap = self.reduce_cap(maker.account, m, maker.is_buy)
                 if not cap:
-                    self._cancel(maker, now)
+                    self.cancel(maker, now)
                     continue
                 q = min(q, cap)
             if taker.reduce_only:
-                cap = self._reduce_cap(acct, m, is_buy)
+                cap = self.reduce_cap(acct, m, is_buy)
                 if not cap:
                     break
                 q = min(q, cap)
-            self._trade(m, taker, maker, px, q, tx, now)
+            settlement.trade(m, taker, maker, px, q, tx, now)
             book.consumed(level, not is_buy, q)
             if not maker.unfilled:
-                self._close_order(maker, FILLED, now)
-            elif self.listeners:
-                self._order_event(maker)
-        self._dirty_markets.add(m)
+                self.close_order(maker, FILLED, now)
+            elif core.listeners:
+                settlement.order_event(maker)
+        core.dirty_markets.add(m)
 
-    def _close_order(self, order: Order, state: str, now: int) -> None:
+    def close_order(self, order: Order, state: str, now: int) -> None:
         """Finish an order that is no longer in the book or the trigger list."""
+        core = self.core
+        settlement = self.settlement
         order.state = state
         order.updated_ms = now
         acct = order.account
         acct.orders.pop(order.oid, None)
-        self._carries.pop(order.oid, None)
+        settlement.carries.pop(order.oid, None)
         acct.order_history.append(order)
-        self._dirty_accounts.add(acct)
-        if self.listeners:
-            self._order_event(order)
+        core.dirty_accounts.add(acct)
+        if core.listeners:
+            settlement.order_event(order)
 
-    def _cancel(self, order: Order, now: int) -> None:
+    def cancel(self, order: Order, now: int) -> None:
         """Cancel a live order: take it out of the book (or trigger list) and release what it reserved."""
-        m = self.markets[order.inst_id]
+        m = self.core.markets[order.inst_id]
         order.account.free_cache = None
         if order.waiting_trigger:
             m.triggers.pop(order.oid, None)
@@ -413,5 +429,5 @@ class TradingExchange(SettlementExchange):
                     else:
                         pos.sell_notional -= order.price * order.unfilled
             else:
-                self._unlock_spot(order, m, order.lock)
-        self._close_order(order, CANCELLED, now)
+                self.settlement.unlock_spot(order, m, order.lock)
+        self.close_order(order, CANCELLED, now)
