@@ -13,7 +13,7 @@ from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.twap import TwapSpec
 from tui.ui.app import XtuiApp
 from tui.ui.screens.confirm import ConfirmScreen
