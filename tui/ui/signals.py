@@ -1,9 +1,7 @@
 """SIGTERM, SIGHUP and SIGINT end the dashboard as ``q`` does, and no action in flight goes unrecorded.
 
-Without handlers a signal killed the process where it stood: the terminal stayed in the alternate screen with
-mouse reporting on and the cursor hidden, a buy sent 30 ms before was never logged, TWAPs simply stopped. Now a
-signal stops the TWAPs, gives the signed actions on their way a moment to be answered, and ends the app through
-its own exit (Textual's teardown restores the terminal; the built-in exchange is told to stop). Whatever way the
+A signal stops the TWAPs, gives the signed actions on their way a moment to be answered, and ends the app through
+its own exit, so Textual's teardown restores the terminal and the built-in exchange is told to stop. Whatever way the
 dashboard ends, ``SessionEnd.record`` logs every action that was in flight at that moment with its transaction
 hash or "outcome unknown"; an unknown one leaves a note in the profile's data directory, which the next start of
 that profile shows beside its open orders (``tui.ui.last_session``).

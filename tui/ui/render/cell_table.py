@@ -14,8 +14,8 @@ __all__ = ["CellTable"]
 class CellTable(DataTable[Any]):
     """A DataTable whose ``update_cell`` repaints that cell only.
 
-    DataTable's own ``update_cell`` refreshes the whole widget, so one changed figure rewrote every line of
-    the table to the terminal (the markets pane alone was ~13 KB/s). Here the cell's data is replaced as
+    DataTable's own ``update_cell`` refreshes the whole widget, so one changed figure would rewrite every line
+    of the table to the terminal. Here the cell's data is replaced as
     DataTable does (its caches are keyed by ``_update_count``, bumped here too, so no stale line is drawn),
     but only the cell's region is marked for repaint: the compositor writes just those cells.
     """

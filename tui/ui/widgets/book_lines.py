@@ -1,7 +1,7 @@
 """The order book's rows, drawn line by line: a header, then one line per slot (``a0``, ``spread``, ``b0``...).
 
 A book change touches a few rows; a DataTable's ``update_cell`` clears its whole render cache, so every
-row was drawn again (~19 ms a change). Here each row's Strip is cached by what the row shows, and only
+row would be drawn again. Here each row's Strip is cached by what the row shows, and only
 the lines whose content changed are refreshed. Rows that flip between two states (an order placed and
 cancelled) find both looks in the cache.
 

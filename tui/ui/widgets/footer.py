@@ -1,9 +1,8 @@
 """The footer: the keys the screen and its focused widget offer, drawn as one line of text.
 
 Textual's Footer is a row of widgets, one per key (some forty mounted on the dashboard), composed afresh
-whenever the bindings may have changed: focus moving, a dialog closing. That cost a layout pass of the whole
-screen each time (~25 ms after the order form closed, on the path from Enter to the acknowledgement), and at
-start-up the keys came two frames after the rest of the dashboard. Here the keys are a list of text runs: the
+whenever the bindings may have changed: focus moving, a dialog closing, each a layout pass of the whole screen
+on the path from Enter to the acknowledgement. Here the keys are a list of text runs: the
 first frame has them, and a change of keys repaints one line. It looks as Textual's compact footer does
 (its theme variables: ``$footer-key-foreground`` and the rest), and a click on a key presses it.
 """
