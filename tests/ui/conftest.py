@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -24,6 +25,7 @@ from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
 from tui.ui.app import XtuiApp, make_app
+from tui.ui.screens.data_screen import DataScreen
 from tui.ui.widgets.pane import FollowsFeed
 
 MARKET_STEPS = 40  # 250 ms steps of synthetic market before the app starts
@@ -91,6 +93,32 @@ class Notes:
     def __call__(self, message: Message) -> None:
         if isinstance(message, Notify):
             self.messages.append(message.notification.message)
+
+
+class Seen(Notes):
+    """Notes that also count each data screen's loads, as its ``DataScreen.Loaded`` messages say."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: Counter[DataScreen] = Counter()
+
+    def __call__(self, message: Message) -> None:
+        super().__call__(message)
+        if isinstance(message, DataScreen.Loaded):
+            self.loads[message.screen] += 1
+
+
+@pytest.fixture
+def screen_loads(monkeypatch: pytest.MonkeyPatch) -> Counter[DataScreen]:
+    """Each data screen's loads, counted by a handler of its ``DataScreen.Loaded`` message: for apps that
+    ``snap_compare`` runs, where no ``message_hook`` can be given."""
+    loads: Counter[DataScreen] = Counter()
+
+    def on_data_screen_loaded(screen: DataScreen, message: DataScreen.Loaded) -> None:
+        loads[message.screen] += 1
+
+    monkeypatch.setattr(DataScreen, "on_data_screen_loaded", on_data_screen_loaded, raising=False)
+    return loads
 
 
 async def settle(pilot: Any, ready: Callable[[], object], timeout_s: float = 10.0, what: str = "") -> None:

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from textual.widgets import Input
 
-from tests.ui.conftest import feed_ready
+from tests.ui.conftest import Seen, feed_ready
 from tui.ui.app import XtuiApp
 from tui.ui.screens.catalogue import open_screen
 from tui.ui.screens.confirm import ConfirmScreen
@@ -27,15 +27,16 @@ async def until(pilot: Any, ready: Callable[[], object], what: str, timeout_s: f
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def show(pilot: Any, key: str, kind: type[S], **options: Any) -> S:
-    """Open a data screen with its key (or, with ``options``, as the app does) and wait for its first load."""
+async def show(pilot: Any, seen: Seen, key: str, kind: type[S], **options: Any) -> S:
+    """Open a data screen with its key (or, with ``options``, as the app does) and wait for its first load
+    (``seen`` is the app's ``message_hook``)."""
     app: XtuiApp = pilot.app
     await feed_ready(app)
-    if options:
-        open_screen(app, key, app.context, **options)
+    if options:  # opened on the app's loop, as a key would: the screen's messages then reach ``seen``
+        app.call_later(open_screen, app, key, app.context, **options)
     else:
         await pilot.press(key)
-    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.loads >= 1, f"the {kind.__name__}")
+    await until(pilot, lambda: isinstance(app.screen, kind) and seen.loads[app.screen] >= 1, f"the {kind.__name__}")
     screen = app.screen
     assert isinstance(screen, kind)
     return screen
@@ -62,6 +63,16 @@ async def confirm(pilot: Any) -> list[str]:
     lines = [str(s.render()) for s in pilot.app.screen.query(".reason")]
     await pilot.press("y")
     return lines
+
+
+def result_of(screen: DataScreen) -> str:
+    """The screen's result line, as the trader reads it."""
+    return str(screen.query_one("#screen-result").render())
+
+
+def tx_of(result: str) -> str:
+    """The transaction hash a result line ends with (`` · tx 0x...``)."""
+    return result.rsplit(" · tx ", 1)[-1]
 
 
 def cells(table: RecordTable) -> list[list[str]]:

@@ -8,7 +8,7 @@ from decimal import Decimal
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -23,14 +23,14 @@ ALICE = Signer(ALICE_KEY)
 
 async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # alerts send nothing: read-only has them
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         tickers = app.feed.state.market.tickers
         await settle(pilot, lambda: "BTC-PERP" in tickers, what="the tickers")
         mark = tickers["BTC-PERP"].mark_price
         await pilot.press("L")
-        await until(pilot, lambda: isinstance(app.screen, AlertsScreen) and app.screen.loads >= 1, "the alerts")
+        await until(pilot, lambda: isinstance(app.screen, AlertsScreen) and notes.loads[app.screen] >= 1, "the alerts")
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
         form = app.screen

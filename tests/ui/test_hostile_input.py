@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import error_of, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -156,8 +156,9 @@ async def test_bracket_form_and_cancel_by_cloid(sim: LocalExchange, clock: Froze
 
 async def test_twap_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await show(pilot, "V", TwapScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        await show(pilot, seen, "V", TwapScreen)
         form = await open_form(pilot, "n")
         good = {"side": "buy", "size": "0.05", "slices": "5", "interval": "30"}
         await refused_in_place(pilot, form, good, ["size", "slices", "interval"])
@@ -166,8 +167,9 @@ async def test_twap_form(sim: LocalExchange, clock: FrozenClock, trader: Client)
 
 async def test_alert_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await show(pilot, "L", AlertsScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        await show(pilot, seen, "L", AlertsScreen)
         form = await open_form(pilot, "a")
         good = {"symbol": "BTC-PERP", "source": "mark", "condition": "move", "level": "5", "window": "60"}
         await refused_in_place(pilot, form, good, ["level", "window"])
@@ -186,10 +188,13 @@ async def test_watchlist_form(sim: LocalExchange, clock: FrozenClock, trader: Cl
 
 async def test_wallet_forms(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await feed_ready(app)
         await pilot.press("W")
-        await until(pilot, lambda: type(app.screen).__name__ == "WalletScreen" and app.screen.loads >= 1, "wallet")
+        await until(
+            pilot, lambda: type(app.screen).__name__ == "WalletScreen" and seen.loads[app.screen] >= 1, "wallet"
+        )
         form = await open_form(pilot, "t")
         await refused_in_place(pilot, form, {"amount": "10", "destination": BOB.address}, ["amount", "destination"])
         await pilot.press("escape")
@@ -199,20 +204,26 @@ async def test_wallet_forms(sim: LocalExchange, clock: FrozenClock, trader: Clie
 
 async def test_leverage_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await feed_ready(app)
         await pilot.press("A")
-        await until(pilot, lambda: type(app.screen).__name__ == "AccountScreen" and app.screen.loads >= 1, "account")
+        await until(
+            pilot, lambda: type(app.screen).__name__ == "AccountScreen" and seen.loads[app.screen] >= 1, "account"
+        )
         form = await open_form(pilot, "l")
         await refused_in_place(pilot, form, {}, ["leverage"])
 
 
 async def test_agents_and_brokers_forms(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await feed_ready(app)
         await pilot.press("G")
-        await until(pilot, lambda: type(app.screen).__name__ == "AgentsScreen" and app.screen.loads >= 1, "agents")
+        await until(
+            pilot, lambda: type(app.screen).__name__ == "AgentsScreen" and seen.loads[app.screen] >= 1, "agents"
+        )
         form = await open_form(pilot, "a")
         good = {"name": "bot1", "days": "30", "password": "long enough", "again": "long enough"}
         await refused_in_place(pilot, form, good, ["days"])
@@ -220,16 +231,18 @@ async def test_agents_and_brokers_forms(sim: LocalExchange, clock: FrozenClock, 
         await refused_in_place(pilot, form, good, ["password"], passwords)
         await pilot.press("escape")
         await pilot.press("B")
-        await until(pilot, lambda: type(app.screen).__name__ == "BrokersScreen" and app.screen.loads >= 1, "brokers")
+        await until(
+            pilot, lambda: type(app.screen).__name__ == "BrokersScreen" and seen.loads[app.screen] >= 1, "brokers"
+        )
         form = await open_form(pilot, "a")
         await refused_in_place(pilot, form, {"broker": BOB.address, "rate": "0.001"}, ["broker", "rate"])
 
 
 async def test_explorer_look_ups(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await show(pilot, "E", ExplorerScreen)
+        await show(pilot, notes, "E", ExplorerScreen)
         for key in ("b", "y"):
             for text in TYPED:
                 told = len(notes.messages)
@@ -254,11 +267,11 @@ async def test_an_error_no_handler_catches_is_shown_and_the_dashboard_goes_on(
 
     monkeypatch.setattr(TwapRunner, "start", fails)
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
+    notes = Seen()
     reached: list[str] = []  # asserted after: run_test's own re-raise would hide an assertion failed inside
     with pytest.raises(RuntimeError, match="made to fail"):
         async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await show(pilot, "V", TwapScreen)
+            await show(pilot, notes, "V", TwapScreen)
             form = await open_form(pilot, "n")
             for name, value in {"size": "0.05", "slices": "5", "interval": "30"}.items():
                 form.query_one(f"#field-{name}", Input).value = value

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready
+from tests.ui.conftest import Seen, dashboard, feed_ready
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -28,10 +28,11 @@ async def test_a_round_trip_in_the_journal(sim: LocalExchange, clock: FrozenCloc
     fees = sum((f.fee + f.broker_fee for f in fills), Decimal(0))
     net = realized - fees
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # it sends nothing: read-only can read it
-    async with app.run_test(size=(160, 48)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(160, 48), message_hook=seen) as pilot:
         await feed_ready(app)
         await pilot.press("J")
-        await until(pilot, lambda: isinstance(app.screen, JournalScreen) and app.screen.loads >= 1, "the journal")
+        await until(pilot, lambda: isinstance(app.screen, JournalScreen) and seen.loads[app.screen] >= 1, "the journal")
         screen = app.screen
         assert isinstance(screen, JournalScreen)
         [day] = cells(screen.query_one("#journal-days", RecordTable))
@@ -42,4 +43,4 @@ async def test_a_round_trip_in_the_journal(sim: LocalExchange, clock: FrozenCloc
         total = str(screen.query_one("#journal-total").render())
         assert total.startswith(f"Last 30 days · net {net:,.2f} USDC = realized {realized:,.2f}")
         await pilot.press("left_square_bracket")
-        await until(pilot, lambda: screen.days == 7 and screen.loads >= 2, "a week")
+        await until(pilot, lambda: screen.days == 7 and seen.loads[screen] >= 2, "a week")

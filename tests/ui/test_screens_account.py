@@ -7,8 +7,8 @@ from decimal import Decimal
 from textual.widgets import Input, Label, TabbedContent
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard
-from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
+from tests.ui.conftest import Seen, dashboard
+from tests.ui.screen_steps import cells, confirm, error_of, fill_form, result_of, show, tx_of, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -27,8 +27,9 @@ async def test_account_screen_shows_the_summary_and_changes_leverage(
     book = await trader.orderbook("BTC-PERP", depth=1)
     await trader.place_order([order_item(1, "b", book.asks[0].price, "0.01", tif="IOC")])
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 44)) as pilot:
-        screen = await show(pilot, "A", AccountScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 44), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "A", AccountScreen)
         collateral = cells(screen.query_one("#collateral", RecordTable))
         assert collateral[0][:2] == ["USDC", "derivatives"]
         assert ["BTC", "spot", "0.1", "0.1"] in collateral
@@ -52,8 +53,8 @@ async def test_account_screen_shows_the_summary_and_changes_leverage(
         form.query_one("#field-leverage", Input).value = "20"
         lines = await confirm(pilot)
         assert any("10x -> 20x" in line for line in lines)
-        await until(pilot, lambda: "BTC-PERP set to 20x" in screen.last_result, "the result")
-        assert screen.last_tx.startswith("0x") and screen.last_tx in screen.last_result
+        await until(pilot, lambda: "BTC-PERP set to 20x" in result_of(screen), "the result")
+        assert (await trader.transaction(tx_of(result_of(screen)))).success  # the full hash, the exchange's own
         assert (await trader.instrument_leverage(ALICE.address, "BTC-PERP")).leverage == Decimal(20)
         await until(pilot, lambda: cells(lev)[0][2] == "20x", "the new leverage shown")
         theme = app.theme
@@ -67,8 +68,9 @@ async def test_down_then_l_sets_the_leverage_of_the_selected_row_without_tab(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 44)) as pilot:
-        screen = await show(pilot, "A", AccountScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 44), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "A", AccountScreen)
         await pilot.press("4")  # the leverage tab: its table takes the focus, so Down moves its selection
         lev = screen.query_one("#leverage-table", RecordTable)
         await until(pilot, lambda: len(cells(lev)) > 1 and app.focused is lev, "the leverage table, focused")

@@ -7,8 +7,8 @@ from typing import Any
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard
-from tests.ui.screen_steps import cells, show, until
+from tests.ui.conftest import Seen, dashboard
+from tests.ui.screen_steps import cells, result_of, show, until
 from tui.api.client import Client
 from tui.api.models import Transaction
 from tui.api.signing import Signer
@@ -38,8 +38,9 @@ async def ask(pilot: Any, key: str, text: str) -> None:
 async def test_blocks_stream_and_look_ups(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     resp = await trader.set_leverage(2, 5)
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await show(pilot, "E", ExplorerScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "E", ExplorerScreen)
         blocks = screen.query_one("#blocks", RecordTable)
         txs = screen.query_one("#txs", RecordTable)
         top = int(cells(blocks)[0][0])
@@ -74,16 +75,17 @@ async def test_blocks_stream_and_look_ups(sim: LocalExchange, clock: FrozenClock
         await ask(pilot, "b", "0x1234")
         await until(pilot, lambda: isinstance(app.screen, ExplorerScreen), "the prompt to close")
         await ask(pilot, "b", str(10**9))
-        await until(pilot, lambda: "block not found" in screen.last_result, "the error")
+        await until(pilot, lambda: "block not found" in result_of(screen), "the error")
 
 
 async def test_blocks_and_transactions_stream_and_a_missed_block_is_loaded(
     sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE, feed_options=NO_POLLS)
-    async with app.run_test(size=(140, 40)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         status = app.feed.state.status
-        screen = await show(pilot, "E", ExplorerScreen)
+        screen = await show(pilot, seen, "E", ExplorerScreen)
         await until(pilot, lambda: screen.streaming, "the blocks and transactions channels")
         assert sim.hub.subscribers[("blocks", "")] and sim.hub.subscribers[("transactions", "")]
         blocks, txs = screen.query_one("#blocks", RecordTable), screen.query_one("#txs", RecordTable)

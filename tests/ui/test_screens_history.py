@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_CEILING, Decimal
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.ui.conftest import dashboard
+from tests.ui.conftest import Seen, dashboard
 from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -32,8 +32,9 @@ async def test_pages_filter_tabs_and_a_transfer_opened_in_the_explorer(
     await trader.place_order([order_item(1, "b", "90000", "0.001", cloid="resting")])
     sent = await trader.transfer(1, "12.5", BOB.address)
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await show(pilot, "history", HistoryScreen, page_size=2)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "history", HistoryScreen, page_size=2)
         fills = screen.query_one("#fills-table", RecordTable)
         line = screen.query_one("#page-line")
         assert "page 1 of 3 · 5 records" in str(line.render())
@@ -99,8 +100,9 @@ async def test_order_history_shows_what_each_order_filled_and_money_at_the_colla
     average = (value / size).quantize(Decimal("0.001"))  # the tick (0.1), two places finer
     assert {f.price for f in fills} == {book.asks[0].price, book.asks[1].price}
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(160, 40)) as pilot:
-        screen = await show(pilot, "history", HistoryScreen, page_size=50)
+    seen = Seen()
+    async with app.run_test(size=(160, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "history", HistoryScreen, page_size=50)
         fills_table = screen.query_one("#fills-table", RecordTable)
         await until(pilot, lambda: fills_table.row_count == 2, "the fills")
         fees = [row[7] for row in cells(fills_table)]

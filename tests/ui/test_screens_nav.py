@@ -6,7 +6,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready
+from tests.ui.conftest import Seen, dashboard, feed_ready
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -23,7 +23,8 @@ ALICE = Signer(ALICE_KEY)
 
 async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(120, 40)) as pilot:
+    seen = Seen()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         await feed_ready(app)
         # every screen has a key (the snapshots open each one with it); one after another replaces the
         # screen shown, so Escape goes straight back to the dashboard
@@ -42,7 +43,7 @@ async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, t
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, WalletScreen), "the wallet from the palette")
         wallet = app.screen
-        await until(pilot, lambda: wallet.loads >= 1, "the wallet's data")
+        await until(pilot, lambda: seen.loads[wallet] >= 1, "the wallet's data")
 
         # the wallet's own actions are in the palette while it is shown; running one opens its form
         titles = {title: run for title, _, run in XtuiCommands(wallet)._commands()}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard
+from tests.ui.conftest import Seen, dashboard
 from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -17,8 +17,9 @@ ALICE = Signer(ALICE_KEY)
 
 async def test_instruments_collateral_and_prices(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await show(pilot, "M", ReferenceScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "M", ReferenceScreen)
         perps = cells(screen.query_one("#perps-table", RecordTable))
         assert perps[0][:8] == ["1", "BTC-PERP", "BTC/USD", "0.1", "0.0001", "50x", "10", "no"]
         assert perps[3][1] == "HYPE-PERP" and perps[3][7] == "yes"  # isolated only

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, BOB_KEY, signs_for
-from tests.ui.conftest import dashboard
-from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
+from tests.ui.conftest import Seen, dashboard
+from tests.ui.screen_steps import cells, confirm, error_of, fill_form, result_of, show, tx_of, until
 from tui import keys
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
@@ -30,8 +32,9 @@ async def test_referrals_code_referred_user_and_claim(
     sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await show(pilot, "R", ReferralsScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "R", ReferralsScreen)
         facts = screen.query_one("#referral-facts", Facts)
         assert "My codes: -" in facts.text and "Fee discount: 4.00%" in facts.text
         form = await fill_form(pilot, "n", {"code": "a!"})
@@ -39,7 +42,7 @@ async def test_referrals_code_referred_user_and_claim(
         assert "letters and digits or _ -" in error_of(form)
         form.query_one("#field-code", Input).value = "ALICE-1"
         await confirm(pilot)
-        await until(pilot, lambda: "code ALICE-1 created" in screen.last_result, "the code")
+        await until(pilot, lambda: "code ALICE-1 created" in result_of(screen), "the code")
         await until(pilot, lambda: "My codes: ALICE-1" in facts.text, "the code listed")
 
         form = await fill_form(pilot, "s", {"code": "ALICE-1"})
@@ -58,14 +61,15 @@ async def test_referrals_code_referred_user_and_claim(
         await fill_form(pilot, "c", {})
         lines = await confirm(pilot)
         assert any("perp, about" in line for line in lines)
-        await until(pilot, lambda: "perp rewards claimed in USDC" in screen.last_result, "the claim")
+        await until(pilot, lambda: "perp rewards claimed in USDC" in result_of(screen), "the claim")
         assert (await trader.referral_summary(ALICE.address)).to_claim_perp_rewards == 0
 
 
 async def test_brokers_approve(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(120, 40)) as pilot:
-        screen = await show(pilot, "B", BrokersScreen)
+    seen = Seen()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "B", BrokersScreen)
         table = screen.query_one("#brokers", RecordTable)
         assert table.row_count == 0
         form = await fill_form(pilot, "a", {"broker": BOB.address, "rate": "2"})
@@ -85,8 +89,9 @@ async def test_agent_round_trip(
 ) -> None:
     monkeypatch.setattr(keys, "SCRYPT_N", 1 << 10)  # the same file format; made in ms, not a second
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(140, 40)) as pilot:
-        screen = await show(pilot, "G", AgentsScreen)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "G", AgentsScreen)
         table = screen.query_one("#agents", RecordTable)
         form = await fill_form(pilot, "a", {"name": "desk", "days": "2", "password": "correct-horse", "again": "x"})
         await pilot.press("enter")
@@ -94,15 +99,17 @@ async def test_agent_round_trip(
         form.query_one("#field-again", Input).value = "correct-horse"
         lines = await confirm(pilot)
         assert any("Keystore   agent-desk" in line for line in lines)
-        await until(pilot, lambda: "desk" in screen.last_result, "the agent")
-        assert "approved until 2026-01-03" in screen.last_result and screen.last_tx in screen.last_result
+        await until(pilot, lambda: "desk" in result_of(screen), "the agent")
+        shown = result_of(screen)
+        approved = re.search(r"desk (0x[0-9a-fA-F]{40}) approved until 2026-01-03", shown)
+        assert approved is not None and (await trader.transaction(tx_of(shown))).success, shown
         await until(pilot, lambda: table.row_count == 1, "the agent listed")
         row = cells(table)[0]
-        assert row[0] == "desk" and row[1] == screen.last_agent and row[4] == "valid 2d 0h"
+        assert row[0] == "desk" and row[1] == approved[1] and row[4] == "valid 2d 0h"
         assert row[5] == "agent-desk"
 
         agent = keys.load("agent-desk", "correct-horse")
-        assert agent.address == screen.last_agent
+        assert agent.address == approved[1]
         async with Client(
             sim.url, signer=agent, clock_ms=clock.now_ms, testnet=signs_for(sim), account=ALICE.address
         ) as bot:
@@ -114,7 +121,7 @@ async def test_agent_round_trip(
             await pilot.press("x")
             await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
             await pilot.press("y")
-            await until(pilot, lambda: "revoked" in screen.last_result, "the revocation")
+            await until(pilot, lambda: "revoked" in result_of(screen), "the revocation")
             await until(pilot, lambda: table.row_count == 0, "the agent gone")
             # a revoked agent is refused, or read as a key of its own: either way the order is not Alice's,
             # and xtui says so instead of showing it as placed

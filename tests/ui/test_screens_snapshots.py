@@ -8,6 +8,7 @@ the app's monotonic clock constant and its wall clock the exchange's; the screen
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -71,16 +72,19 @@ async def _history(ex: EmbeddedExchange, frozen: FrozenClock) -> None:
 
 
 def opens(key: str, *then: str) -> Any:
-    async def run_before(pilot: Any) -> None:
-        app = pilot.app
-        await feed_ready(app)
-        await pilot.press(key)
-        await until(pilot, lambda: isinstance(app.screen, DataScreen) and app.screen.loads >= 1, f"the screen {key}")
-        for press in then:
-            await pilot.press(press)
-        await drawn(pilot)
+    def run_before_counting(loads: Counter[DataScreen]) -> Any:
+        async def run_before(pilot: Any) -> None:
+            app = pilot.app
+            await feed_ready(app)
+            await pilot.press(key)
+            await until(pilot, lambda: isinstance(app.screen, DataScreen) and loads[app.screen] >= 1, f"screen {key}")
+            for press in then:
+                await pilot.press(press)
+            await drawn(pilot)
 
-    return run_before
+        return run_before
+
+    return run_before_counting
 
 
 SCREENS = {
@@ -97,5 +101,8 @@ SCREENS = {
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_screen(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, screen: str) -> None:
-    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 40), run_before=SCREENS[screen])
+def test_screen(
+    snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, screen_loads: Counter[DataScreen], screen: str
+) -> None:
+    run_before = SCREENS[screen](screen_loads)
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 40), run_before=run_before)

@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.ui.conftest import dashboard
-from tests.ui.screen_steps import cells, confirm, error_of, fill_form, show, until
+from tests.ui.conftest import Seen, dashboard
+from tests.ui.screen_steps import cells, confirm, error_of, fill_form, result_of, show, tx_of, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -23,8 +23,8 @@ ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)
 
 
-async def wallet_of(pilot: object) -> WalletScreen:
-    wallet = await show(pilot, "W", WalletScreen)
+async def wallet_of(pilot: object, seen: Seen) -> WalletScreen:
+    wallet = await show(pilot, seen, "W", WalletScreen)
     await until(pilot, lambda: wallet.view is not None, "the balances")
     return wallet
 
@@ -35,8 +35,9 @@ async def test_transfer_to_another_address_end_to_end(
     await bob.cancel_all()  # the faucet opens Bob's account
     before = (await bob.account_summary(BOB.address)).collateral["USDC"].balance
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(120, 40)) as pilot:
-        wallet = await wallet_of(pilot)
+    seen = Seen()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        wallet = await wallet_of(pilot, seen)
         balances = wallet.query_one("#balances", RecordTable)
         assert cells(balances)[0][:4] == ["USDC", "6", "100,000", "100,000"]
 
@@ -60,14 +61,14 @@ async def test_transfer_to_another_address_end_to_end(
         assert "250.5 USDC" in summary and BOB.address in summary and "99,749.5 USDC" in summary
         await pilot.press("enter")  # the default is No: nothing is sent
         await until(pilot, lambda: app.screen is wallet, "back to the wallet")
-        assert wallet.last_result == ""
+        assert result_of(wallet) == ""
 
         await fill_form(pilot, "t", {"amount": "250.5", "destination": BOB.address})
         await confirm(pilot)
-        await until(pilot, lambda: wallet.last_tx, "the transaction hash")
-        assert wallet.last_result == f"Transfer: 250.5 USDC sent to {BOB.address} · tx {wallet.last_tx}"
-        assert wallet.last_tx in str(wallet.query_one("#screen-result").render())
-        tx = await trader.transaction(wallet.last_tx)
+        await until(pilot, lambda: " · tx 0x" in result_of(wallet), "the transaction hash")
+        shown, tx_hash = result_of(wallet), tx_of(result_of(wallet))
+        assert shown == f"Transfer: 250.5 USDC sent to {BOB.address} · tx {tx_hash}" and shown in seen.messages
+        tx = await trader.transaction(tx_hash)
         assert (tx.tx_type, tx.success, tx.account) == (1052, True, ALICE.address)
         after = (await bob.account_summary(BOB.address)).collateral["USDC"].balance
         assert after - before == Decimal("250.5")
@@ -78,19 +79,20 @@ async def test_internal_transfer_vault_deposit_redeem_and_withdraw(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    async with app.run_test(size=(120, 40)) as pilot:
-        wallet = await wallet_of(pilot)
+    seen = Seen()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        wallet = await wallet_of(pilot, seen)
 
         lines = await confirm_form(pilot, "i", {"to": "spot", "amount": "1000"})
         assert any("the derivatives balance" in line for line in lines)
-        await until(pilot, lambda: "moved from derivatives to spot" in wallet.last_result, "the internal transfer")
+        await until(pilot, lambda: "moved from derivatives to spot" in result_of(wallet), "the internal transfer")
         assert (await trader.account_summary(ALICE.address)).spot_collateral["USDC"].balance == Decimal(11000)
 
         vaults = wallet.query_one("#vault-list", RecordTable)
         vaults.move_cursor(row=1)  # Momentum Vault: no lock-in
         await confirm_form(pilot, "d", {"amount": "500"})
-        await until(pilot, lambda: "into Momentum Vault" in wallet.last_result, "the deposit")
-        assert "shares minted" in wallet.last_result
+        await until(pilot, lambda: "into Momentum Vault" in result_of(wallet), "the deposit")
+        assert "shares minted" in result_of(wallet)
         await until(pilot, lambda: cells(vaults)[1][7] == "500.00", "the holding")
         shares = cells(vaults)[1][9].replace(",", "")
 
@@ -99,7 +101,7 @@ async def test_internal_transfer_vault_deposit_redeem_and_withdraw(
         assert "more than the" in error_of(form)
         form.query_one("#field-shares", Input).value = shares
         await confirm(pilot)
-        await until(pilot, lambda: "shares of Momentum Vault redeemed" in wallet.last_result, "the redeem")
+        await until(pilot, lambda: "shares of Momentum Vault redeemed" in result_of(wallet), "the redeem")
         summary = await trader.account_summary(ALICE.address)
         assert not any(h.total_shares for h in summary.vault_balances.values())
 
@@ -109,7 +111,7 @@ async def test_internal_transfer_vault_deposit_redeem_and_withdraw(
         form.query_one("#field-chain", Input).value = "42161"
         lines = await confirm(pilot)
         assert any("1 USDC, on top of the amount" in line for line in lines)
-        await until(pilot, lambda: "withdrawn to chain 42161" in wallet.last_result, "the withdrawal")
+        await until(pilot, lambda: "withdrawn to chain 42161" in result_of(wallet), "the withdrawal")
 
 
 async def confirm_form(pilot: object, key: str, values: dict[str, str]) -> list[str]:
@@ -119,8 +121,9 @@ async def confirm_form(pilot: object, key: str, values: dict[str, str]) -> list[
 
 async def test_read_only_opens_no_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    async with app.run_test(size=(120, 40)) as pilot:
-        wallet = await wallet_of(pilot)
+    seen = Seen()
+    async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
+        wallet = await wallet_of(pilot, seen)
         await pilot.press("t")
         await pilot.pause()
         assert app.screen is wallet  # read-only says why in a notification instead

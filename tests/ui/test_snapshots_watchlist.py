@@ -7,6 +7,7 @@ loads once (the feed's ``poll_s`` is an hour) and its sparklines come from the e
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
+from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.watchlist import WatchlistScreen
 
 WATCHED = ["BTC-PERP", "ETH-PERP", "SOL-PERP", "HYPE-PERP", "BTC/USDC"]
@@ -36,7 +38,11 @@ def exchange(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
 
 @pytest.mark.parametrize("size", [(120, 30), (80, 24)], ids=["120x30", "80x24"])
 def test_the_watchlist(
-    snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, size: tuple[int, int]
+    snap_compare: Any,
+    exchange: EmbeddedExchange,
+    frozen: FrozenClock,
+    screen_loads: Counter[DataScreen],
+    size: tuple[int, int],
 ) -> None:
     Watchlist(watchlist_path(data_dir(), "LOCAL"), WATCHED).save()
 
@@ -48,7 +54,9 @@ def test_the_watchlist(
 
         def ready() -> bool:
             screen = pilot.app.screen
-            return isinstance(screen, WatchlistScreen) and screen.loads >= 1 and len(screen.sparks) == len(WATCHED)
+            return (
+                isinstance(screen, WatchlistScreen) and screen_loads[screen] >= 1 and len(screen.sparks) == len(WATCHED)
+            )
 
         await settle(pilot, ready, what="the watchlist and its sparklines")
 

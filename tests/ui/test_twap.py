@@ -9,7 +9,7 @@ from decimal import Decimal
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -106,12 +106,14 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
         await pilot.press("V")
-        await until(pilot, lambda: isinstance(app.screen, TwapScreen) and app.screen.loads >= 1, "the TWAP screen")
+        await until(
+            pilot, lambda: isinstance(app.screen, TwapScreen) and notes.loads[app.screen] >= 1, "the TWAP screen"
+        )
         screen = app.screen
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import ALICE_KEY, signs_for
 from tests.fault_proxy import FaultProxy, through_proxy
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import MARKET_STEPS, Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -40,12 +40,14 @@ async def test_the_twap_row_says_a_slice_is_unconfirmed_until_the_exchange_answe
     shows 0.01 done and the next slice's countdown."""
     proxy, client = proxied
     app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(160, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
         await pilot.press("V")
-        await until(pilot, lambda: isinstance(app.screen, TwapScreen) and app.screen.loads >= 1, "the TWAP screen")
+        await until(
+            pilot, lambda: isinstance(app.screen, TwapScreen) and notes.loads[app.screen] >= 1, "the TWAP screen"
+        )
         table = app.screen.query_one("#twap-table", RecordTable)
         runner = app.twaps
         assert runner is not None

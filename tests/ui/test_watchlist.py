@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, error_of, fill_form, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -34,7 +34,7 @@ def test_sparkline_heights() -> None:
 
 async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # the watchlist sends nothing: read-only has it
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         market = app.feed.state.market
@@ -43,7 +43,7 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
         assert app.watchlist.symbols == ["BTC-PERP", "ETH-PERP"]
         assert "ETH-PERP added to the watchlist (w shows it)" in notes.messages
 
-        screen = await show(pilot, "w", WatchlistScreen)
+        screen = await show(pilot, notes, "w", WatchlistScreen)
         table = screen.query_one("#watchlist-table", RecordTable)
         await until(pilot, lambda: len(screen.sparks) == 2, "the sparklines")
         screen.show()
@@ -102,11 +102,11 @@ async def test_a_bad_watchlist_file_is_kept_aside_and_said(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text('{"symbols": ["BTC-PERP",')
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
         await feed_ready(app)
         await until(pilot, lambda: any("could not be read" in m for m in notes.messages), "the notice")
-        screen = await show(pilot, "w", WatchlistScreen)
+        screen = await show(pilot, notes, "w", WatchlistScreen)
         note = str(screen.query_one("#watchlist-note").render())
         assert "could not be read" in note and ".bad-" in note
     [aside] = Path(path.parent).glob("watchlist-local.json.bad-*")

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.message import Message
+
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -77,7 +79,13 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
     written = []
     suffix = "" if every_screen else f"-{size[0]}x{size[1]}"
     market = app.feed.state.market
-    async with app.run_test(size=size) as pilot:
+    loaded: set[DataScreen] = set()  # the data screens whose first load has landed
+
+    def note_load(message: Message) -> None:
+        if isinstance(message, DataScreen.Loaded):
+            loaded.add(message.screen)
+
+    async with app.run_test(size=size, message_hook=note_load) as pilot:
         await app.feed.wait_ready()
         await _settle(pilot, lambda: bool(market.candles and market.trades))
         written.append(app.save_screenshot(f"main{suffix}.svg", str(out)))
@@ -92,16 +100,16 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
             await _settle(pilot, lambda: app.screen is not app.main)
             written.append(app.save_screenshot("help.svg", str(out)))
             await pilot.press("escape")
-            written += await _shoot_data_screens(app, pilot, out)
+            written += await _shoot_data_screens(app, pilot, out, loaded)
     return written
 
 
-async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path) -> list[str]:
+async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path, loaded: set[DataScreen]) -> list[str]:
     """Each data screen (account, wallet, history...) as its key opens it, after its first load."""
     written = []
     for name, kind in screen_classes().items():
-        open_screen(app, name, app.context)
-        await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen.loads >= 1)  # type: ignore[misc]
+        app.call_later(open_screen, app, name, app.context)  # on the app's loop: its messages reach the hook
+        await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen in loaded)  # type: ignore[misc]
         written.append(app.save_screenshot(f"{name}.svg", str(out)))
         await pilot.press("escape")
         await _settle(pilot, lambda: not isinstance(app.screen, DataScreen))

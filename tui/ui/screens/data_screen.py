@@ -17,6 +17,7 @@ import msgspec
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import DataTable, Static, TabbedContent
 from textual.worker import Worker, WorkType
 
@@ -91,6 +92,17 @@ class ActionPlan(msgspec.Struct, frozen=True):
 class DataScreen(LeanScreen[None]):
     """A screen of exchange data, reloaded every ``poll_s``. Subclasses give ``compose_body`` and ``fetch``."""
 
+    class Loaded(Message, bubble=False):
+        """A load has landed: the screen shows the exchange's answer, or why there is none."""
+
+        def __init__(self, screen: DataScreen) -> None:
+            super().__init__()
+            self.screen = screen
+
+        @property
+        def control(self) -> DataScreen:
+            return self.screen
+
     SCREEN_TITLE: ClassVar[str] = ""
     SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset()  # actions that sign: hidden when nothing can sign
     AUTO_FOCUS = "DataTable"  # Up and Down move the selection at once, and the row keys act on it
@@ -138,9 +150,6 @@ class DataScreen(LeanScreen[None]):
     def __init__(self, ctx: ScreenContext) -> None:
         super().__init__()
         self.ctx = ctx
-        self.loads = 0  # completed loads: tests wait on it
-        self.last_result = ""
-        self.last_tx = ""
 
     # ---- layout -------------------------------------------------------------------------------------
 
@@ -195,7 +204,7 @@ class DataScreen(LeanScreen[None]):
         else:
             error.update("")
             error.remove_class("-shown")
-        self.loads += 1
+        self.post_message(self.Loaded(self))
 
     async def fetch(self) -> None:
         """Ask the exchange for the screen's data and show it."""
@@ -250,7 +259,6 @@ class DataScreen(LeanScreen[None]):
             except (ClientError, KeystoreError, OSError, ValueError) as exc:
                 self.show_result(f"{plan.what}: failed: {exc}", error=True)
             else:
-                self.last_tx = resp.tx_hash
                 self.show_result(f"{plan.what}: {plan.outcome(resp)} · tx {resp.tx_hash}")
             self.reload()
             await self.ctx.feed.refresh_account()
@@ -258,7 +266,6 @@ class DataScreen(LeanScreen[None]):
         self.start_work(job, name=plan.what, group="submit")
 
     def show_result(self, text: str, *, error: bool = False) -> None:
-        self.last_result = text
         line = self.query_one("#screen-result", Static)
         line.update(text)
         line.set_class(error, "-error")
