@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from textual.command import Command, CommandList
 from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import DataTable
@@ -130,6 +131,22 @@ async def settle(pilot: Any, ready: Callable[[], object], timeout_s: float = 10.
     else:
         raise AssertionError(f"timed out waiting for {what or ready}")
     await drawn(pilot)
+
+
+async def palette_search(pilot: Any, words: str, first: str) -> None:
+    """Type ``words`` into the open command palette, then wait until its search (a worker) has ended with
+    ``first`` in the top command's text: the one Enter runs."""
+    await pilot.press(*words)
+    palette = pilot.app.screen
+    results = palette.query_one(CommandList)
+
+    def found() -> bool:
+        if any(w.node is palette and not w.is_finished for w in pilot.app.workers):
+            return False
+        top = results.get_option_at_index(0) if results.option_count else None
+        return isinstance(top, Command) and first in str(top.hit.text)
+
+    await settle(pilot, found, what=f"{first!r} first in the palette")
 
 
 async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:

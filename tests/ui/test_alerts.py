@@ -37,8 +37,8 @@ async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: 
         for name, value, said in (("level", "1e5", "not a plain decimal"), ("symbol", "NOPE", "not an instrument")):
             form.query_one(f"#field-{name}", Input).value = value
             await pilot.press("enter")
-            await pilot.pause(0.05)
-            assert app.screen is form and said in str(form.query_one("#form-error", Static).render())
+            await until(pilot, lambda said=said: said in str(form.query_one("#form-error", Static).render()), said)
+            assert app.screen is form
         form.query_one("#field-symbol", Input).value = "BTC-PERP"
         form.query_one("#field-source", Input).value = "mark"
         form.query_one("#field-condition", Input).value = "below"

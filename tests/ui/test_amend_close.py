@@ -27,6 +27,12 @@ async def buy_through_the_book(trader: Client, instrument: int, symbol: str, siz
     await trader.place_order([order_item(instrument, "b", through, size, tif="IOC")])
 
 
+def form_error(app: object) -> str:
+    """The open form's error line, as the trader reads it ("" while no form is shown)."""
+    screen = app.screen  # type: ignore[attr-defined]
+    return str(screen.query_one("#form-error", Static).render()) if isinstance(screen, FormScreen) else ""
+
+
 def field(app: object, name: str) -> Input:
     return app.screen.query_one(f"#field-{name}", Input)  # type: ignore[attr-defined]
 
@@ -69,10 +75,11 @@ async def test_amend_sends_nothing_when_the_form_is_wrong_or_cancelled(
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
         for price, said in (("90000.05", "tick size"), ("", "price")):
             field(app, "price").value = price
+            await settle(pilot, lambda: form_error(app) == "", what="the last error cleared by the change")
             await pilot.press("enter")
-            await pilot.pause(0.05)
+            await settle(pilot, lambda said=said: said in form_error(app), what=said)
             assert isinstance(app.screen, FormScreen), price  # still open: nothing sent
-            error = str(app.screen.query_one("#form-error", Static).render())
+            error = form_error(app)
             assert error.startswith("Price: ") and said in error, (price, error)
         await pilot.press("escape")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
@@ -142,11 +149,12 @@ async def test_close_half_at_market_then_the_rest_at_a_limit(
         await pilot.press(*"0.03", "enter")
         assert field(app, "size").value == "0.03"
         for size, said in (("0.03", "more than the 0.02 held"), ("150%", "at most 100"), ("-1", "size")):
-            field(app, "size").value = size
+            if field(app, "size").value != size:  # a change clears the last error (the same text is no change)
+                field(app, "size").value = size
+                await settle(pilot, lambda: form_error(app) == "", what="the last error cleared by the change")
             await pilot.press("enter")
-            await pilot.pause(0.05)
-            error = str(app.screen.query_one("#form-error", Static).render())
-            assert isinstance(app.screen, FormScreen) and said in error, (size, error)
+            await settle(pilot, lambda said=said: said in form_error(app), what=said)
+            assert isinstance(app.screen, FormScreen), size
         field(app, "size").value = "50%"
         await pilot.press("enter")
         await settle(pilot, lambda: [p.size for p in state.account.positions] == [Decimal("0.01")], what="half closed")
@@ -242,9 +250,10 @@ async def test_a_bracket_and_a_positions_stop_from_the_keyboard(
         field(app, "size").value = "0.01"
         for tp, sl, said in (("", "", "a take-profit or a stop-loss"), (str(entry - 500), "", "goes above")):
             field(app, "tp").value, field(app, "sl").value = tp, sl
+            await settle(pilot, lambda: form_error(app) == "", what="the last error cleared by the change")
             await pilot.press("enter")
-            await pilot.pause(0.05)
-            assert isinstance(app.screen, FormScreen) and said in str(app.screen.query_one("#form-error").render())
+            await settle(pilot, lambda said=said: said in form_error(app), what=said)
+            assert isinstance(app.screen, FormScreen)
         field(app, "tp").value, field(app, "sl").value = str(entry + 2000), str(entry - 1000)
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")

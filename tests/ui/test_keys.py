@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -40,8 +40,7 @@ async def test_palette_lists_and_runs_the_dashboard_actions(
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-        await pilot.press(*"sell at the best bid")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "sell at the best bid", "to sell at the best bid")
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form from the palette")
         assert app.screen.query_one("#form-title").render().plain.startswith("SELL")  # type: ignore[attr-defined]
@@ -57,7 +56,7 @@ async def test_help_lists_bindings_with_the_remapped_keys(
         await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
         await pilot.press("b")  # remapped away: nothing opens
-        await pilot.pause(0.2)
+        await pilot.pause()  # the key handled: a binding would have pushed its form by now
         assert app.screen is app.main
         await pilot.press("B")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form on B")
@@ -80,11 +79,10 @@ async def test_markets_filter_takes_typing_and_enter_selects(
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
-        await pilot.press("slash", *"sol")  # "s" is sell elsewhere: in the filter it is a letter
-        await pilot.pause(0.2)
-        assert app.screen is app.main
         table = app.main.query_one("#markets-table", DataTable)
-        assert [str(k.value) for k in table.rows] == ["SOL-PERP"]
+        await pilot.press("slash", *"sol")  # "s" is sell elsewhere: in the filter it is a letter
+        await settle(pilot, lambda: [str(k.value) for k in table.rows] == ["SOL-PERP"], what="SOL-PERP alone")
+        assert app.screen is app.main
         await pilot.press("enter", "enter")
         await settle(pilot, lambda: app.feed.state.market.book.symbol == "SOL-PERP", what="SOL-PERP")
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="its book")
@@ -98,12 +96,12 @@ async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, cloc
         await feed_ready(app)
         book = app.feed.state.market.book
         await settle(pilot, lambda: book.loaded and app.feed.state.account.summary, what="the book")
+        lines = app.main.query_one("#book-table", BookLines)
         await pilot.press("2")  # the book: the cursor starts on the spread row
-        await pilot.pause(0.2)
+        await settle(pilot, lambda: app.main.focused is lines, what="the book focused")
         await pilot.press("down", "down")  # the second-best bid
-        await pilot.pause(0.2)
         second_bid = book.levels("bids", 2)[1][0]
-        assert app.main.desk.picked == second_bid
+        await settle(pilot, lambda: app.main.desk.picked == second_bid, what="the second-best bid picked")
         await pilot.press("b")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
         assert Decimal(app.screen.query_one("#price").value) == second_bid  # type: ignore[attr-defined]
@@ -111,9 +109,8 @@ async def test_book_cursor_picks_the_price_for_the_form(sim: LocalExchange, cloc
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
 
         # a click picks the price of the row clicked
-        lines = app.main.query_one("#book-table", BookLines)
         await pilot.click("#book-table", offset=(5, 3))
-        await pilot.pause(0.2)
+        await settle(pilot, lambda: str(lines.cursor_key).startswith("a"), what="an ask picked")
         key = lines.cursor_key
         assert key is not None and key.startswith("a")
         assert f"{app.main.desk.picked:,.1f}" == lines.cell(key, 0)
@@ -149,8 +146,7 @@ async def test_every_way_to_quit_asks_first_while_a_submission_is_in_flight(
         if way == "palette":  # the command palette's Quit, as a trader would find it
             await pilot.press("ctrl+p")
             await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-            await pilot.press(*"quit")
-            await pilot.pause(0.3)
+            await palette_search(pilot, "quit", "Quit")
             await pilot.press("enter")
         else:
             await pilot.press(way)
@@ -207,7 +203,7 @@ async def test_back_on_the_dashboard_its_screen_resumes_once(
             await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
             await pilot.press("escape")
             await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
-        await pilot.pause(0.1)
+        await pilot.pause()  # every message the closing help sent the dashboard, handled
         assert len(resumes) == 3  # once per time it was shown
 
 
@@ -248,5 +244,5 @@ async def test_focus_starts_on_the_markets_list_and_nowhere_else(
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
-        await pilot.pause(0.1)
+        await settle(pilot, lambda: focused, what="the first focus")
         assert focused == ["markets-table"] and app.main.focused is app.main.query_one("#markets-table")

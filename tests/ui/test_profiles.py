@@ -81,7 +81,7 @@ async def test_the_app_takes_the_profiles_exchange_account_theme_keymap_and_thre
         assert app.main.desk.policy.max_notional == 100 and str(app.main.desk.policy.max_through_pct) == "0.5"
 
         await pilot.press("b")  # remapped to B by the profile
-        await pilot.pause(0.2)
+        await pilot.pause()  # the key handled: a binding would have pushed its form by now
         assert app.screen is app.main
         await pilot.press("B")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form on B")

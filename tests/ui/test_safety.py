@@ -8,7 +8,7 @@ from decimal import Decimal
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -66,7 +66,7 @@ async def test_read_only_offers_no_trading_key_and_sends_nothing(
         await pilot.press("3")  # the positions pane: c would have a selected position
         for key in TRADING_KEYS:
             await pilot.press(key)
-            await pilot.pause(0.05)
+            await pilot.pause()  # the key handled: a binding would have pushed its screen by now
             assert app.screen is app.main, key  # no form, no prompt, no confirmation
         assert not [m for m in notes.messages if "not sent" in m]  # nothing was offered, so nothing refused
     orders = await trader.open_orders(ALICE.address)
@@ -83,7 +83,7 @@ async def test_watch_only_offers_no_trading_key(sim: LocalExchange, clock: Froze
         assert not [label for label in TRADING_LABELS if label in shown], shown
         assert all(app.main.check_action(a, ()) is False for a in app.main.TRADING_ACTIONS)
         await pilot.press("b")
-        await pilot.pause(0.05)
+        await pilot.pause()  # the key handled: a binding would have pushed its form by now
         assert app.screen is app.main
 
 
@@ -106,7 +106,8 @@ async def test_panic_default_no_changes_nothing_then_yes_flattens_the_account(
         await pilot.press("enter")  # No has the focus: nothing is sent
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         await pilot.press("r")
-        await pilot.pause(0.3)
+        sending = lambda: [w for w in app.workers if w.group == "submit" and not w.is_finished]  # noqa: E731
+        await settle(pilot, lambda: not sending(), what="nothing being sent")  # a panic started would be over
         assert len((await trader.open_orders(ALICE.address)).data) == 2
         assert len([p for p in await trader.positions(ALICE.address) if p.size]) == 2
         assert not [m for m in notes.messages if "cancelled every" in m]
@@ -135,8 +136,7 @@ async def test_panic_from_the_palette_asks_the_same_question(
         await feed_ready(app)
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-        await pilot.press(*"PANIC")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "PANIC", "PANIC")
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the panic question")
         assert "PANIC" in str(app.screen.query_one(".title").render())

@@ -6,7 +6,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, feed_ready
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -38,8 +38,7 @@ async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, t
 
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the palette")
-        await pilot.press(*"wallet:")
-        await pilot.pause(0.3)  # the palette searches in a worker
+        await palette_search(pilot, "wallet:", "Wallet:")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, WalletScreen), "the wallet from the palette")
         wallet = app.screen

@@ -125,8 +125,8 @@ async def test_the_twap_screen_starts_one_and_cancels_it(
         ):
             form.query_one("#field-size", Input).value = value
             await pilot.press("enter")
-            await pilot.pause(0.05)
-            assert app.screen is form and said in str(form.query_one("#form-error").render())
+            await until(pilot, lambda said=said: said in str(form.query_one("#form-error").render()), said)
+            assert app.screen is form
         form.query_one("#field-size", Input).value = "0.02"
         form.query_one("#field-interval", Input).value = "3600"  # the second slice is an hour away
         await pilot.press("enter")

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle
 from tests.ui.screen_steps import cells, error_of, fill_form, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -55,12 +55,12 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
 
         form = await fill_form(pilot, "a", {"symbol": "nope"})
         await pilot.press("enter")
-        await pilot.pause(0.05)
-        assert app.screen is form and "NOPE is not an instrument" in error_of(form)
+        await until(pilot, lambda: "NOPE is not an instrument" in error_of(form), "NOPE refused")
+        assert app.screen is form
         form.query_one("#field-symbol").value = "eth-perp"  # type: ignore[attr-defined]
         await pilot.press("enter")
-        await pilot.pause(0.05)
-        assert app.screen is form and "ETH-PERP is already in the watchlist" in error_of(form)
+        await until(pilot, lambda: "ETH-PERP is already in the watchlist" in error_of(form), "ETH-PERP refused")
+        assert app.screen is form
         form.query_one("#field-symbol").value = "sol-perp"  # type: ignore[attr-defined]
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, FormScreen) and table.row_count == 3, "SOL listed")
@@ -89,8 +89,7 @@ async def test_the_palette_watches_the_selected_market(sim: LocalExchange, clock
         await settle(pilot, lambda: "BTC-PERP" in app.feed.state.market.tickers, what="the tickers")
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-        await pilot.press(*"add the selected market to the watchlist")
-        await pilot.pause(0.3)
+        await palette_search(pilot, "add the selected market to the watchlist", "Add the selected market")
         await pilot.press("enter")
         await until(pilot, lambda: app.watchlist.symbols == ["BTC-PERP"], "BTC watched from the palette")
 
