@@ -26,6 +26,7 @@ from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
 from tui.ui.app import XtuiApp, make_app
+from tui.ui.messages import FeedChanged
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.widgets.pane import FollowsFeed
 
@@ -97,16 +98,21 @@ class Notes:
 
 
 class Seen(Notes):
-    """Notes that also count each data screen's loads, as its ``DataScreen.Loaded`` messages say."""
+    """Notes that also count each data screen's loads, as its ``DataScreen.Loaded`` messages say, and keep what
+    ``at_markets()`` read as the app took each change of the markets (when it checks the alerts)."""
 
-    def __init__(self) -> None:
+    def __init__(self, at_markets: Callable[[], object] = lambda: None) -> None:
         super().__init__()
         self.loads: Counter[DataScreen] = Counter()
+        self.at_markets = at_markets
+        self.markets: list[object] = []
 
     def __call__(self, message: Message) -> None:
         super().__call__(message)
         if isinstance(message, DataScreen.Loaded):
             self.loads[message.screen] += 1
+        elif isinstance(message, FeedChanged) and "markets" in message.topics:
+            self.markets.append(self.at_markets())
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.feed.alerts import Alert, AlertBook, alerts_path
@@ -28,7 +28,8 @@ async def test_an_alert_fires_and_rings_when_its_file_cannot_be_saved(
     the alert is disarmed in memory and does not fire twice."""
     path = alerts_path(data_dir(), "LOCAL")
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes, said = Notes(), []  # said: what the app showed and rang, in its order
+    notes = Seen(at_markets=lambda: app.feed.state.market.tickers["BTC-PERP"].mark_price)
+    said: list[str] = []  # what the app showed and rang, in its order
     app.bell = lambda: said.append("(bell)")  # type: ignore[method-assign]  # the terminal's bell, counted
     notify = app.notify
 
@@ -52,8 +53,10 @@ async def test_an_alert_fires_and_rings_when_its_file_cannot_be_saved(
         assert [m[:26] for m in shown] == ["BTC-PERP mark price below ", "(bell)", "Alerts could not be saved "]
         assert "Is a directory" in shown[2] and "the file still has them armed" in shown[2]
         assert [a.armed for a in book.alerts] == [False]
+        fired_at = tickers["BTC-PERP"].mark_price
+        sim.engine.set_index_price(1, str(mark - 600))  # further past the level
         sim.step(1000)
-        await pilot.pause(0.3)
+        await settle(pilot, lambda: any(m < fired_at for m in notes.markets), what="the alert checked again")
         assert len([m for m in notes.messages if m.startswith("BTC-PERP mark price below")]) == 1  # once
     assert [a.armed for a in AlertBook.load(path).alerts] == [True]  # the file was not written: it says so
 
@@ -70,12 +73,13 @@ async def test_a_bad_alerts_file_is_set_aside_and_the_dashboard_starts(
                                    "level": "1e999999999"}]})  # fmt: skip
     path.write_text(text)
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes = Notes()
+    notes = Seen()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: any("could not be read" in m for m in notes.messages), what="the notice")
+        checked = len(notes.markets)
         sim.step(1000)
-        await pilot.pause(0.3)
+        await settle(pilot, lambda: len(notes.markets) > checked, what="new prices taken")  # a bad level would crash
         assert app.is_running and app.alerts.alerts == []
     [said] = [m for m in notes.messages if "could not be read" in m]
     [aside] = path.parent.glob(path.name + ".bad-*")

@@ -65,11 +65,11 @@ async def test_footer_follows_focus_and_is_not_repainted_for_the_same_keys() -> 
         await until(pilot, lambda: "Keyed" not in shown(app), "the key gone with the focus")
         assert "q Quit" in shown(app)
         footer = app.query_one(CountingFooter)
-        await pilot.pause(0.1)
+        await pilot.pause()  # the app idle and its screen updated: whatever was to be drawn is
         drawn = footer.renders
 
         app.query_one("#plain2").focus()  # the same keys: nothing to draw
-        await pilot.pause(0.1)
+        await pilot.pause()  # the focus handled, the bindings' signal sent and the screen updated
         assert footer.renders == drawn
 
 

@@ -13,6 +13,7 @@ from textual.geometry import Region
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -21,6 +22,7 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.render.cell_table import CellTable
 from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
+from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.book_lines import BookLines, Column
 
 ALICE = Signer(ALICE_KEY)
@@ -126,6 +128,7 @@ async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
 
         app._display = recording  # type: ignore[method-assign]
         book = app.feed.state.market.book
+        book_pane = app.main.query_one(OrderBookPane)
         await bob.cancel_all()  # the faucet funds Bob, whose orders are no news to Alice's dashboard
         for i in range(6):  # Bob's orders rest in the book behind the form: a new level each time
             price = 95_000 + 10 * i
@@ -134,7 +137,8 @@ async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
                 if any(level[0] == price for level in book.levels("bids", 50)):
                     break
                 await pilot.pause(0.05)
-            await pilot.pause(0.15)
+            before = len(drawn)  # then until the book pane has taken the level and a frame has been drawn since
+            await until(pilot, lambda n=before: not book_pane.dirty and len(drawn) > n, "the new level drawn")
         assert drawn.count(ChopsUpdate.__name__) >= 3, drawn
         assert LayoutUpdate.__name__ not in drawn, drawn
         assert isinstance(app.screen, OrderFormScreen)

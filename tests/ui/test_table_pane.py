@@ -76,7 +76,8 @@ async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None
         table = pane.table
         pane.flush()  # a dashboard screen does this on its refresh tick
         await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
-        await pilot.pause(0.05)
+        await until(pilot, lambda: _widths(table) == [6, 9, 5, 11], "the columns sized to the rows")
+        await pilot.pause()  # idle, and the screen updated: the table laid out at that size
         assert _plain(table.get_row("1")) == ["alph01", " bbbbbbb1", " ccc1", " ddddddddd1"]
         assert _widths(table) == [6, 9, 5, 11] and table.max_scroll_x == 0
 
@@ -85,7 +86,7 @@ async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None
         pane.flush()
         await until(pilot, lambda: _plain(table.get_row("1"))[-1] == " 1,234,567,8…", "the cut figure")
         assert pane.columns == ("a", "b", "d")  # d grew to 12 + 1: c (5) no longer fits in 31
-        await pilot.pause(0.05)
+        await pilot.pause()  # idle, and the screen updated: the table laid out at that size
         assert table.max_scroll_x == 0
 
         pane.d_text = "d{i}"  # shrinks back: the columns stay as they are until the pane is resized
@@ -107,7 +108,7 @@ async def test_the_pane_drops_a_column_when_its_rows_need_a_scrollbar() -> None:
         pane.dirty = True
         pane.flush()
         await until(pilot, lambda: pane.columns == ("a", "b", "d") and table.row_count == 9, "30 characters")
-        await pilot.pause(0.1)
+        await pilot.pause()  # idle, and the screen updated: the table laid out at that size
         assert table.max_scroll_x == 0 and table.max_scroll_y > 0
         assert _plain(table.get_row("3")) == ["alph03", " bbbbbbb3", " ddddddddd3"]  # each cell under its column
 
@@ -145,7 +146,7 @@ async def test_rows_synced_before_the_pane_is_laid_out_get_their_widths_at_once(
     async with app.run_test(size=(80, 20)) as pilot:
         pane: Any = app.query_one(EarlyLetters)
         table = pane.table
-        await pilot.pause(0.05)
+        await until(pilot, lambda: pane.columns == ("a", "b", "c", "d"), "the columns fitted to the width laid out")
         assert pane.synced_at_width == 0  # the rows came before the pane was laid out
         assert pane.widths_before_layout == [6, 9, 5, 11, 8]  # as wide as their cells (not 1, 2, 2, 2, 2)
         pane.flush()  # laid out in its 31 characters since (e is dropped): the next refresh fills it
@@ -162,5 +163,5 @@ async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
         await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
         pane.styles.width = 45  # room for e too
         await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
-        await pilot.pause(0.05)  # no refresh of the rows since: the widths come from the rows shown
+        await pilot.pause()  # idle, and laid out; no refresh of the rows since: the widths come from the rows shown
         assert _widths(table) == [6, 9, 5, 11, 8]

@@ -18,6 +18,7 @@ from textual.strip import Strip
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -26,6 +27,7 @@ from tui.ui.app import XtuiApp
 from tui.ui.render.whole_frame import TerminalLines
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.widgets.pane import FollowsFeed
 
 WIDTH, ROWS = 20, 3
 CONSOLE = Console(color_system="truecolor", width=WIDTH, force_terminal=True)
@@ -217,6 +219,13 @@ def test_built_frames_leave_the_terminal_as_every_frame_written_would() -> None:
     assert dropped == 2  # the second frame (all the same) and the last (the same whole frame)
 
 
+async def moved_and_drawn(pilot: Any, frames: list[RenderableType]) -> None:
+    """Until the market's step has reached the panes and a frame has been drawn since."""
+    app, before = pilot.app, len(frames)
+    stale = lambda: [w for w in app.screen.query("*") if isinstance(w, FollowsFeed) and w.dirty and w.display]  # noqa: E731
+    await until(pilot, lambda: not stale() and len(frames) > before, "a frame of the moved market")
+
+
 async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_would(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,7 +247,7 @@ async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_
         await feed_ready(app)
         for _ in range(10):  # trades, book and candles move
             sim.step(500)
-            await pilot.pause(0.05)
+            await moved_and_drawn(pilot, frames)
         await pilot.press("b")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the order form")
         await pilot.press("escape", "question_mark")
@@ -246,7 +255,7 @@ async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_
         await pilot.press("escape", "tab", "tab")
         for _ in range(5):
             sim.step(500)
-            await pilot.pause(0.05)
+            await moved_and_drawn(pilot, frames)
         console = app.console
     assert len(frames) > 20 and sum(isinstance(f, LayoutUpdate) for f in frames) >= 3
     _, _, dropped = replay(frames, size[0], size[1], console)
