@@ -67,8 +67,13 @@ async def test_the_first_full_picture_is_not_held_back_by_the_interval(sim: Loca
             await changes.until(lambda: any("book" in call for call in changes.calls), timeout=5)
             calls = len(changes.calls)
             assert feed.state.market.book.loaded and calls <= 2  # "connecting" (unless it came with it), the picture
+            status = feed.state.status
+            heard = status.messages.total()
             sim.step(1000)  # trades, book updates, a block: news the interval holds back now
-            await asyncio.sleep(0.3)
+            async with asyncio.timeout(5):
+                while status.messages.total() == heard:  # the news is in, unannounced: no call to wait on
+                    await asyncio.sleep(0.01)
+            await asyncio.sleep(0)  # a call scheduled with the news (call_soon) would have run
             assert len(changes.calls) == calls
         finally:
             await feed.stop()

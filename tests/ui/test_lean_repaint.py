@@ -117,7 +117,8 @@ async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
         await feed_ready(app)
         await pilot.press("b")
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the order form")
-        await pilot.pause(0.3)  # its first frames (the form over the dimmed dashboard) are whole, and done
+        # its first frames (the form over the dimmed dashboard) are whole, and no event says which is the last
+        await pilot.pause(0.3)
         drawn: list[str] = []
         display = app._display
 
