@@ -139,20 +139,25 @@ async def settle(pilot: Any, ready: Callable[[], object], timeout_s: float = 10.
     await drawn(pilot)
 
 
-async def palette_search(pilot: Any, words: str, first: str) -> None:
+async def palette_search(pilot: Any, words: str, first: str | None) -> list[str]:
     """Type ``words`` into the open command palette, then wait until its search (a worker) has ended with
-    ``first`` in the top command's text: the one Enter runs."""
+    ``first`` in the top command's text (the one Enter runs; None: no command found). The commands listed."""
     await pilot.press(*words)
     palette = pilot.app.screen
     results = palette.query_one(CommandList)
 
+    def listed() -> list[str]:
+        options = (results.get_option_at_index(i) for i in range(results.option_count))
+        return [str(o.hit.text) for o in options if isinstance(o, Command)]
+
     def found() -> bool:
         if any(w.node is palette and not w.is_finished for w in pilot.app.workers):
             return False
-        top = results.get_option_at_index(0) if results.option_count else None
-        return isinstance(top, Command) and first in str(top.hit.text)
+        shown = listed()
+        return first in shown[0] if first is not None and shown else first is None and results.option_count > 0
 
     await settle(pilot, found, what=f"{first!r} first in the palette")
+    return listed()
 
 
 async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
