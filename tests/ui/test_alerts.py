@@ -23,7 +23,7 @@ ALICE = Signer(ALICE_KEY)
 
 async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)  # alerts send nothing: read-only has them
-    notes = Seen(at_markets=lambda: app.feed.state.market.tickers["BTC-PERP"].mark_price)
+    notes = Seen(at_markets=lambda: getattr(app.feed.state.market.tickers.get("BTC-PERP"), "mark_price", None))
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
         await feed_ready(app)
         tickers = app.feed.state.market.tickers
@@ -58,7 +58,9 @@ async def test_an_alert_added_fires_once_and_is_kept(sim: LocalExchange, clock: 
         fired_at = app.feed.state.market.tickers["BTC-PERP"].mark_price
         sim.engine.set_index_price(1, str(mark - 600))  # further past the level
         sim.step(1000)
-        await settle(pilot, lambda: any(m < fired_at for m in notes.markets), what="the alert checked again")
+        await settle(
+            pilot, lambda: any(m is not None and m < fired_at for m in notes.markets), what="the alert checked again"
+        )
         assert len([m for m in notes.messages if m.startswith("BTC-PERP mark price below")]) == 1  # once
         screen.show()
         assert cells(table)[0][3] == "no"  # disarmed

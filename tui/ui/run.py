@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -234,6 +235,8 @@ def run_dashboard(
 
         failed: list[str] = []  # why the built-in exchange did not start
         code = asyncio.run(main())
+        if hasattr(signal, "SIGHUP"):  # the loop gave SIGHUP back to its default: a hang-up now would cut short
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the teardown that stops the built-in exchange
         if failed:
             raise StartupError(failed[0])
     finally:
