@@ -208,3 +208,20 @@ async def test_a_history_past_a_hundred_thousand_rows_is_written_whole(
     rows = amounts(target.read_text())
     assert len(rows) == 100_001 and rows[0] == 100_001 and rows[-1] == 1
     assert int(peak) < 100 * 1024, f"peak {peak} KB"  # Linux: kilobytes
+
+
+async def test_the_journal_reads_past_one_record_out_of_order(sim: LocalExchange, clock: SkewedClock) -> None:
+    """The journal screen's reader, on the same history: 1,001 deposits, one on page 3 stamped a day too early.
+    It keeps the other 1,000 since the first day (it stopped at that record, as export did, and lost 801 of them)
+    and stops only at a page wholly older than ``since``."""
+    import datetime as dt
+
+    from tui.api.client import Client
+    from tui.feed.journal import read_history
+
+    deposits(sim, clock, 1001, stray=200)
+    async with Client(sim.url) as client:
+        kept = await read_history(client, WHO, "transfers", dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+        everything = await read_history(client, WHO, "transfers")
+    assert [int(t.amount) for t in kept] == [n for n in range(1001, 0, -1) if n != 801]
+    assert len(everything) == 1001

@@ -22,14 +22,12 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import AsyncIterator
 from typing import IO, Any
 
 from tui.config.errors import StartupError
 
 __all__ = ["add_export_arguments", "run_export"]
 
-PAGE = 100  # records asked for per page
 MAX_LIMIT_DIGITS = 12
 
 
@@ -225,7 +223,7 @@ class _Export:
 
     async def run(self, target: Any, timeout: float) -> None:
         from tui.api.client import Client
-        from tui.feed.journal import export_rows
+        from tui.feed.journal import export_rows, history_pages
 
         ends = target.endpoints
         client = Client(
@@ -237,7 +235,7 @@ class _Export:
                 instruments = await c.instruments()
                 names = {p.id: p.name for p in instruments.perps}
             header, _ = export_rows(self.kind, [], names)
-            async for page in _pages(c, target.account, self.kind):
+            async for page in history_pages(c, target.account, self.kind):
                 kept = [r for r in page if self._keeps(r)]
                 if self.limit is not None and self.written + len(kept) > self.limit:
                     self.more = True
@@ -263,31 +261,3 @@ def _time_of(record: Any) -> dt.datetime | None:
     except ValueError:
         return None
     return at if at.tzinfo else at.replace(tzinfo=dt.UTC)
-
-
-async def _pages(client: Any, account: str, kind: str) -> AsyncIterator[list[Any]]:
-    """Each page of ``kind`` as a list, newest first, until the exchange says there are no more."""
-    from tui.api import models as m
-
-    if kind == "transfers":  # a plain list per page: a short page is the last
-        page = 1
-        while True:
-            items = await client.transfer_history(account, page=page, limit=PAGE)
-            yield items
-            if len(items) < PAGE:
-                return
-            page += 1
-    pages: AsyncIterator[Any]
-    if kind == "fills":
-        pages = client.iter_pages(m.Fill, "fills", limit=PAGE, user=account)
-    elif kind == "orders":
-        pages = client.iter_pages(m.Order, "order_history", limit=PAGE, user=account)
-    else:
-        pages = client.iter_pages(m.FundingRecord, "funding_history", limit=PAGE, user=account)
-    batch: list[Any] = []
-    async for item in pages:  # a full batch is a whole page: written before the next is asked for
-        batch.append(item)
-        if len(batch) == PAGE:
-            yield batch
-            batch = []
-    yield batch

@@ -29,6 +29,7 @@ __all__ = [
     "Journal",
     "Totals",
     "export_rows",
+    "history_pages",
     "journal_of",
     "parse_since",
     "read_history",
@@ -76,29 +77,28 @@ def when(record: Any) -> dt.datetime:
     return dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
 
 
-async def read_history(
-    client: Client, account: str, kind: str, since: dt.datetime | None = None, limit: int = 100_000
-) -> list[Any]:
-    """Every record of ``kind`` (one of ``EXPORT_KINDS``) newer than ``since``, newest first, at most ``limit``."""
+async def read_history(client: Client, account: str, kind: str, since: dt.datetime | None = None) -> list[Any]:
+    """Every record of ``kind`` (one of ``EXPORT_KINDS``) at or after ``since``, newest first. The histories come
+    newest first, but a record out of place must not end the reading: it stops at a whole page older than
+    ``since``, and what is older is left out."""
     if kind not in EXPORT_KINDS:
         raise ValueError(f"unknown history {kind!r}: one of {', '.join(EXPORT_KINDS)}")
     out: list[Any] = []
-    async for record in _records(client, account, kind):
-        if since is not None and when(record) < since:
-            break  # the histories are newest first: the rest is older still
-        out.append(record)
-        if len(out) >= limit:
+    async for page in history_pages(client, account, kind):
+        newer = [record for record in page if since is None or when(record) >= since]
+        out += newer
+        if since is not None and page and not newer:
             break
     return out
 
 
-async def _records(client: Client, account: str, kind: str) -> AsyncIterator[Any]:
+async def history_pages(client: Client, account: str, kind: str) -> AsyncIterator[list[Any]]:
+    """Each page of ``kind`` as a list, newest first, until the exchange says there are no more."""
     if kind == "transfers":  # a plain list per page: a short page is the last
         page = 1
         while True:
             items = await client.transfer_history(account, page=page, limit=PAGE)
-            for item in items:
-                yield item
+            yield list(items)
             if len(items) < PAGE:
                 return
             page += 1
@@ -109,8 +109,13 @@ async def _records(client: Client, account: str, kind: str) -> AsyncIterator[Any
         pages = client.iter_pages(m.Order, "order_history", limit=PAGE, user=account)
     else:
         pages = client.iter_pages(m.FundingRecord, "funding_history", limit=PAGE, user=account)
-    async for item in pages:
-        yield item
+    batch: list[Any] = []
+    async for item in pages:  # a full batch is a whole page: handed on before the next is asked for
+        batch.append(item)
+        if len(batch) == PAGE:
+            yield batch
+            batch = []
+    yield batch
 
 
 def journal_of(fills: Sequence[m.Fill], funding: Sequence[m.FundingRecord], names: dict[int, str]) -> Journal:
