@@ -45,7 +45,7 @@ from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
 from .main_keys import MAIN_BINDINGS
-from .order_desk import OrderDesk
+from .order_desk import Desk, OrderDesk
 
 __all__ = ["MainScreen"]
 
@@ -181,13 +181,15 @@ class MainScreen(LeanScreen[None]):
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
         self.desk = OrderDesk(
-            self,
-            client,
-            feed.state,
-            refresh=feed.refresh_account,
-            policy=policy,
-            watch_only=signer is None,
-            read_only=read_only,
+            Desk(
+                self,
+                client,
+                feed.state,
+                refresh=feed.refresh_account,
+                policy=policy,
+                watch_only=signer is None,
+                read_only=read_only,
+            )
         )
 
     def take_breakpoints(self, size: Size) -> None:

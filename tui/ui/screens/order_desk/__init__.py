@@ -12,14 +12,8 @@ at a time), ``multi`` (several in one placeOrder), ``amend`` and ``panic``. What
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Any
 
-from textual.screen import Screen
-
-from tui.api.client import Client
-from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy
 
 from .amend import Amends
@@ -28,24 +22,13 @@ from .multi import MultiOrders
 from .orders import SingleOrders
 from .panic import Panic
 
-__all__ = ["OrderDesk"]
+__all__ = ["Desk", "OrderDesk"]
 
 
 class OrderDesk:
-    """The trading actions of ``screen`` against ``client``; ``refresh`` polls the account afterwards."""
+    """The trading actions of ``desk``'s screen against its client."""
 
-    def __init__(
-        self,
-        screen: Screen[Any],
-        client: Client,
-        state: FeedState,
-        *,
-        refresh: Callable[[], Awaitable[None]],
-        policy: ConfirmPolicy,
-        watch_only: bool,
-        read_only: bool = False,
-    ) -> None:
-        desk = Desk(screen, client, state, refresh=refresh, policy=policy, watch_only=watch_only, read_only=read_only)
+    def __init__(self, desk: Desk) -> None:
         self._desk = desk
         single, multi, amends, panic = SingleOrders(desk), MultiOrders(desk), Amends(desk), Panic(desk)
         self.open_form = single.open_form
