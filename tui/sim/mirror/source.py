@@ -20,18 +20,16 @@ from collections.abc import Callable
 from decimal import Decimal
 from urllib.parse import urlsplit
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
 from tui.api.client import Client
 from tui.api.endpoints import check_base_url
 from tui.api.errors import ClientError
-from tui.api.paper import PAPER_HEADER, MirrorState, PaperStatus
+from tui.api.paper import MirrorState, PaperStatus
 
 from .config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
 from .past import Minutes, read_past
 from .sanity import DEFAULT_MAX_MOVE_PCT, Sanity
 
-__all__ = ["POLL_MS", "Mirror", "MirrorError", "MirrorHeader", "source_url"]
+__all__ = ["POLL_MS", "Mirror", "MirrorError", "source_url"]
 
 log = logging.getLogger(__name__)
 
@@ -175,24 +173,3 @@ def _reason(exc: BaseException) -> str:
     if not isinstance(exc, ClientError | SourceUnusable):  # a nonsense answer: say that, then what was wrong
         text = f"unexpected answer: {text}"
     return text[:160]
-
-
-class MirrorHeader:
-    """ASGI middleware: ``X-Xtui-Mirror`` (``tui.api.paper``) on every HTTP answer and WebSocket upgrade."""
-
-    def __init__(self, app: ASGIApp, status: Callable[[], PaperStatus]) -> None:
-        self.app = app
-        self.status = status
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_header(message: Message) -> None:
-            if message["type"] in ("http.response.start", "websocket.accept"):
-                header = (PAPER_HEADER.lower().encode(), self.status().header_value().encode("ascii"))
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_header)

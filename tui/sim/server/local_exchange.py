@@ -32,13 +32,15 @@ from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp
 
+from tui.api.paper import PAPER_HEADER
+
 from ..clock import Clock, FrozenClock, SystemClock
 from ..mirror.config import MAX_MOVE_PCT, POLL_MS
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .dispatch import Dispatcher, QueryError
 from .http_posts import Answer, PostRoutes, error, json_answer
 from .http_transport import JoinedHttpProtocol
-from .network import DEFAULT_NETWORK, Network, NetworkHeader
+from .network import DEFAULT_NETWORK, HEADER, Network, ResponseHeader
 from .ratelimit import Limits, RateLimiter, Verdict
 from .signed_actions import SignedActions, refused_envelope
 from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
@@ -121,14 +123,11 @@ class LocalExchange:
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
         posts = {"/exchange": self._exchange, "/info": self._info, "/explorer": self._explorer}
         websocket = Starlette(routes=[WebSocketRoute("/ws/", self.hub.serve), WebSocketRoute("/ws", self.hub.serve)])
-        self.app: ASGIApp = NetworkHeader(
-            PostRoutes(websocket, posts),
-            self.config.network,
-        )
+        network = self.config.network
+        self.app: ASGIApp = ResponseHeader(PostRoutes(websocket, posts), HEADER, lambda: network)
         if mirror is not None:
-            from ..mirror.source import MirrorHeader  # paper trading only: it brings the HTTP client
-
-            self.app = MirrorHeader(self.app, mirror.status)
+            status = mirror.status
+            self.app = ResponseHeader(self.app, PAPER_HEADER, lambda: status().header_value())
         self._server: uvicorn.Server | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self.url = ""

@@ -10,6 +10,7 @@ WebSocket ``ping`` result carries ``"network": "<network>"``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, get_args
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -30,12 +31,14 @@ def sources(network: Network) -> tuple[bool, bool]:
     return own, not own
 
 
-class NetworkHeader:
-    """ASGI middleware: ``X-Hotstuff-Network`` on every HTTP response and WebSocket upgrade."""
+class ResponseHeader:
+    """ASGI middleware: ``name: value()`` on every HTTP response and WebSocket upgrade (the network this exchange
+    plays, a paper mirror's state)."""
 
-    def __init__(self, app: ASGIApp, network: Network) -> None:
+    def __init__(self, app: ASGIApp, name: str, value: Callable[[], str]) -> None:
         self.app = app
-        self.header = (HEADER.lower().encode(), network.encode())
+        self.name = name.lower().encode()
+        self.value = value
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -44,7 +47,8 @@ class NetworkHeader:
 
         async def send_with_header(message: Message) -> None:
             if message["type"] in ("http.response.start", "websocket.accept"):
-                message = {**message, "headers": [*message.get("headers", ()), self.header]}
+                header = (self.name, self.value().encode("ascii"))
+                message = {**message, "headers": [*message.get("headers", ()), header]}
             await send(message)
 
         await self.app(scope, receive, send_with_header)
