@@ -31,6 +31,10 @@ from .history import ANNUAL_VOL, BUSY, DEFAULT_VOL, QUIET, YEAR_MS, MarketPast, 
 
 STEP_MS = 250
 LEVELS = 12  # per side
+# ``--faults thin-book``: few levels, each a tenth of the size, ten grid steps apart, so size moves the price
+THIN_LEVELS = 3
+THIN_SIZE_DIVISOR = 10
+THIN_GAP_MULTIPLE = 10
 REQUOTE_EVERY = 8  # steps: sizes taken by takers are restored this often at the latest
 TAKER_CHANCE = 0.25  # per market per step, in an ordinary stretch (scaled by the stretch's multiplier)
 TAKER_NOTIONAL = 500  # quote value of a taker's smallest order
@@ -46,8 +50,10 @@ NOTIONAL_PER_MINUTE = TAKER_CHANCE * (60_000 / STEP_MS) * TAKER_NOTIONAL * 2.54
 
 
 class SyntheticMarket:
-    def __init__(self, engine: Exchange, seed: int) -> None:
+    def __init__(self, engine: Exchange, seed: int, *, thin: bool = False) -> None:
         self.engine = engine
+        self.thin = thin
+        self.levels = THIN_LEVELS if thin else LEVELS
         self.rng = random.Random(seed)
         self.seed = seed
         self.markets: list[Market] = sorted(engine.markets.values(), key=lambda m: m.id)
@@ -64,6 +70,8 @@ class SyntheticMarket:
         self.premium = {m.id: 0.0 for m in self.markets if m.is_perp}  # in basis points
         # the makers' ladder: levels ~1 basis point of the starting index apart, in whole ticks, for good
         self.gap = {m.id: max(m.tick, _floor(m.index * Decimal("0.0001"), m.tick)) for m in self.markets}
+        if thin:
+            self.gap = {i: gap * THIN_GAP_MULTIPLE for i, gap in self.gap.items()}
         self.maker = derived_address("market-maker")
         self.taker = derived_address("market-taker")
         for who in (self.maker, self.taker):
@@ -141,9 +149,10 @@ class SyntheticMarket:
         e = self.engine
         e.cancel_by_instrument(self.maker, m.id)
         gap = self.gap[m.id]
-        base_size = max(m.lot, _floor(Decimal(2_000) / m.index, m.lot))
+        notional = Decimal(2_000) / THIN_SIZE_DIVISOR if self.thin else Decimal(2_000)
+        base_size = max(m.lot, _floor(notional / m.index, m.lot))
         orders = []
-        for i in range(LEVELS):
+        for i in range(self.levels):
             bid, ask = best_bid - i * gap, best_ask + i * gap
             if bid > 0:
                 orders.append(OrderRequest(m.id, True, bid, self._size(m, bid, base_size), post_only=False))

@@ -13,6 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 from tui.api.decimals import is_plain_decimal
 
+from .fault_options import add_fault_arguments, plan_from_args
 from .grammar import int_text
 from .server.network import DEFAULT_NETWORK, NETWORKS
 from .server.ratelimit import Limits
@@ -127,6 +128,7 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_NETWORK,
         help="the network played: a new key's signature is read under its source (default testnet)",
     )
+    add_fault_arguments(p)
     g = p.add_argument_group("rate limits (per client address)")
     g.add_argument("--exchange-per-minute", type=_positive_int, default=d.exchange_per_minute)
     g.add_argument("--info-per-minute", type=_positive_int, default=d.info_per_minute)
@@ -176,6 +178,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         mirror=args.mirror,
         mirror_poll_ms=args.mirror_poll_ms or POLL_MS,
         mirror_max_move_pct=args.mirror_max_move_pct or MAX_MOVE_PCT,
+        faults=plan_from_args(args),
     )
 
     async def serve() -> None:
@@ -185,6 +188,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
         else:
             sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
+        if config.faults.active:  # before anything else a client sees: a faulty run is not a slow exchange
+            sys.stderr.write(f"FAULTS: {sim.faults_line}\n")
         sys.stderr.flush()
         sys.stdout.write(f"listening on {url}\n")
         sys.stdout.flush()

@@ -42,6 +42,9 @@ class Trading:
     def __init__(self, core: ExchangeCore, settlement: Settlement) -> None:
         self.core = core
         self.settlement = settlement
+        # ``xtui sim --faults``: while set, an IOC or market order matches at most this share of its size (in
+        # whole lots, one at least) and the rest is cancelled, as when the book was thinner than it looked
+        self.partial_share: Decimal | None = None
 
     # ------------------------------------------------------------------ place
     def place_order(
@@ -337,11 +340,12 @@ class Trading:
         """Match a checked order, then rest a GTC remainder or cancel an IOC/FOK/market remainder."""
         settlement = self.settlement
         book = m.book
+        hold = ZERO if self.partial_share is None else self._held_back(m, order)
         if order.is_buy:
             if book.ask_keys and -book.ask_keys[-1] <= order.price:
-                self._match(acct, m, order, tx, now)
+                self._match(acct, m, order, tx, now, hold)
         elif book.bid_keys and book.bid_keys[-1] >= order.price:
-            self._match(acct, m, order, tx, now)
+            self._match(acct, m, order, tx, now, hold)
         if not order.unfilled:
             self.close_order(order, FILLED, now)
         elif order.reduce_only and not self.reduce_cap(acct, m, order.is_buy):
@@ -363,14 +367,21 @@ class Trading:
             acct.free_cache = None
             self.close_order(order, CANCELLED, now)
 
-    def _match(self, acct: Account, m: Market, taker: Order, tx: Tx, now: int) -> None:
+    def _held_back(self, m: Market, order: Order) -> Decimal:
+        """What a partial fill (``partial_share``) leaves unmatched of an IOC or market order: 0 for others."""
+        if order.tif != "IOC" or self.partial_share is None or order.unfilled <= m.lot:
+            return ZERO
+        share = max(m.lot, (order.unfilled * self.partial_share / m.lot).to_integral_value(ROUND_FLOOR) * m.lot)
+        return order.unfilled - share if share < order.unfilled else ZERO
+
+    def _match(self, acct: Account, m: Market, taker: Order, tx: Tx, now: int, hold: Decimal = ZERO) -> None:
         core = self.core
         settlement = self.settlement
         book = m.book
         is_buy = taker.is_buy
         limit = taker.price
         keys, levels = (book.ask_keys, book.asks) if is_buy else (book.bid_keys, book.bids)
-        while taker.unfilled and keys:
+        while taker.unfilled > hold and keys:
             px = -keys[-1] if is_buy else keys[-1]
             if (px > limit) if is_buy else (px < limit):
                 break
@@ -379,7 +390,8 @@ class Trading:
             if maker.account is acct:
                 self.cancel(maker, now)
                 continue
-            q = taker.unfilled if taker.unfilled < maker.unfilled else maker.unfilled
+            want = taker.unfilled - hold
+            q = want if want < maker.unfilled else maker.unfilled
             if maker.reduce_only:
                 cap = self.reduce_cap(maker.account, m, maker.is_buy)
                 if not cap:

@@ -115,7 +115,16 @@ class Params:
 class Dispatcher:
     """Owns the engine and the synthetic market; the server calls only this."""
 
-    def __init__(self, clock: Clock, *, seed: int, faucet: Decimal, market: bool, mirror: Mirror | None = None) -> None:
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        seed: int,
+        faucet: Decimal,
+        market: bool,
+        mirror: Mirror | None = None,
+        thin_book: bool = False,
+    ) -> None:
         self.clock = clock
         base = mirror.markets.config if mirror is not None else default_config(seed)
         self.engine = Exchange(dataclasses.replace(base, faucet_usdc=faucet), clock)
@@ -125,7 +134,7 @@ class Dispatcher:
 
             self.market = MirroredMarket(self.engine, seed, mirror)
         elif market:
-            self.market = SyntheticMarket(self.engine, seed)
+            self.market = SyntheticMarket(self.engine, seed, thin=thin_book)
         self.former_agents = FormerAgents(self.engine)  # a revoked or expired agent's signature is refused
 
     # ---- plumbing ----------------------------------------------------------------------------------

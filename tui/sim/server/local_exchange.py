@@ -38,6 +38,9 @@ from ..clock import Clock, FrozenClock, SystemClock
 from ..mirror.config import MAX_MOVE_PCT, POLL_MS
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .dispatch import Dispatcher, QueryError
+from .fault_dice import ClockWaits, FaultDice, Waits, WallWaits
+from .fault_plan import FAULTS_HEADER, NO_FAULTS, FaultPlan
+from .faults import FaultyWire, fault_message
 from .http_posts import Answer, PostRoutes, error, json_answer
 from .http_transport import JoinedHttpProtocol
 from .network import DEFAULT_NETWORK, HEADER, Network, ResponseHeader
@@ -52,6 +55,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder(decimal_format="number").encode
 _decode = msgspec.json.Decoder().decode
+PARTIAL_SHARE = Decimal("0.5")  # a partial fill (``--partial-fill-rate``) matches half an IOC order, in lots
 STOP_GRACE_S = 2  # how long a stop waits for the connections to close before it drops them
 
 
@@ -68,6 +72,7 @@ class SimConfig:
     mirror: str | None = None  # the base URL of an exchange whose prices this one follows (paper trading)
     mirror_poll_ms: int = POLL_MS
     mirror_max_move_pct: Decimal = MAX_MOVE_PCT  # a mirrored price that moves more in one poll is held (stale)
+    faults: FaultPlan = NO_FAULTS  # ``--faults``: what goes wrong on purpose (``fault_plan``)
 
 
 def _limited(verdict: Verdict) -> Answer:
@@ -104,8 +109,14 @@ class LocalExchange:
         if self.config.mirror is not None and mirror is None:
             raise ValueError("a mirror's source is read first: use open_exchange(config)")
         self.mirror = mirror
+        plan = self.config.faults
         self.dispatch = Dispatcher(
-            self.clock, seed=self.seed, faucet=self.config.faucet, market=self.config.market, mirror=mirror
+            self.clock,
+            seed=self.seed,
+            faucet=self.config.faucet,
+            market=self.config.market,
+            mirror=mirror,
+            thin_book=plan.thin_book,
         )
         self.engine = self.dispatch.engine
         self.limiter = RateLimiter(self.clock, self.config.limits)
@@ -124,7 +135,14 @@ class LocalExchange:
         posts = {"/exchange": self._exchange, "/info": self._info, "/explorer": self._explorer}
         websocket = Starlette(routes=[WebSocketRoute("/ws/", self.hub.serve), WebSocketRoute("/ws", self.hub.serve)])
         network = self.config.network
-        self.app: ASGIApp = ResponseHeader(PostRoutes(websocket, posts), HEADER, lambda: network)
+        self.app: ASGIApp = PostRoutes(websocket, posts)
+        # the faults' own seed, else the market's: one seed plays the same market and the same faults again
+        self.faults = FaultDice(plan, plan.seed if plan.seed is not None else self.seed)
+        self.waits: Waits = ClockWaits(self.clock) if isinstance(self.clock, FrozenClock) else WallWaits()
+        if plan.active:
+            said = self.faults_line
+            self.app = ResponseHeader(FaultyWire(self.app, self.faults, self.waits), FAULTS_HEADER, lambda: said)
+        self.app = ResponseHeader(self.app, HEADER, lambda: network)
         if mirror is not None:
             status = mirror.status
             self.app = ResponseHeader(self.app, PAPER_HEADER, lambda: status().header_value())
@@ -191,6 +209,11 @@ class LocalExchange:
         await self.stop()
 
     @property
+    def faults_line(self) -> str:
+        """The faults on, in one line (the ``X-Xtui-Faults`` header and the start-up line)."""
+        return self.config.faults.describe(self.faults.seed)
+
+    @property
     def ws_url(self) -> str:
         return self.url.replace("http://", "ws://", 1) + "/ws/"
 
@@ -241,6 +264,8 @@ class LocalExchange:
             raise TypeError("step() needs a FrozenClock")
         self.clock.advance(ms)
         self.advance()
+        if isinstance(self.waits, ClockWaits):  # what the faults hold until this time goes on
+            self.waits.wake()
 
     # ---- HTTP (``http_posts``: each a function of the client's address and the body) -------------------
 
@@ -257,11 +282,18 @@ class LocalExchange:
     def _submit(self, raw: bytes) -> tuple[dict[str, Any], bool]:
         """(envelope, applied) for an /exchange body; ``BadRequest`` for a malformed one."""
         parsed: ParsedAction | None = None
+        trading = self.engine.trading
         try:
             parsed = parse_body(raw)
+            if self.faults.refuse():  # before the signature is read: nothing is applied, no nonce is used
+                raise Rejected(fault_message(f"{parsed.spec.name} refused at random, unapplied; send it again"))
+            if parsed.spec.name == "placeOrder" and self.faults.partial_fill():
+                trading.partial_share = PARTIAL_SHARE
             envelope, applied = self.actions.apply(parsed), True
         except Rejected as exc:
             envelope, applied = refused_envelope(parsed, exc), False
+        finally:
+            trading.partial_share = None
         self.dispatch.flush()
         return envelope, applied
 

@@ -1,0 +1,101 @@
+"""``xtui sim --faults PRESET`` and its single knobs: read and checked here, at the edge, into a ``FaultPlan``.
+
+A bad value is an argparse error (a clear message, exit 2) before anything starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TypeVar
+
+from .grammar import int_text
+from .server.fault_plan import PRESETS, FaultPlan, parse_latency, parse_rate, parse_seconds, plan_from
+
+__all__ = ["add_fault_arguments", "plan_from_args"]
+
+T = TypeVar("T")
+
+
+def _checked(parse: Callable[[str], T]) -> Callable[[str], T]:
+    def read(text: str) -> T:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    read.__name__ = parse.__name__.removeprefix("parse_")  # argparse names the type in its messages
+    return read
+
+
+def _seed(text: str) -> int:
+    n = int_text(text)
+    if n is None:
+        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {text[:40]!r}")
+    return n
+
+
+def add_fault_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "faults on demand (each says so: on the first line and in every answer's X-Xtui-Faults header)"
+    )
+    g.add_argument(
+        "--faults",
+        choices=tuple(PRESETS),
+        default="none",
+        help="a preset: none (default), realistic, thin-book or brutal; the knobs below override its values",
+    )
+    g.add_argument("--fault-seed", type=_seed, default=None, help="seed of the faults' draws (default: --seed's)")
+    g.add_argument(
+        "--http-latency",
+        type=_checked(parse_latency),
+        metavar="MS|LO~HI",
+        help="delay before each POST /exchange, /info, /explorer: MS, or LO~HI drawn uniformly (ms)",
+    )
+    g.add_argument(
+        "--ws-feed-latency", type=_checked(parse_latency), metavar="MS|LO~HI", help="delay of each subscription push"
+    )
+    g.add_argument(
+        "--ws-ack-latency",
+        type=_checked(parse_latency),
+        metavar="MS|LO~HI",
+        help="delay of each answer to a WebSocket request (subscribe, post, ping)",
+    )
+    g.add_argument(
+        "--refuse-rate",
+        type=_checked(parse_rate),
+        metavar="SHARE",
+        help="share (0 to 1) of /exchange actions refused unapplied, the refusal saying it is an injected fault",
+    )
+    g.add_argument(
+        "--ws-drop-every",
+        type=_checked(parse_seconds),
+        metavar="S",
+        help="close each WebSocket connection S seconds after it opened (code 1012; 0: never)",
+    )
+    g.add_argument(
+        "--info-timeout-rate",
+        type=_checked(parse_rate),
+        metavar="SHARE",
+        help="share (0 to 1) of /info requests held 30 s unanswered (then a 504 naming the fault)",
+    )
+    g.add_argument(
+        "--partial-fill-rate",
+        type=_checked(parse_rate),
+        metavar="SHARE",
+        help="share (0 to 1) of placeOrder actions whose IOC and market orders fill half (in lots), the rest cancelled",
+    )
+
+
+def plan_from_args(args: argparse.Namespace) -> FaultPlan:
+    return plan_from(
+        args.faults,
+        args.fault_seed if args.fault_seed is not None else args.seed,
+        http=args.http_latency,
+        ws_feed=args.ws_feed_latency,
+        ws_ack=args.ws_ack_latency,
+        refuse_rate=args.refuse_rate,
+        ws_drop_every_s=args.ws_drop_every,
+        info_timeout_rate=args.info_timeout_rate,
+        partial_fill_rate=args.partial_fill_rate,
+    )
