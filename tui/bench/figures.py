@@ -110,13 +110,14 @@ async def _raw_exchange_load(url: str, bodies: list[bytes], connections: int) ->
     return len(bodies) / (time.perf_counter() - t)
 
 
-async def bench_server(n: int) -> None:
+async def bench_server(n: int, table_seconds: float) -> None:
     import msgspec
 
     from tui.api import wire
     from tui.api.client import Client
     from tui.api.limits import Governor
     from tui.api.signing import Signer
+    from tui.bench.latency_table import latency_table
 
     big = 10**9
     proc, url = await sim_process()
@@ -141,6 +142,7 @@ async def bench_server(n: int) -> None:
     finally:
         proc.terminate()
         await proc.wait()
+    await latency_table(table_seconds, closed_pairs=n * 10, engine_pairs=n * 50)
 
 
 FANOUT_WARM_UP = 200  # orders before the timed rounds: a fresh exchange's first ones pay for its caches
@@ -328,7 +330,7 @@ def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:
         "decode": lambda: bench_decode(500 * scale),
         "engine": lambda: bench_engine(20_000 * scale),
         "feed": lambda: bench_feed_handlers(5_000 * scale),
-        "server": lambda: asyncio.run(bench_server(300 * scale)),
+        "server": lambda: asyncio.run(bench_server(300 * scale, 2.0 if quick else 10.0)),
         "fanout": lambda: asyncio.run(bench_ws_fanout(200 * scale, rounds=1 if quick else 3)),
         "startup": lambda: bench_startup(1 if quick else 7),  # it varies by ±60 ms run to run: a median of 7
         "ack": lambda: bench_order_ack(5 if quick else 20),
