@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.bench.latency_table import _quantile, latency_table
+from tui.bench.latency_table import _quantile, _signed_in_process_row, latency_table
 
 ROWS = (
     "HTTP loopback, open loop, 1k/s",
@@ -28,7 +28,7 @@ async def test_the_table_has_every_row_with_four_figures_for_place_and_cancel(
     placed and every cancel found its order)."""
     rows = await latency_table(0.4, closed_pairs=450, engine_pairs=450)
     out = capsys.readouterr().out
-    assert "p50      p99    p99.9    worst" in out
+    assert "p50        p99      p99.9      worst" in out
     for label in ROWS:
         [line] = [ln for ln in out.splitlines() if ln.startswith(label)]
         figures = re.findall(r"[\d,]+|most", line[len(label) :])
@@ -45,3 +45,11 @@ def test_the_quantile_is_the_nearest_rank(values: list[int], q: float) -> None:
     x = _quantile(ordered, q)
     assert sum(v <= x for v in ordered) >= q * len(ordered)
     assert sum(v < x for v in ordered) < q * len(ordered)
+
+
+def test_a_stream_longer_than_the_nonces_an_exchange_keeps_is_all_taken() -> None:
+    """5,400 places and 5,000 cancels from one signer (more than the 10,000 nonces the exchange keeps per signer),
+    applied in process: none refused (the funding action once had the highest nonce, and everything after the
+    10,000th was refused as too old)."""
+    row = _signed_in_process_row(5_400)
+    assert (len(row.place), len(row.cancel), row.refused) == (5_400, 5_000, 0)
