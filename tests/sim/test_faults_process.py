@@ -177,6 +177,13 @@ def test_knobs_override_the_preset_and_the_fault_seed_defaults_to_the_market_see
     assert [name for name, p in PRESETS.items() if not p.active] == ["none"]
 
 
+@pytest.mark.parametrize("name", ["none", "realistic", "thin-book", "brutal"])
+def test_each_preset_is_named_by_its_line(name: str) -> None:
+    """``--faults NAME --seed 3``: the plan's line starts with the preset and the seed; only ``none`` is off."""
+    plan = plan_from_args(parse("--faults", name, "--seed", "3"))
+    assert plan.describe(3).startswith(f"{name} seed=3") and plan.active == (name != "none")
+
+
 @given(st.text(max_size=40))
 def test_the_fault_value_parsers_take_any_text_without_an_unexpected_error(text: str) -> None:
     """Every text is a value or a ValueError with a reason, never another exception."""

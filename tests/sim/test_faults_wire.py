@@ -168,11 +168,12 @@ async def test_feed_and_acknowledgement_latencies_are_apart(clock: FrozenClock) 
 
 
 async def test_a_connection_is_dropped_when_its_time_is_up_saying_it_is_a_fault(clock: FrozenClock) -> None:
-    """--ws-drop-every 5: open at +4.999 s (a ping is answered), closed at +5 s with 1012 and a reason naming the
-    injected fault."""
+    """--ws-drop-every 5: the upgrade carries X-Xtui-Faults; open at +4.999 s (a ping is answered), closed at +5 s
+    with 1012 and a reason naming the injected fault."""
     sim = await faulty(FaultPlan(ws_drop_every_s=5), clock)
     try:
         async with connect(sim.ws_url) as ws:
+            assert ws.response is not None and ws.response.headers["x-xtui-faults"] == "none seed=7 ws-drop=5s"
             await until(lambda: waits(sim).waiting == 1, "the drop scheduled")
             sim.step(4_999)
             await ws.send(json.dumps({"jsonrpc": "2.0", "method": "ping", "id": "p"}))
