@@ -144,6 +144,8 @@ class _HeldFrames:
         while stream.frames and not self.closed:
             due, message = stream.frames[0]
             await self.waits.until(due)
+            if self.closed:  # dropped meanwhile: the frame dies with the connection
+                return
             stream.frames.popleft()
             try:
                 await self._send(message)
