@@ -45,7 +45,9 @@ def add_fault_arguments(p: argparse.ArgumentParser) -> None:
         default="none",
         help="a preset: none (default), realistic, thin-book or brutal; the knobs below override its values",
     )
-    g.add_argument("--fault-seed", type=_seed, default=None, help="seed of the faults' draws (default: --seed's)")
+    g.add_argument(
+        "--fault-seed", type=_seed, default=None, metavar="N", help="seed of the faults' draws (default: --seed's)"
+    )
     g.add_argument(
         "--http-latency",
         type=_checked(parse_latency),
