@@ -122,6 +122,13 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "is held (quotes pulled) until the source makes sense again (default 20)",
     )
     p.add_argument(
+        "--fills",
+        choices=("queue", "optimistic"),
+        default="queue",
+        help="how a mirror fills your resting orders: queue (default: only once the source's trades at or through "
+        "your price exceed what rested there before you) or optimistic (when the makers' quotes reach it)",
+    )
+    p.add_argument(
         "--network",
         choices=NETWORKS,
         default=DEFAULT_NETWORK,
@@ -176,6 +183,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         mirror=args.mirror,
         mirror_poll_ms=args.mirror_poll_ms or POLL_MS,
         mirror_max_move_pct=args.mirror_max_move_pct or MAX_MOVE_PCT,
+        fills=args.fills,
     )
 
     async def serve() -> None:

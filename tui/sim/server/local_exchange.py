@@ -68,6 +68,7 @@ class SimConfig:
     mirror: str | None = None  # the base URL of an exchange whose prices this one follows (paper trading)
     mirror_poll_ms: int = POLL_MS
     mirror_max_move_pct: Decimal = MAX_MOVE_PCT  # a mirrored price that moves more in one poll is held (stale)
+    fills: str = "queue"  # how a mirror fills resting orders: "queue" (``mirror.queue``) or "optimistic"
 
 
 def _limited(verdict: Verdict) -> Answer:
@@ -336,6 +337,7 @@ async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalE
         now_ms=clock.now_ms,
         poll_ms=config.mirror_poll_ms,
         max_move_pct=config.mirror_max_move_pct,
+        fills=config.fills,
     )
     try:
         return LocalExchange(dataclasses.replace(config, seed=seed), clock, mirror=mirror)

@@ -1,0 +1,109 @@
+"""The queue model of a mirror: a resting order fills only after the source's volume trades through its level.
+
+A quiet source on loopback whose book and trades the test makes (its engine's own order entry, two accounts), and
+a mirror of it; both on frozen clocks, the mirror reading its source when the test says (``poll_mirror``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from decimal import Decimal
+
+import pytest
+
+from tests.feed.sim_process import free_port
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.sim.clock import FrozenClock
+from tui.sim.engine import OrderRequest
+from tui.sim.engine.instruments import USDC_ID
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
+
+KEY = "0x" + "6" * 64
+RESTING = "0x" + "a1" * 20  # rests bids on the source: the queue ahead of ours
+SELLER = "0x" + "b2" * 20  # sells into them: the source's trades
+LEVEL = Decimal(99_000)
+
+
+async def _pair(fills: str) -> tuple[LocalExchange, LocalExchange]:
+    source = LocalExchange(SimConfig(port=free_port(), seed=3, market=False), FrozenClock())
+    await source.start()
+    for who in (RESTING, SELLER):
+        source.engine.deposit(who, USDC_ID, Decimal(10) ** 7)
+    source.engine.set_index_price("BTC-PERP", Decimal(100_000))
+    source.engine.set_mark_price("BTC-PERP", Decimal(100_020))
+    source.advance()
+    mirror = await open_exchange(
+        SimConfig(seed=5, mirror=source.url, network="mainnet", fills=fills), FrozenClock(1_767_225_700_000)
+    )
+    await mirror.start()
+    return source, mirror
+
+
+@pytest.fixture(params=["queue", "optimistic"])
+async def pair(request: pytest.FixtureRequest) -> AsyncIterator[tuple[LocalExchange, LocalExchange]]:
+    source, mirror = await _pair(request.param)
+    try:
+        yield source, mirror
+    finally:
+        await mirror.stop()
+        await source.stop()
+
+
+def _on_source(source: LocalExchange, who: str, is_buy: bool, size: str, tif: str = "GTC") -> None:
+    source.engine.place_orders(who, [OrderRequest(1, is_buy, LEVEL, Decimal(size), tif)])
+    source.advance()
+
+
+async def _poll(mirror: LocalExchange) -> None:
+    assert await mirror.poll_mirror()
+    mirror.step(250)
+
+
+async def _unfilled(trader: Client) -> Decimal:
+    """What is left of the trader's one order on the mirror (0 once it filled)."""
+    orders = (await trader.open_orders(trader.acting_for or "")).data
+    return sum((o.unfilled for o in orders), Decimal(0))
+
+
+async def test_a_resting_order_fills_only_after_the_volume_queued_ahead_of_it_trades(
+    pair: tuple[LocalExchange, LocalExchange],
+) -> None:
+    """Tried: 0.05 BTC rests at 99,000 on the source before our 0.01 bid there on the mirror; the source trades
+    0.03, then 0.02 there (the queue ahead, used up exactly), then 0.01 more. Under the queue model our bid fills
+    only on the last trade; under the optimistic model it fills at the first touch of the source's mark."""
+    source, mirror = pair
+    queue = mirror.config.fills == "queue"
+    _on_source(source, RESTING, True, "0.05")
+    await _poll(mirror)
+    await _poll(mirror)  # the first read of the source's trades is its past: from here on they count
+    async with Client(mirror.url, signer=Signer(KEY), testnet=False) as trader:
+        await trader.place_order([order_item(1, "b", LEVEL, "0.01")])
+        mirror.step(250)  # the queue ahead of it is noted: the source's 0.05 at that level
+        assert await _unfilled(trader) == Decimal("0.01")
+
+        touch = LEVEL - 10  # a grid step below: the makers' best ask, following the source's mark, is our level
+        source.engine.set_mark_price("BTC-PERP", touch)
+        source.engine.set_index_price("BTC-PERP", touch)
+        source.advance()
+        await _poll(mirror)
+        await _poll(mirror)
+        if not queue:
+            assert await _unfilled(trader) == 0  # optimistic: the makers' quotes reached it and filled it
+            return
+        assert await _unfilled(trader) == Decimal("0.01")  # a touch is not a trade
+
+        _on_source(source, SELLER, False, "0.03", "IOC")
+        await _poll(mirror)
+        assert await _unfilled(trader) == Decimal("0.01")
+        _on_source(source, SELLER, False, "0.02", "IOC")
+        await _poll(mirror)
+        assert await _unfilled(trader) == Decimal("0.01")  # the queue ahead is used up, nothing past it yet
+
+        _on_source(source, RESTING, True, "0.01")
+        _on_source(source, SELLER, False, "0.01", "IOC")
+        await _poll(mirror)
+        assert await _unfilled(trader) == 0
+        fills = (await trader.fills(trader.acting_for or "")).data
+        assert [(f.price, f.size) for f in fills] == [(LEVEL, Decimal("0.01"))]
