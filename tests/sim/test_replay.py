@@ -121,3 +121,23 @@ async def test_two_replays_of_one_recording_under_step_give_the_same_fills_byte_
     assert first == second  # byte for byte: prices, sizes, ids, timestamps and hashes
     other = await _bot(recording, "0.02")
     assert other != first  # another bot input: other fills (so the comparison above can fail)
+
+
+async def test_a_replay_at_speed_plays_the_recording_through_to_its_end(recording: Path) -> None:
+    """Tried: ``--replay FILE --speed 20`` (2.5 s of recording in ~0.13 s): the replay's BTC index ends at the last
+    recorded one, and the mirror then says the recording ended (stale: quotes pulled, prices held)."""
+    polls = [json.loads(x) for x in recording.read_text().splitlines() if '"k":"poll"' in x]
+    (last,) = [t for t in polls[-1]["tickers"] if t["symbol"] == "BTC-PERP"]
+    proc, url = await _sim("--replay", str(recording), "--speed", "20")
+    try:
+        async with Client(url) as reader:
+            async with asyncio.timeout(20):
+                while True:
+                    (ticker,) = await reader.ticker("BTC-PERP")
+                    if reader.paper is not None and reader.paper.state == "stale":
+                        break
+                    await asyncio.sleep(0.05)
+            assert reader.paper.reason == "the recording ends here"
+            assert str(ticker.index_price) == last["index_price"]
+    finally:
+        await _stop(proc)

@@ -48,21 +48,24 @@ class MirroredMarket(SyntheticMarket):
         super().step(now_ms)
 
     def follow(self) -> None:
-        """Apply the prices of the mirror's latest poll, or pull the quotes while it is stale."""
+        """Apply the prices of the mirror's latest poll, and pull the quotes while it is stale (a replay's last
+        poll and its end can come in one step: its prices still apply)."""
         mirror, e = self.mirror, self.engine
-        if not mirror.live:
-            if not self.pulled:
-                for m in self.markets:
-                    e.cancel_by_instrument(self.maker, m.id)
-                self.quoted_at.clear()
-                self.pulled = True
-            return
-        self.pulled = False
-        self._hold(mirror.stale)
-        if mirror.version == self.applied:
-            return
-        self.applied = mirror.version
-        self._trade_through()
+        if mirror.live:
+            self.pulled = False
+            self._hold(mirror.stale)
+        if mirror.version != self.applied:
+            self.applied = mirror.version
+            self._trade_through()
+            self._apply_prices()
+        if not mirror.live and not self.pulled:
+            for m in self.markets:
+                e.cancel_by_instrument(self.maker, m.id)
+            self.quoted_at.clear()
+            self.pulled = True
+
+    def _apply_prices(self) -> None:
+        mirror, e = self.mirror, self.engine
         for m in self.markets:
             price = mirror.prices.get(m.name)
             if price is None or m.id in self.held:  # a held price stays where the source last made sense
