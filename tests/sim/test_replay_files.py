@@ -18,11 +18,14 @@ import pytest
 
 from tests.feed.sim_process import free_port
 from tui.sim.clock import FrozenClock
+from tui.sim.engine import OrderRequest
+from tui.sim.engine.instruments import USDC_ID
 from tui.sim.mirror.record import MAX_LINE_BYTES, Recorder
 from tui.sim.mirror.replay import RecordingError, ReplaySource, load_recording
 from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 START_MS = 1_767_225_700_000
+TRADER = "0x" + "c3" * 20
 
 
 async def _record(path: Path) -> None:
@@ -36,6 +39,9 @@ async def _record(path: Path) -> None:
             source.step(1_000)
             await mirror.poll_mirror()
             mirror.step(1_000)
+        mirror.engine.deposit(TRADER, USDC_ID, Decimal(10) ** 6)  # a trade made here is recorded too
+        mirror.engine.place_orders(TRADER, [OrderRequest(1, True, Decimal(0), Decimal("0.01"), "IOC", is_market=True)])
+        mirror.step(100)
         await source.stop()
         assert not await mirror.poll_mirror()  # a failure is recorded too
     finally:
@@ -57,11 +63,12 @@ def _spoil(recording: Path, lines: list[str], name: str = "bad") -> Path:
 
 
 async def test_a_good_recording_reads_back_whole(recording: Path) -> None:
-    """Tried: four polls and a failed one recorded; read back, they are the source's answers in order, and a replay
-    source fed them by its clock follows the last prices, then goes stale where the recording ends."""
+    """Tried: four polls, a trade on the mirror and a failed poll recorded; read back, they are the source's answers
+    in order, and a replay source fed them by its clock follows the last prices, then goes stale at the end."""
     rec = load_recording(recording)
     assert rec.start_ms == START_MS and rec.seed == 5
     assert [e.answer is None for e in rec.events] == [False] * 4 + [True]
+    assert [(t["taker"].lower(), t["side"], t["size"]) for t in rec.trades] == [(TRADER, "b", "0.01")]
     assert "BTC-PERP" in rec.events[-2].answer.books if rec.events[-2].answer else False
     clock = FrozenClock(rec.start_ms)
     replay = ReplaySource(rec, clock.now_ms)
@@ -88,7 +95,7 @@ SPOILS = {
     "cut at a line's end": (lambda ls: ls[:-1], "cut short: no end line"),
     "a damaged line": (lambda ls: [*ls[:3], ls[3].replace('"', "'", 3), *ls[4:]], "line 4: damaged"),
     "a nonsense price": (
-        lambda ls: [*ls[:-3], ls[-3].replace('"mark_price":"', '"mark_price":"lots', 1), *ls[-2:]],
+        lambda ls: [x.replace('"mark_price":"', '"mark_price":"lots', 1) if '"k":"poll"' in x else x for x in ls],
         "damaged",
     ),
     "times out of order": (
