@@ -18,6 +18,7 @@ from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.engine import OrderRequest
 from tui.sim.engine.instruments import USDC_ID
+from tui.sim.mirror.tape import SourceTape
 from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 KEY = "0x" + "6" * 64
@@ -107,3 +108,19 @@ async def test_a_resting_order_fills_only_after_the_volume_queued_ahead_of_it_tr
         assert await _unfilled(trader) == 0
         fills = (await trader.fills(trader.acting_for or "")).data
         assert [(f.price, f.size) for f in fills] == [(LEVEL, Decimal("0.01"))]
+
+
+def test_a_poll_reads_the_watched_instruments_and_the_others_in_turn() -> None:
+    """Tried: 30 instruments, one with a user's order resting, at 1 s polls (12 reads a poll) and at 100 ms (2):
+    the watched one is read every poll, and every other within a few polls, never more than the budget."""
+    names = [f"I{i:02}-PERP" for i in range(30)]
+    for poll_ms, budget in ((1_000, 12), (100, 2)):
+        tape = SourceTape()
+        tape.watched = {"I17-PERP"}
+        seen: set[str] = set()
+        for _ in range(29 // (budget - 1) + 1):
+            read = tape.depth_names(names, poll_ms)
+            assert len(read) == budget and read[0] == "I17-PERP" and len(set(read)) == budget
+            seen.update(read)
+        assert seen == set(names)
+    assert SourceTape().depth_names(names[:7], 1_000) == names[:7]  # a source this small is read whole each poll

@@ -46,10 +46,12 @@ class QueueModel:
     def arrive(self, markets: Iterable[Market], tape: SourceTape) -> None:
         """Note the queue ahead of each order not seen before; forget the orders that are gone."""
         live: set[int] = set()
+        tape.watched.clear()
         for m in markets:
             for is_buy in (True, False):
                 for order in self.resting(m, is_buy):
                     live.add(order.oid)
+                    tape.watched.add(m.name)
                     if order.oid not in self.ahead:
                         self.ahead[order.oid] = tape.queued(m.name, is_buy, order.price)
                         self.owed[order.oid] = Decimal(0)

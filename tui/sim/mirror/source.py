@@ -158,7 +158,7 @@ class Mirror:
             raise TypeError("a mirror without a client is fed its answers (``apply``)")
         try:
             async with asyncio.timeout(self.timeout_s * 2):  # the client's own timeout, with room
-                answer = await read_answer(self._client, self.prices)
+                answer = await read_answer(self._client, self.tape.depth_names(self.prices, self.poll_ms))
         except Exception as exc:  # refused, silent, an error, nonsense: the source cannot be followed now
             return self.failed(_reason(exc))
         if self.recorder is not None:

@@ -5,6 +5,11 @@ order here fills only after the source's volume at or through its price has used
 there. Trades are the source's ``trades`` endpoint, kept from the second poll on (those of the first poll are
 the source's past: the high-water mark of each instrument's trade ids); the book is its ``orderbook`` to
 ``BOOK_DEPTH`` levels. A trade or book request that fails leaves that instrument out of this poll only.
+
+Two requests an instrument a poll would soon pass the source's hourly /info limit (200,000: ~55 a second) on an
+exchange with many instruments, and a limited ticker leaves the mirror stale. So a poll reads the trades and
+books of at most ``DEPTH_READS_PER_S`` instruments a second (``SourceTape.depth_names``): those with a user's
+order resting on them every poll (the queue model needs them), the others in turn.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ __all__ = ["BOOK_DEPTH", "TRADES_LIMIT", "SourceAnswer", "SourceTape", "TapeTrad
 
 BOOK_DEPTH = 20  # levels a side: deeper than any order placed near the touch waits behind
 TRADES_LIMIT = 100  # trades an instrument may print between two polls before some go unseen
+DEPTH_READS_PER_S = 12  # instruments whose trades and book are read a second: ~25 requests with the ticker
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +71,21 @@ class SourceTape:
     def __init__(self) -> None:
         self.books: dict[str, m.OrderBook] = {}
         self.seen: dict[str, int] = {}  # instrument -> the highest trade id read
+        self.watched: set[str] = set()  # instruments with a user's order resting: read every poll
+        self._turn = 0  # where the next poll's reading of the other instruments starts
+
+    def depth_names(self, names: Iterable[str], poll_ms: int) -> list[str]:
+        """The instruments whose trades and book this poll reads: the watched ones, then the others in turn."""
+        budget = max(1, -(-DEPTH_READS_PER_S * poll_ms // 1000))
+        names = sorted(names)
+        watched = [n for n in names if n in self.watched]
+        others = [n for n in names if n not in self.watched]
+        room = max(0, budget - len(watched))
+        if room >= len(others):
+            return watched + others
+        start = self._turn % len(others)
+        self._turn = start + room
+        return watched + (others + others)[start : start + room]
 
     def take(self, answer: SourceAnswer) -> list[TapeTrade]:
         """The answer's trades not seen before, oldest first; its books replace the last ones."""
