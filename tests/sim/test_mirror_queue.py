@@ -81,7 +81,7 @@ async def test_a_resting_order_fills_only_after_the_volume_queued_ahead_of_it_tr
     await _poll(mirror)  # the first read of the source's trades is its past: from here on they count
     async with Client(mirror.url, signer=Signer(KEY), testnet=False) as trader:
         await trader.place_order([order_item(1, "b", LEVEL, "0.01")])
-        mirror.step(250)  # the queue ahead of it is noted: the source's 0.05 at that level
+        mirror.step(250)  # the queue ahead of it: the source's 0.05 at that level, in its next book
         assert await _unfilled(trader) == Decimal("0.01")
 
         touch = LEVEL - 10  # a grid step below: the makers' best ask, following the source's mark, is our level

@@ -297,6 +297,6 @@ def _mirror_lines() -> None:
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
-    logger = logging.getLogger("tui.sim.mirror.source")
+    logger = logging.getLogger("tui.sim.mirror")  # its source's state, and a recording that stopped
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -1,11 +1,12 @@
 """The queue model of a mirror: a resting order fills no sooner than it would have on the source.
 
-When an order is first seen resting here, the size resting on the source at its price and side (``SourceTape``'s
-last book) is what queued ahead of it. Each trade the source prints at its price or through it (at or below a
-bid's price, at or above an ask's) first uses up that queue; what trades beyond it is this order's to fill.
-The makers never quote across such an order (``MirroredMarket``), so it fills only here: at its own price, from
-the makers' account, at most what the source traded past its queue. Orders fill in this book's price-time
-priority, so an order waits while one ahead of it on its side has nothing to fill yet.
+When an order rests here, the size resting on the source at its price and side, in the first book of the source
+read after the order arrived (``SourceTape.queued``), is what queued ahead of it; until that book is read, the
+order is not in the queue and the source's trades do not fill it. Each trade the source prints at its price or
+through it (at or below a bid's price, at or above an ask's) first uses up that queue; what trades beyond it is
+this order's to fill. The makers never quote across such an order (``MirroredMarket``), so it fills only here:
+at its own price, from the makers' account, at most what the source traded past its queue. Orders fill in this
+book's price-time priority, so an order waits while one ahead of it on its side has nothing to fill yet.
 
 Two orders of this exchange at one price are each credited the source's volume in full (neither counts the
 other as ahead): the source never saw either of them.
@@ -53,9 +54,11 @@ class QueueModel:
                     live.add(order.oid)
                     tape.watched.add(m.name)
                     if order.oid not in self.ahead:
-                        self.ahead[order.oid] = tape.queued(m.name, is_buy, order.price)
-                        self.owed[order.oid] = Decimal(0)
-        for oid in self.ahead.keys() - live:
+                        ahead = tape.queued(m.name, is_buy, order.price, order.created_ms)
+                        if ahead is not None:  # else noted once the source's book is read after it arrived
+                            self.ahead[order.oid] = ahead
+                            self.owed[order.oid] = Decimal(0)
+        for oid in self.ahead.keys() - live:  # filled or cancelled
             del self.ahead[oid], self.owed[oid]
 
     def trade(self, m: Market, trade: TapeTrade) -> None:

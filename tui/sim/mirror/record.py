@@ -10,6 +10,7 @@ clock in ms. An answer too large for a line is written as a failure (the replay 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -43,8 +44,14 @@ class Recorder:
         line = _encode(record)
         if len(line) >= MAX_LINE_BYTES or self._file is None:
             return False
-        self._file.write(line + b"\n")
-        self._file.flush()
+        try:
+            self._file.write(line + b"\n")
+            self._file.flush()
+        except OSError as exc:  # a full disk: the mirror goes on, the recording stops (and says so once)
+            log.error("mirror: recording to %s stopped: %s", self.path, exc.strerror or exc)
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
         return True
 
     def start(self, mirror: Mirror, seed: int, start_ms: int) -> None:

@@ -186,7 +186,7 @@ class Mirror:
         followed = self.sanity.check(self.prices, fresh, {t.symbol for t in tickers})
         self._say_instruments(was)
         self.prices.update(followed)
-        self.trades += self.tape.take(answer)
+        self.trades += self.tape.take(answer, self._now_ms())
         self.version += 1
         self.last_ok_ms = self._now_ms()
         if self.state != "live":

@@ -70,6 +70,7 @@ class SourceTape:
 
     def __init__(self) -> None:
         self.books: dict[str, m.OrderBook] = {}
+        self.book_ms: dict[str, int] = {}  # instrument -> when its book was last read (the exchange's clock)
         self.seen: dict[str, int] = {}  # instrument -> the highest trade id read
         self.watched: set[str] = set()  # instruments with a user's order resting: read every poll
         self._turn = 0  # where the next poll's reading of the other instruments starts
@@ -87,9 +88,10 @@ class SourceTape:
         self._turn = start + room
         return watched + (others + others)[start : start + room]
 
-    def take(self, answer: SourceAnswer) -> list[TapeTrade]:
-        """The answer's trades not seen before, oldest first; its books replace the last ones."""
+    def take(self, answer: SourceAnswer, now_ms: int) -> list[TapeTrade]:
+        """The answer's trades not seen before, oldest first; its books (read at ``now_ms``) replace the last ones."""
         self.books.update(answer.books)
+        self.book_ms.update(dict.fromkeys(answer.books, now_ms))
         fresh: list[TapeTrade] = []
         for name in sorted(answer.trades):
             trades = answer.trades[name]
@@ -100,11 +102,12 @@ class SourceTape:
             fresh += [TapeTrade(name, t.price, t.size) for t in trades if t.trade_id > last]
         return fresh
 
-    def queued(self, name: str, is_buy: bool, price: Decimal) -> Decimal:
-        """The size resting on the source at ``price`` on that side, as last read (0: no such level)."""
+    def queued(self, name: str, is_buy: bool, price: Decimal, since_ms: int) -> Decimal | None:
+        """The size resting on the source at ``price`` on that side (0: no such level) in a book read at
+        ``since_ms`` or later; None until such a book is read."""
         book = self.books.get(name)
-        if book is None:
-            return Decimal(0)
+        if book is None or self.book_ms.get(name, since_ms - 1) < since_ms:
+            return None
         for level in book.bids if is_buy else book.asks:
             if level.price == price:
                 return level.size
