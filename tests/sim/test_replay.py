@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import httpx
@@ -23,7 +24,8 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 
 KEY = "0x" + "7" * 64
-POLLS = 25  # polls to record: 2.5 s of the source at 100 ms a poll
+SELLER_KEY = "0x" + "8" * 64
+POLLS = 40  # polls to record: 4 s of the source at 100 ms a poll
 STEP_MS = 250
 
 
@@ -51,17 +53,27 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
 
 
 async def _record(path: Path) -> None:
+    """Record a seeded source through a mirror: POLLS polls, with market sells sweeping the source's BTC bids
+    halfway (trades that go through the levels a replaying bot's bid rests at)."""
     source, source_url = await _sim("--seed", "7")
     try:
         mirror, _ = await _sim("--seed", "11", "--mirror", source_url, "--mirror-poll-ms", "100", "--record", str(path))
         try:
-            async with asyncio.timeout(30):
-                while path.read_bytes().count(b'"k":"poll"') < POLLS:
-                    await asyncio.sleep(0.05)
+            async with asyncio.timeout(40):
+                await _polls(path, POLLS // 2)
+                async with Client(source_url, signer=Signer(SELLER_KEY), testnet=True) as seller:
+                    for _ in range(4):
+                        await seller.place_order([order_item(1, "s", "0", "0.05", tif="IOC", is_market=True)])
+                await _polls(path, POLLS)
         finally:
             await _stop(mirror)
     finally:
         await _stop(source)
+
+
+async def _polls(path: Path, count: int) -> None:
+    while path.read_bytes().count(b'"k":"poll"') < count:
+        await asyncio.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +86,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 async def _bot(path: Path, size: str) -> bytes:
     """Replay ``path`` under --step; step through it, buying ``size`` BTC at once and resting a bid of ``size``
-    a little under the market; the fills' answer, as sent."""
+    a tick above the best bid; the fills' answer, as sent."""
+    lines = path.read_text().splitlines()
+    length_ms = json.loads(lines[-1])["t"] - json.loads(lines[0])["start_ms"]
     proc, url = await _sim("--replay", str(path), "--step")
     try:
         async with httpx.AsyncClient(base_url=url) as raw, Client(url, signer=Signer(KEY), testnet=True) as bot:
@@ -88,14 +102,13 @@ async def _bot(path: Path, size: str) -> bytes:
                 await bot.submit(bot.sign("placeOrder", {"orders": [item]}, nonce=nonce))
 
             user = bot.signer.address if bot.signer else ""
-            for i in range(POLLS * 100 // STEP_MS + 4):  # the whole recording, and past its end
+            for i in range(length_ms // STEP_MS + 4):  # the whole recording, and past its end
                 now = await step()
                 if i == 2:  # a market buy: it takes the makers' asks at once
                     await place(order_item(1, "b", "0", size, tif="IOC", is_market=True), now)
-                if i == 3:  # bids resting at the touch: they fill as the source's trades go through them
+                if i == 3:  # a bid inside the spread: nothing queues ahead of it; the source's sells fill it
                     (bbo,) = await bot.bbo("BTC-PERP")
-                    await place(order_item(1, "b", bbo.best_bid_price, size), now)
-                    await place(order_item(1, "s", bbo.best_ask_price, size), now + 1)
+                    await place(order_item(1, "b", bbo.best_bid_price + Decimal("0.1"), size), now)
             fills = await raw.post("/info", json={"method": "fills", "params": {"user": user}})
             assert fills.status_code == 200
             return fills.content
@@ -104,8 +117,9 @@ async def _bot(path: Path, size: str) -> bytes:
 
 
 async def test_two_replays_of_one_recording_under_step_give_the_same_fills_byte_for_byte(recording: Path) -> None:
-    """Tried: a seeded source sim recorded through a mirror for 25 polls, replayed twice under --step by one bot
-    (a market buy, then a bid at the best bid), and once by the same bot buying another size."""
+    """Tried: a seeded source sim recorded through a mirror for 40 polls (with sells through its bids halfway),
+    replayed twice under --step by one bot (a market buy, then a bid inside the spread, which the recorded sells
+    fill through the queue model), and once by the same bot trading another size."""
     lines = recording.read_text().splitlines()
     header = json.loads(lines[0])
     assert (header["format"], header["version"]) == ("xtui-sim-recording", 1)
@@ -118,14 +132,15 @@ async def test_two_replays_of_one_recording_under_step_give_the_same_fills_byte_
     first = await _bot(recording, "0.01")
     second = await _bot(recording, "0.01")
     fills = json.loads(first)["data"]
-    assert len(fills) >= 1 and all(f["tx_hash"] and f["block_timestamp"] for f in fills)
+    assert all(f["tx_hash"] and f["block_timestamp"] for f in fills)
+    assert len({f["order_id"] for f in fills}) == 2  # the market buy, and the bid filled by the source's sells
     assert first == second  # byte for byte: prices, sizes, ids, timestamps and hashes
     other = await _bot(recording, "0.02")
     assert other != first  # another bot input: other fills (so the comparison above can fail)
 
 
 async def test_a_replay_at_speed_plays_the_recording_through_to_its_end(recording: Path) -> None:
-    """Tried: ``--replay FILE --speed 20`` (2.5 s of recording in ~0.13 s): the replay's BTC index ends at the last
+    """Tried: ``--replay FILE --speed 20`` (4 s of recording in ~0.2 s): the replay's BTC index ends at the last
     recorded one, and the mirror then says the recording ended (stale: quotes pulled, prices held)."""
     polls = [json.loads(x) for x in recording.read_text().splitlines() if '"k":"poll"' in x]
     (last,) = [t for t in polls[-1]["tickers"] if t["symbol"] == "BTC-PERP"]
