@@ -104,6 +104,12 @@ SPOILS = {
     ),
     "a line too long": (lambda ls: [*ls[:-1], " " * MAX_LINE_BYTES + "\n", ls[-1]], "longer than 4,000,000 bytes"),
     "empty": (lambda ls: [], "it is empty"),
+    "a poll interval of 0": (lambda ls: [ls[0].replace('"poll_ms":1000', '"poll_ms":0'), *ls[1:]], "poll_ms"),
+    "a move bound of 0": (lambda ls: [ls[0].replace('"max_move_pct":"20"', '"max_move_pct":"0"'), *ls[1:]], "max_mo"),
+    "no usable instruments": (
+        lambda ls: [ls[0], re.sub(r'"collaterals":\[.*?\],"tickers"', '"collaterals":[],"tickers"', ls[1]), *ls[2:]],
+        "line 2: its instruments make no market: the source lists no stable token 1",
+    ),
 }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -42,10 +42,10 @@ class RecordingError(ValueError):
 class _Header(msgspec.Struct, forbid_unknown_fields=False):
     format: str
     version: int
-    source: str
-    seed: int
-    start_ms: int
-    poll_ms: int
+    source: Annotated[str, msgspec.Meta(max_length=2_000)]
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)]
+    start_ms: Annotated[int, msgspec.Meta(ge=0, lt=2**53)]
+    poll_ms: Annotated[int, msgspec.Meta(gt=0, le=3_600_000)]
     max_move_pct: Decimal
 
 
@@ -146,9 +146,12 @@ def _header(line: bytes) -> _Header:
         why = "written by a newer xtui" if newer else "not a version this xtui knows"
         raise RecordingError(f"format version {str(version)[:20]!r} ({why}); this xtui reads version {VERSION}")
     try:
-        return _decode_header(line)
+        head = _decode_header(line)
     except msgspec.ValidationError as exc:
         raise RecordingError(f"line 1: {exc}") from None
+    if not (head.max_move_pct.is_finite() and 0 < head.max_move_pct <= 1000):
+        raise RecordingError(f"line 1: max_move_pct must be above 0 and at most 1000, not {head.max_move_pct}")
+    return head
 
 
 def load_recording(path: Path) -> Recording:
@@ -200,6 +203,10 @@ def _load(path: Path) -> Recording:
         raise RecordingError("no opening line: it holds nothing to list")
     if end is None:
         raise RecordingError(f"it is cut short: no end line after line {len(lines)} (the recording did not stop)")
+    try:  # the instruments make a market here, as they did when recorded
+        source_markets(opening.instruments, opening.collaterals, opening.tickers, head.seed)
+    except Exception as exc:  # whatever the opening line holds, it is said in words
+        raise RecordingError(f"line 2: its instruments make no market: {str(exc)[:200]}") from None
     return Recording(
         path, head.source, head.seed, head.start_ms, end, head.poll_ms, head.max_move_pct, opening, past, events, trades
     )
