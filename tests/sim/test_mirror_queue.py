@@ -10,15 +10,21 @@ from collections.abc import AsyncIterator
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.feed.sim_process import free_port
+from tests.sim.engine_support import ALICE, BTC, USDC, make
+from tui.api import models as m_api
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.engine import OrderRequest
+from tui.sim.engine.core import derived_address
 from tui.sim.engine.instruments import USDC_ID
-from tui.sim.mirror.tape import SourceTape
+from tui.sim.mirror.queue import QueueModel
+from tui.sim.mirror.tape import SourceTape, TapeTrade
 from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 KEY = "0x" + "6" * 64
@@ -124,3 +130,37 @@ def test_a_poll_reads_the_watched_instruments_and_the_others_in_turn() -> None:
             seen.update(read)
         assert seen == set(names)
     assert SourceTape().depth_names(names[:7], 1_000) == names[:7]  # a source this small is read whole each poll
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ahead=st.integers(0, 40),
+    size=st.integers(2, 30),  # 2 lots: the minimum notional of an order placed
+    trades=st.lists(st.tuples(st.integers(-3, 3), st.integers(1, 20)), max_size=12),
+)
+def test_a_resting_bid_fills_exactly_what_traded_through_it_past_its_queue(
+    ahead: int, size: int, trades: list[tuple[int, int]]
+) -> None:
+    """Tried (Hypothesis): a bid of ``size`` lots behind ``ahead`` lots on the source, then trades at up to three
+    ticks either side of it. It fills exactly the volume at or below its price beyond ``ahead``, never more than
+    its size, and trades above its price never count."""
+    ex, _ = make(None, ALICE)
+    maker = derived_address("market-maker")
+    ex.deposit(maker, USDC, Decimal(10) ** 9)
+    m = ex.markets[BTC]
+    lot, tick, px = m.lot, m.tick, Decimal(99_000)
+    ex.place_orders(ALICE, [OrderRequest(BTC, True, px, size * lot)])
+    tape = SourceTape()
+    book = m_api.OrderBook(
+        bids=[m_api.BookLevel(price=px, size=ahead * lot)], asks=[], sequence_number=1, timestamp=0,
+        instrument_name=m.name,
+    )  # fmt: skip
+    tape.books[m.name], tape.book_ms[m.name] = book, ex.clock.now_ms()
+    queue = QueueModel(ex, maker)
+    queue.arrive([m], tape)
+    for ticks, lots in trades:
+        queue.trade(m, TapeTrade(m.name, px + ticks * tick, lots * lot))
+        queue.fill(m)
+    through = sum(lots for ticks, lots in trades if ticks <= 0)
+    filled = sum((f.size for f in ex.accounts[ALICE].fills), Decimal(0)) / lot
+    assert filled == min(size, max(0, through - ahead))

@@ -83,9 +83,11 @@ class QueueModel:
                 if size <= 0:
                     break  # the orders behind this one wait for it, as price-time priority has it
                 before = order.unfilled
-                # the makers take it: their own quotes ahead of it are cancelled (self-trade prevention)
+                # the makers take it (their own quotes ahead of it are cancelled: self-trade prevention), however
+                # small: a remainder below the minimum notional fills as the source traded it
+                take = OrderRequest(m.id, not is_buy, order.price, size, "IOC")
                 with contextlib.suppress(Rejected):
-                    self.engine.place_orders(self.maker, [OrderRequest(m.id, not is_buy, order.price, size, "IOC")])
+                    self.engine.place_order(self.maker, take, any_notional=True)
                 done = before - order.unfilled
                 self.owed[order.oid] = owed - done
                 filled = filled or done > 0
