@@ -24,7 +24,7 @@ from tui.sim.engine import OrderRequest
 from tui.sim.engine.core import derived_address
 from tui.sim.engine.instruments import USDC_ID
 from tui.sim.mirror.queue import QueueModel
-from tui.sim.mirror.tape import SourceTape, TapeTrade
+from tui.sim.mirror.tape import SourceAnswer, SourceTape, TapeTrade
 from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 
 KEY = "0x" + "6" * 64
@@ -164,3 +164,29 @@ def test_a_resting_bid_fills_exactly_what_traded_through_it_past_its_queue(
     through = sum(lots for ticks, lots in trades if ticks <= 0)
     filled = sum((f.size for f in ex.accounts[ALICE].fills), Decimal(0)) / lot
     assert filled == min(size, max(0, through - ahead))
+
+
+def test_a_recorded_answer_keeps_only_the_trades_a_mirror_would_use() -> None:
+    """Tried: three polls' trades through ``unseen`` then ``take``, as a recording mirror does, and the recorded
+    answers through a fresh tape, as a replay does: the same new trades come out, and the past and the repeats
+    are not written."""
+
+    def trade(i: int) -> m_api.Trade:
+        return m_api.Trade(
+            instrument_id=1, instrument="BTC-PERP", trade_id=i, tx_hash="0x", side="s", price=Decimal(99_000 + i),
+            size=Decimal("0.01"), maker="", taker="", timestamp=i,
+        )  # fmt: skip
+
+    polls = [[trade(1), trade(2)], [trade(1), trade(2), trade(3)], [trade(2), trade(3), trade(4), trade(5)]]
+    live, replayed = SourceTape(), SourceTape()
+    recorded, taken = [], []
+    for got in polls:
+        answer = SourceAnswer([], {"BTC-PERP": got})
+        recorded.append(live.unseen(answer))
+        taken += live.take(answer, 0)
+    assert [[t.trade_id for t in r.trades["BTC-PERP"]] for r in recorded] == [[2], [3], [4, 5]]
+    assert (
+        [t for r in recorded for t in replayed.take(r, 0)]
+        == taken
+        == [TapeTrade("BTC-PERP", Decimal(99_000 + i), Decimal("0.01")) for i in (3, 4, 5)]
+    )

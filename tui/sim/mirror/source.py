@@ -161,8 +161,8 @@ class Mirror:
                 answer = await read_answer(self._client, self.tape.depth_names(self.prices, self.poll_ms))
         except Exception as exc:  # refused, silent, an error, nonsense: the source cannot be followed now
             return self.failed(_reason(exc))
-        if self.recorder is not None:
-            self.recorder.answer(self._now_ms(), answer)
+        if self.recorder is not None:  # the trades already seen are left out: a poll's line stays small
+            self.recorder.answer(self._now_ms(), self.tape.unseen(answer))
         return self.apply(answer)
 
     def catch_up(self, now_ms: int) -> None:

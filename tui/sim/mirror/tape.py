@@ -102,6 +102,15 @@ class SourceTape:
             fresh += [TapeTrade(name, t.price, t.size) for t in trades if t.trade_id > last]
         return fresh
 
+    def unseen(self, answer: SourceAnswer) -> SourceAnswer:
+        """``answer`` with only the trades ``take`` would use (what a recording keeps): those not seen before, and
+        of an instrument read for the first time its last trade alone (its high-water mark)."""
+        trades = {}
+        for name, got in answer.trades.items():
+            last = self.seen.get(name)
+            trades[name] = got[-1:] if last is None else [t for t in got if t.trade_id > last]
+        return SourceAnswer(answer.tickers, trades, answer.books)
+
     def queued(self, name: str, is_buy: bool, price: Decimal, since_ms: int) -> Decimal | None:
         """The size resting on the source at ``price`` on that side (0: no such level) in a book read at
         ``since_ms`` or later; None until such a book is read."""
