@@ -21,6 +21,7 @@ from .tape import SourceAnswer
 
 if TYPE_CHECKING:
     from ..engine import Exchange
+    from ..engine.records import Trade
     from .source import Mirror
 
 __all__ = ["FORMAT", "MAX_LINE_BYTES", "VERSION", "Recorder"]
@@ -87,7 +88,12 @@ class Recorder:
 
     def trades(self, engine: Exchange) -> None:
         """The trades made on this exchange since the last call, oldest first."""
-        fresh = [t for m in engine.markets.values() for t in m.trades if t.fill.trade_id > self._trade_id]
+        fresh: list[Trade] = []
+        for m in engine.markets.values():
+            for trade in reversed(m.trades):  # newest first: only the new ones are looked at
+                if trade.fill.trade_id <= self._trade_id:
+                    break
+                fresh.append(trade)
         for trade in sorted(fresh, key=lambda t: t.fill.trade_id):
             self._write({"k": "trade", "t": trade.fill.ts_ms, "trade": trade.record()})
             self._trade_id = trade.fill.trade_id
