@@ -238,6 +238,8 @@ def run_from_args(args: argparse.Namespace) -> int:
             sys.stderr.write(f"REPLAY of {args.replay} (recorded from {recording.source}): {how}\n")
         elif sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
+            if recorder is not None:
+                sys.stderr.write(f"RECORDING to {args.record} (Ctrl-C ends it; --replay {args.record} plays it)\n")
         else:
             sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         sys.stderr.flush()
