@@ -7,6 +7,7 @@ line, a line over the bound, times out of order. The same words come from ``xtui
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -15,6 +16,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.feed.sim_process import free_port
 from tui.sim.clock import FrozenClock
@@ -193,3 +196,36 @@ async def test_without_step_there_is_no_clock_endpoint() -> None:
         assert sim.clock.now_ms() == START_MS
     finally:
         await sim.stop()
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """One good recording's bytes, for the module's property test."""
+    path = tmp_path_factory.mktemp("recorded") / "good.jsonl"
+    asyncio.run(_record(path))
+    return path.read_bytes()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_whatever_is_done_to_a_recording_it_is_read_whole_or_refused_in_words(
+    recorded: bytes, tmp_path: Path, data: st.DataObject
+) -> None:
+    """Tried (Hypothesis): a good recording cut at any byte, with any byte changed, or with a line dropped or
+    doubled: the loader gives a recording or a RecordingError, never another exception."""
+    lines = recorded.splitlines(keepends=True)
+    how = data.draw(st.sampled_from(["cut", "byte", "drop", "double"]))
+    if how == "cut":
+        spoiled = recorded[: data.draw(st.integers(0, len(recorded)))]
+    elif how == "byte":
+        at = data.draw(st.integers(0, len(recorded) - 1))
+        spoiled = recorded[:at] + bytes([data.draw(st.integers(0, 255))]) + recorded[at + 1 :]
+    else:
+        at = data.draw(st.integers(0, len(lines) - 1))
+        spoiled = b"".join(lines[:at] + ([lines[at]] * 2 if how == "double" else []) + lines[at + 1 :])
+    path = tmp_path / "spoiled.jsonl"
+    path.write_bytes(spoiled)
+    try:
+        load_recording(path)
+    except RecordingError as exc:
+        assert str(path) in str(exc)
