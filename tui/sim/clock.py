@@ -15,9 +15,9 @@ class Clock(Protocol):
 class SystemClock:
     """Wall-clock time, scaled by ``speed`` from the moment it is made (``--speed``: hours pass fast)."""
 
-    def __init__(self, speed: float = 1.0) -> None:
+    def __init__(self, speed: float = 1.0, start_ms: int | None = None) -> None:
         self.speed = speed
-        self._wall0 = time.time()
+        self._wall0 = time.time() if start_ms is None else start_ms / 1000  # a replay starts where its recording did
         self._mono0 = time.monotonic()
 
     def now_ms(self) -> int:

@@ -157,9 +157,14 @@ class SyntheticMarket:
             if bid > 0:
                 orders.append(OrderRequest(m.id, True, bid, self._size(m, bid, base_size), post_only=False))
             orders.append(OrderRequest(m.id, False, ask, self._size(m, ask, base_size)))
+        orders = self._quotable(m, orders)
         with contextlib.suppress(Rejected):  # a quote the rules refuse (a price band after a jump) is skipped
             e.place_orders(self.maker, orders)
         self.quoted_at[m.id] = (best_bid, best_ask)
+
+    def _quotable(self, m: Market, orders: list[OrderRequest]) -> list[OrderRequest]:
+        """The makers' quotes to place (a mirror's queue model keeps those that would fill a user's order)."""
+        return orders
 
     def _take(self, m: Market) -> None:
         buy = self.rng.random() < 0.5

@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
 from tui.api.decimals import is_plain_decimal
 
@@ -123,6 +124,31 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "is held (quotes pulled) until the source makes sense again (default 20)",
     )
     p.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="with --mirror: write what the mirror reads from its source (prices, trades, books) and the trades "
+        "made here to FILE, for --replay (format: docs/recording.md)",
+    )
+    p.add_argument(
+        "--replay",
+        type=Path,
+        metavar="FILE",
+        help="play a recording (--record) again on a virtual clock: from its start, at --speed, or under --step",
+    )
+    p.add_argument(
+        "--step",
+        action="store_true",
+        help='with --replay: the clock moves only when a client posts {"ms": N} to /clock/step (deterministic)',
+    )
+    p.add_argument(
+        "--fills",
+        choices=("queue", "optimistic"),
+        default="queue",
+        help="how a mirror fills your resting orders: queue (default: only once the source's trades at or through "
+        "your price exceed what rested there before you) or optimistic (when the makers' quotes reach it)",
+    )
+    p.add_argument(
         "--network",
         choices=NETWORKS,
         default=DEFAULT_NETWORK,
@@ -154,7 +180,7 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
 def run_from_args(args: argparse.Namespace) -> int:
     import gc
 
-    from .clock import SystemClock
+    from .clock import Clock, FrozenClock, SystemClock
     from .engine import GC_THRESHOLD
     from .mirror.config import MAX_MOVE_PCT, POLL_MS, MirrorError  # not .mirror.source: it brings the HTTP client
     from .server.local_exchange import SimConfig, open_exchange
@@ -166,6 +192,27 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.mirror is not None and args.quiet_market:
         sys.stderr.write("xtui sim: --mirror needs the market makers (its orders match them): drop --quiet-market\n")
         return 2
+    problem = _replay_problem(args)
+    if problem:
+        sys.stderr.write(f"xtui sim: {problem}\n")
+        return 2
+    recording = recorder = None
+    if args.replay is not None:
+        from .mirror.replay import RecordingError, load_recording
+
+        try:
+            recording = load_recording(args.replay)
+        except RecordingError as exc:
+            sys.stderr.write(f"xtui sim: cannot replay {exc}\n")
+            return 2
+    if args.record is not None:
+        from .mirror.record import Recorder
+
+        try:
+            recorder = Recorder(args.record)
+        except OSError as exc:
+            sys.stderr.write(f"xtui sim: cannot record to {args.record}: {exc.strerror or exc}\n")
+            return 2
     config = SimConfig(
         host=args.host,
         port=args.port,
@@ -179,13 +226,23 @@ def run_from_args(args: argparse.Namespace) -> int:
         mirror_poll_ms=args.mirror_poll_ms or POLL_MS,
         mirror_max_move_pct=args.mirror_max_move_pct or MAX_MOVE_PCT,
         faults=plan_from_args(args),
+        fills=args.fills,
+        stepped=args.step,
     )
 
     async def serve() -> None:
-        sim = await open_exchange(config, SystemClock(args.speed))
+        clock: Clock = SystemClock(args.speed)
+        if recording is not None:
+            clock = FrozenClock(recording.start_ms) if args.step else SystemClock(args.speed, recording.start_ms)
+        sim = await open_exchange(config, clock, recording=recording, recorder=recorder)
         url = await sim.start(socket.socket(fileno=args.fd) if args.fd is not None else None)
-        if sim.mirror is not None:  # no seeded market to play again: its prices are the source's
+        if recording is not None:
+            how = 'POST {"ms": N} to /clock/step moves its clock' if args.step else f"at speed {args.speed}"
+            sys.stderr.write(f"REPLAY of {args.replay} (recorded from {recording.source}): {how}\n")
+        elif sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
+            if recorder is not None:
+                sys.stderr.write(f"RECORDING to {args.record} (Ctrl-C ends it; --replay {args.record} plays it)\n")
         else:
             sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         if config.faults.active:  # before anything else a client sees: a faulty run is not a slow exchange
@@ -213,7 +270,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             await sim.stop()
             sys.stderr.write("local exchange stopped\n")
 
-    if config.mirror is not None:  # the mirror's state changes are news on the terminal
+    if config.mirror is not None or recording is not None:  # the mirror's state changes are news on the terminal
         _mirror_lines()
     try:
         asyncio.run(serve())
@@ -227,11 +284,26 @@ def run_from_args(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay_problem(args: argparse.Namespace) -> str:
+    """Why the record and replay flags given do not go together ("" when they do)."""
+    if args.record is not None and args.mirror is None:
+        return "--record needs --mirror URL: it records what the mirror reads from its source"
+    if args.replay is not None and (args.mirror is not None or args.record is not None):
+        return "--replay plays a recording: it takes no --mirror or --record"
+    if args.replay is not None and args.quiet_market:
+        return "--replay needs the market makers (its orders match them): drop --quiet-market"
+    if args.step and args.replay is None:
+        return "--step moves the clock of a replay: it needs --replay FILE"
+    if args.step and args.speed != 1.0:
+        return "--step and --speed: choose one (under --step the clock moves only when stepped)"
+    return ""
+
+
 def _mirror_lines() -> None:
     import logging
 
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
-    logger = logging.getLogger("tui.sim.mirror.source")
+    logger = logging.getLogger("tui.sim.mirror")  # its source's state, and a recording that stopped
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

@@ -48,13 +48,20 @@ class Trading:
 
     # ------------------------------------------------------------------ place
     def place_order(
-        self, account: str, order: OrderRequest, broker: BrokerConfig | None = None, *, tx_type: int = 1301
+        self,
+        account: str,
+        order: OrderRequest,
+        broker: BrokerConfig | None = None,
+        *,
+        tx_type: int = 1301,
+        any_notional: bool = False,
     ) -> ActionResult:
-        """Place one order; ``data`` is ``{"status": {"oid": n}}``; ``Rejected`` changes nothing."""
+        """Place one order; ``data`` is ``{"status": {"oid": n}}``; ``Rejected`` changes nothing. ``any_notional``:
+        an exchange-owned order below the minimum notional (a mirror's queue model fills what the source traded)."""
         core = self.core
         acct = (core.accounts.get(account.lower()) if isinstance(account, str) else None) or core.account(account)
         now = core.clock.now_ms()
-        m = self._check_static(order)
+        m = self._check_static(order, any_notional)
         broker_acct, broker_rate = self._check_broker(acct, broker) if broker is not None else (None, ZERO)
         o = self._prepare(acct, m, order, now, broker_acct, broker_rate)
         tx = core.tx(acct, tx_type, now)
@@ -103,7 +110,7 @@ class Trading:
             raise Rejected(first_error)
         return ActionResult(tx, tx_type, {"status": statuses})
 
-    def _check_static(self, req: OrderRequest) -> Market:
+    def _check_static(self, req: OrderRequest, any_notional: bool = False) -> Market:
         """Checks that need no account state."""
         core = self.core
         m = core.markets.get(req.instrument_id) or core.market(req.instrument_id)
@@ -118,7 +125,7 @@ class Trading:
             raise Rejected(f"{m.name} is delisted")
         if req.trigger_px or req.tpsl or req.reduce_only or req.post_only or req.position_side != "BOTH":
             self._check_flags(req, m)
-        if price and not req.reduce_only and price * size < m.min_notional:
+        if price and not req.reduce_only and not any_notional and price * size < m.min_notional:
             raise Rejected(f"order notional {dstr(price * size)} is below the minimum {dstr(m.min_notional)}")
         return m
 

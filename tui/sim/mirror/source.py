@@ -2,7 +2,8 @@
 
 ``Mirror.open(url)`` reads the source's instruments, tokens and tickers over its public /info (no key:
 the client it uses has no signer, so it cannot even build an /exchange request), and ``poll()`` reads
-its tickers again: one ``ticker`` request a poll, every instrument's index and mark in it. The mirror's
+its tickers again (every instrument's index and mark), with each instrument's new trades and book (``tape``:
+what the queue model fills resting orders by). The mirror's
 makers (``market``) quote around those prices, so the user's orders match a local book, with
 fake money, at the real market's prices.
 
@@ -17,9 +18,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from tui.api import models as m
 from tui.api.client import Client
 from tui.api.endpoints import check_base_url
 from tui.api.errors import ClientError
@@ -28,6 +32,10 @@ from tui.api.paper import MirrorState, PaperStatus
 from .config import POLL_MS, MirrorError, SourceMarkets, SourcePrice, SourceUnusable, prices_of, source_markets
 from .past import Minutes, read_past
 from .sanity import DEFAULT_MAX_MOVE_PCT, Sanity
+from .tape import SourceAnswer, SourceTape, TapeTrade, read_answer
+
+if TYPE_CHECKING:
+    from .record import Recorder
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "source_url"]
 
@@ -48,6 +56,15 @@ def source_url(text: str) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class SourceOpening:
+    """The source's answers read at start, as they came: what a recording keeps to list the same markets again."""
+
+    instruments: m.Instruments
+    collaterals: list[m.Collateral]
+    tickers: list[m.Ticker]
+
+
 class Mirror:
     """The source's prices as last read, and whether the source answers. Times are the exchange's clock (ms)."""
 
@@ -55,13 +72,15 @@ class Mirror:
         self,
         url: str,
         markets: SourceMarkets,
-        client: Client,
+        client: Client | None,
         now_ms: Callable[[], int],
         *,
         poll_ms: int = POLL_MS,
         timeout_s: float = TIMEOUT_S,
         past: dict[tuple[int, str], Minutes] | None = None,
         max_move_pct: Decimal = DEFAULT_MAX_MOVE_PCT,
+        fills: str = "queue",
+        opening: SourceOpening | None = None,
     ) -> None:
         self.url = url
         self.markets = markets
@@ -76,6 +95,11 @@ class Mirror:
         self._now_ms = now_ms
         self.last_ok_ms = now_ms()
         self.sanity = Sanity(max_move_pct)  # which instruments the source's answers make sense for (``stale``)
+        self.fills = fills  # "queue" or "optimistic": how resting orders fill (``queue``)
+        self.tape = SourceTape()  # the source's books as last read, and its trades already seen
+        self.trades: list[TapeTrade] = []  # the source's trades since the market last took them
+        self.opening = opening
+        self.recorder: Recorder | None = None  # ``--record``: every answer and failure goes to a file too
 
     @classmethod
     async def open(
@@ -87,6 +111,7 @@ class Mirror:
         poll_ms: int = POLL_MS,
         timeout_s: float = TIMEOUT_S,
         max_move_pct: Decimal = DEFAULT_MAX_MOVE_PCT,
+        fills: str = "queue",
     ) -> Mirror:
         """Read the source's instruments, tokens and prices; ``MirrorError`` naming the source if it cannot."""
         client = Client(url, timeout=timeout_s)
@@ -105,7 +130,16 @@ class Mirror:
             await client.aclose()
             raise
         mirror = cls(
-            url, markets, client, now_ms, poll_ms=poll_ms, timeout_s=timeout_s, past=past, max_move_pct=max_move_pct
+            url,
+            markets,
+            client,
+            now_ms,
+            poll_ms=poll_ms,
+            timeout_s=timeout_s,
+            past=past,
+            max_move_pct=max_move_pct,
+            fills=fills,
+            opening=SourceOpening(instruments, collaterals, tickers),
         )
         names = ", ".join(sorted(markets.prices))
         log.info("mirror: following %s: %s", url, names)
@@ -118,13 +152,32 @@ class Mirror:
         return self.state == "live"
 
     async def poll(self) -> bool:
-        """Read the source's tickers once; True if they came. A failure makes the mirror stale (said once)."""
+        """Read the source's tickers, trades and books once; True if they came. A failure makes the mirror stale
+        (said once)."""
+        if self._client is None:
+            raise TypeError("a mirror without a client is fed its answers (``apply``)")
         try:
             async with asyncio.timeout(self.timeout_s * 2):  # the client's own timeout, with room
-                tickers = await self._client.ticker()
+                answer = await read_answer(self._client, self.tape.depth_names(self.prices, self.poll_ms))
         except Exception as exc:  # refused, silent, an error, nonsense: the source cannot be followed now
-            self._stale(_reason(exc))
-            return False
+            return self.failed(_reason(exc))
+        if self.recorder is not None:  # the trades already seen are left out: a poll's line stays small
+            self.recorder.answer(self._now_ms(), self.tape.unseen(answer))
+        return self.apply(answer)
+
+    def catch_up(self, now_ms: int) -> None:
+        """Apply what came by ``now_ms``: a live mirror applies each poll as it comes, so nothing (``replay``)."""
+
+    def failed(self, reason: str) -> bool:
+        """A poll that failed for ``reason``: the mirror is stale. False."""
+        if self.recorder is not None:
+            self.recorder.failure(self._now_ms(), reason)
+        self._stale(reason)
+        return False
+
+    def apply(self, answer: SourceAnswer) -> bool:
+        """Follow one answer of the source: its prices (as sanity allows), trades and books; True if it priced."""
+        tickers = answer.tickers
         fresh = {name: p for name, p in prices_of(tickers).items() if name in self.prices}
         if not fresh:
             self._stale("its ticker priced none of the mirrored instruments")
@@ -133,6 +186,7 @@ class Mirror:
         followed = self.sanity.check(self.prices, fresh, {t.symbol for t in tickers})
         self._say_instruments(was)
         self.prices.update(followed)
+        self.trades += self.tape.take(answer, self._now_ms())
         self.version += 1
         self.last_ok_ms = self._now_ms()
         if self.state != "live":
@@ -163,7 +217,10 @@ class Mirror:
         return PaperStatus(self.state, self.url, self._now_ms() - self.last_ok_ms, reason, tuple(stale))
 
     async def close(self) -> None:
-        await self._client.aclose()
+        if self.recorder is not None:
+            self.recorder.close(self._now_ms())
+        if self._client is not None:
+            await self._client.aclose()
 
 
 def _reason(exc: BaseException) -> str:

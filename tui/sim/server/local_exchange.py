@@ -50,6 +50,8 @@ from .ws_hub import MAX_FRAME_BYTES, Hub, PostError
 from .ws_transport import CoalescingWebSocketProtocol
 
 if TYPE_CHECKING:
+    from ..mirror.record import Recorder
+    from ..mirror.replay import Recording
     from ..mirror.source import Mirror
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,11 @@ class SimConfig:
     mirror_poll_ms: int = POLL_MS
     mirror_max_move_pct: Decimal = MAX_MOVE_PCT  # a mirrored price that moves more in one poll is held (stale)
     faults: FaultPlan = NO_FAULTS  # ``--faults``: what goes wrong on purpose (``fault_plan``)
+    fills: str = "queue"  # how a mirror fills resting orders: "queue" (``mirror.queue``) or "optimistic"
+    stepped: bool = False  # the clock moves when a client says (POST /clock/step): a replay's ``--step``
+
+
+MAX_STEP_MS = 86_400_000  # the longest one /clock/step may move the clock
 
 
 def _limited(verdict: Verdict) -> Answer:
@@ -133,6 +140,8 @@ class LocalExchange:
         self.actions = SignedActions(self.dispatch, self.clock, self.config.network)
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
         posts = {"/exchange": self._exchange, "/info": self._info, "/explorer": self._explorer}
+        if self.config.stepped:
+            posts["/clock/step"] = self._clock_step
         websocket = Starlette(routes=[WebSocketRoute("/ws/", self.hub.serve), WebSocketRoute("/ws", self.hub.serve)])
         network = self.config.network
         self.app: ASGIApp = PostRoutes(websocket, posts)
@@ -199,6 +208,8 @@ class LocalExchange:
         await asyncio.gather(*self._tasks, return_exceptions=True)  # their ends, not stop's own cancellation
         self._tasks.clear()
         if self.mirror is not None:
+            if self.mirror.recorder is not None:
+                self.mirror.recorder.trades(self.engine)
             await self.mirror.close()
 
     async def __aenter__(self) -> LocalExchange:
@@ -252,11 +263,16 @@ class LocalExchange:
     def advance(self) -> None:
         """Run what time makes happen up to now: the market, triggers, funding, blocks, pushed events."""
         now = self.clock.now_ms()
+        mirror = self.mirror
+        if mirror is not None:
+            mirror.catch_up(now)  # a replay's source: the recorded polls due by now
         self.dispatch.tick(now)
         while now >= self._next_block_ms:
             self.dispatch.produce_block()
             self._next_block_ms += self.config.block_ms
         self.dispatch.flush()
+        if mirror is not None and mirror.recorder is not None:
+            mirror.recorder.trades(self.engine)
 
     def step(self, ms: int) -> None:
         """Tests: move a ``FrozenClock`` on by ``ms`` and run what that time makes happen."""
@@ -268,6 +284,19 @@ class LocalExchange:
             self.waits.wake()
 
     # ---- HTTP (``http_posts``: each a function of the client's address and the body) -------------------
+
+    def _clock_step(self, ip: str, raw: bytes) -> Answer:
+        """POST /clock/step {"ms": N} (``stepped`` only): move the clock N ms on, run what that time makes
+        happen, and answer {"now_ms": ...}."""
+        try:
+            body = _decode(raw)
+        except (msgspec.DecodeError, RecursionError) as exc:
+            return error(f"body is not valid JSON: {exc}", 400)
+        ms = body.get("ms") if isinstance(body, dict) else None
+        if isinstance(ms, bool) or not isinstance(ms, int) or not 0 <= ms <= MAX_STEP_MS:
+            return error(f'body: expected {{"ms": N}}, N a whole number of ms from 0 to {MAX_STEP_MS}', 400)
+        self.step(ms)
+        return json_answer({"now_ms": self.clock.now_ms()}, 200)
 
     def _exchange(self, ip: str, raw: bytes) -> Answer:
         verdict = self.limiter.check_http(ip, "exchange")
@@ -354,9 +383,21 @@ class LocalExchange:
             raise PostError(PostError.BAD_REQUEST, str(exc)) from None
 
 
-async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalExchange:
-    """A ``LocalExchange`` for ``config``; for a mirror, its source read first (``MirrorError`` if it cannot be)."""
+async def open_exchange(
+    config: SimConfig,
+    clock: Clock | None = None,
+    *,
+    recording: Recording | None = None,
+    recorder: Recorder | None = None,
+) -> LocalExchange:
+    """A ``LocalExchange`` for ``config``; for a mirror, its source read first (``MirrorError`` if it cannot be),
+    and written to ``recorder`` from then on; for a ``recording``, that recording played on ``clock``."""
     clock = clock or SystemClock()
+    if recording is not None:
+        from ..mirror.replay import ReplaySource
+
+        replay = ReplaySource(recording, clock.now_ms, fills=config.fills)
+        return LocalExchange(dataclasses.replace(config, seed=recording.seed), clock, mirror=replay)
     if config.mirror is None:
         return LocalExchange(config, clock)
     from ..mirror.source import Mirror
@@ -368,8 +409,12 @@ async def open_exchange(config: SimConfig, clock: Clock | None = None) -> LocalE
         now_ms=clock.now_ms,
         poll_ms=config.mirror_poll_ms,
         max_move_pct=config.mirror_max_move_pct,
+        fills=config.fills,
     )
     try:
+        if recorder is not None:
+            recorder.start(mirror, seed, clock.now_ms())
+            mirror.recorder = recorder
         return LocalExchange(dataclasses.replace(config, seed=seed), clock, mirror=mirror)
     except BaseException:
         await mirror.close()
