@@ -6,6 +6,7 @@ Raw calls (``info``, ``explorer``, ``exchange``) return parsed JSON; the typed m
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
@@ -146,6 +147,7 @@ class HttpClient:
         self.server_network: str | None = None
         self.paper: PaperStatus | None = None  # the exchange is a mirror of another (``paper``): its last word
         self.faucet: FaucetMode | None = None  # the local exchange's faucet (``faucet``); None: no faucet said
+        self._heard = asyncio.Event()  # set by the first answer: its headers say whether there is a faucet
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
         if transport is None and not _proxied():
@@ -221,6 +223,7 @@ class HttpClient:
         self._observe_network(resp.headers)
         self.paper = parse_paper(resp.headers.get(PAPER_HEADER))
         self.faucet = parse_faucet(resp.headers.get(FAUCET_HEADER))
+        self._heard.set()
         self._check(endpoint, resp)
         return resp.content
 
@@ -267,6 +270,10 @@ class HttpClient:
     async def explorer(self, method: str, **params: Any) -> Any:
         """Call /explorer ``method``; parameters that are None are left out."""
         return await self.post("explorer", {"method": method, "params": _clean(params)})
+
+    async def heard(self) -> None:
+        """Return once the exchange has answered once (any answer, an error included): its headers were read."""
+        await self._heard.wait()
 
     async def request_funds(self, address: str, amount: Decimal | None = None, *, once: bool = False) -> FaucetAnswer:
         """Fund ``address`` through the local exchange's faucet (``faucet``); ``once``: only if it never funded it.
