@@ -5,6 +5,7 @@ was tried."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sys
@@ -146,7 +147,8 @@ async def sim_process() -> AsyncIterator[tuple[asyncio.subprocess.Process, str]]
     try:
         yield proc, line.split()[-1]
     finally:
-        proc.terminate()
+        with contextlib.suppress(ProcessLookupError):  # the test may have ended it already
+            proc.terminate()
         async with asyncio.timeout(WAIT_S):
             await proc.wait()
 
