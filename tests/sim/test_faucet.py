@@ -4,6 +4,7 @@ was tried."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -22,6 +23,7 @@ from tui.api.errors import ActionRejected, ApiError
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.engine.instruments import USDC_ID
+from tui.sim.options import add_sim_arguments, faucet_from_args
 from tui.sim.server.faucet import faucet_answer
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
@@ -188,3 +190,21 @@ async def test_xtui_sim_faucet_funds_an_address_on_a_running_explicit_exchange(
     async with asyncio.timeout(WAIT_S):
         said = (await proc.stderr.read()).decode()
     assert "rules: --faucet explicit (docs/sim-rules.md)" in said
+
+
+def test_the_faucet_flags_read_a_mode_an_amount_or_both_once() -> None:
+    """Tried: the default, each mode, a bare number (as before the modes: auto with that amount), a mode with
+    --faucet-usdc, a number given twice (refused: which amount?), and a word that is neither (a usage error)."""
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    add_sim_arguments(parser)
+
+    def read(*argv: str) -> tuple[str, Decimal] | None:
+        return faucet_from_args(parser.parse_args(list(argv)))
+
+    assert read() == ("auto", Decimal(100_000))
+    assert read("--faucet", "explicit") == ("explicit", Decimal(100_000))
+    assert read("--faucet", "2500") == ("auto", Decimal(2500))
+    assert read("--faucet", "explicit", "--faucet-usdc", "50.5") == ("explicit", Decimal("50.5"))
+    assert read("--faucet", "2500", "--faucet-usdc", "50") is None
+    with pytest.raises((argparse.ArgumentError, SystemExit)):
+        parser.parse_args(["--faucet", "manual"])
