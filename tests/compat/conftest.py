@@ -75,15 +75,15 @@ def sdk_python() -> Path:
     return root / "bin" / "python"
 
 
-def _start_sim(network: str, home: Path) -> tuple[subprocess.Popen[str], str]:
-    """``xtui sim`` on a free port, no synthetic market; its base URL from the first line it prints."""
+def _start_sim(network: str, home: Path, flags: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], str]:
+    """``xtui sim`` on a free port, no synthetic market, with ``flags``; its base URL from the first line it prints."""
     env = {
         **os.environ,
         "XTUI_CONFIG": str(home / "config.toml"),
         "XTUI_DATA_DIR": str(home / "data"),
         "XTUI_LOG_DIR": str(home / "log"),
     }
-    args = [sys.executable, "-m", "tui", "sim", "--port", "0", "--quiet-market", "--network", network]
+    args = [sys.executable, "-m", "tui", "sim", "--port", "0", "--quiet-market", "--network", network, *flags]
     with open(home / "stderr", "w") as err:  # a file, not a pipe nobody reads while the sim runs
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
     assert proc.stdout is not None
@@ -98,14 +98,16 @@ def _start_sim(network: str, home: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 @pytest.fixture(scope="session")
-def sim_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], str]]:
-    """``sim_url(network)``: the base URL of an ``xtui sim --network <network>`` process, started once."""
-    running: dict[str, tuple[subprocess.Popen[str], str]] = {}
+def sim_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., str]]:
+    """``sim_url(network, *flags)``: the base URL of an ``xtui sim --network <network> <flags>`` process, started
+    once for each network and flags."""
+    running: dict[tuple[str, ...], tuple[subprocess.Popen[str], str]] = {}
 
-    def url(network: str) -> str:
-        if network not in running:
-            running[network] = _start_sim(network, tmp_path_factory.mktemp(f"sim-{network}"))
-        return running[network][1]
+    def url(network: str, *flags: str) -> str:
+        if (network, *flags) not in running:
+            home = tmp_path_factory.mktemp(f"sim-{network}")
+            running[network, *flags] = _start_sim(network, home, flags)
+        return running[network, *flags][1]
 
     yield url
     for proc, _ in running.values():

@@ -22,6 +22,14 @@ def body(signer: Signer, name: str, fields: dict[str, Any], nonce: int, *, testn
     return wire.build_body(name, data, signer.sign_action(data, wire.tx_type(name, "sdk"), testnet=testnet), "sdk")
 
 
+def orders(*items: dict[str, Any]) -> dict[str, Any]:
+    """placeOrder's fields: ``items`` over a GTC buy of 0.01 BTC-PERP at 50,000 (each item's keys replace those)."""
+    base = {"instrumentId": 1, "side": "b", "positionSide": "BOTH", "price": "50000", "size": "0.01",
+            "tif": "GTC", "ro": False, "po": False, "cloid": "", "triggerPx": "", "isMarket": False, "tpsl": "",
+            "grouping": ""}  # fmt: skip
+    return {"orders": [{**base, **item} for item in items], "brokerConfig": {"broker": "", "fee": ""}}
+
+
 def add_agent(owner: Signer, agent: Signer, nonce: int, *, testnet: bool) -> dict[str, Any]:
     """The owner's addAgent, with the agent's own signature of {signer, nonce} inside."""
     inner = agent.sign_action({"signer": owner.address, "nonce": nonce}, 1201, testnet=testnet)

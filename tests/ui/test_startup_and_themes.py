@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Static
 
 from tui.api.endpoints import MAINNET, TESTNET
 from tui.api.signing import Signer
@@ -17,7 +18,8 @@ from tui.config.launch import Flags, Identity, Launch, apply_flags, identity, pr
 from tui.config.profiles import resolve
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
-from tui.sim.server.local_exchange import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
+from tui.sim.server.ratelimit import Limits
 from tui.ui.app import known_themes
 from tui.ui.run import prepare
 from tui.ui.themes import (
@@ -149,16 +151,22 @@ def test_a_bad_user_theme_stops_the_start_with_its_file_named() -> None:
     assert {t.name for t in builtin_themes()} >= {"xtui", "xtui-mono"}
 
 
-async def test_the_demo_account_is_opened_before_the_feed_looks_at_it(
+@pytest.mark.parametrize(
+    "sim_config",
+    [SimConfig(seed=7, market=False, limits=Limits()), SimConfig(seed=7, market=False, faucet_mode="explicit")],
+    ids=["faucet-auto", "faucet-explicit"],
+)
+async def test_the_demo_account_is_funded_by_the_faucet_before_the_feed_looks_at_it(
     sim: LocalExchange, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The local exchange funds an account on its first signed action. The dashboard sends one (cancelAll) as
-    its feed starts, and the feed loads the market meanwhile but looks at the account only once it is answered:
-    no account query goes out before the funds are there. The faucet used to refresh the account itself after
-    its action, beside the feed's own look: two rounds of account queries at start, the first of which could
-    find the account empty. (Which round came first depended on timing; the faucet's own refresh did not.)"""
+    """Tried: a fresh key on the local exchange, under --faucet auto and explicit. The exchange says it has a faucet
+    (X-Xtui-Faucet) in its first answer to the feed's market load; the dashboard asks it to fund the key's account
+    (POST /faucet, once) and the feed looks at the account only once that is answered: no account query goes out
+    before the funds are there, no signed action is sent to fund it, and the order form shows the funds, not
+    "avail 0.00". (Before, a hidden cancelAll funded it under auto; under explicit it stayed unfunded.)"""
     from tests.conftest import QUIET_WS, client_for
     from tests.ui.conftest import drawn, feed_ready
+    from tests.ui.test_order_form import buy_form
     from tui.api.http import HttpClient
     from tui.feed.worker import Feed
     from tui.ui.app import make_app
@@ -198,6 +206,10 @@ async def test_the_demo_account_is_opened_before_the_feed_looks_at_it(
             await drawn(pilot)
             summary = app.feed.state.account.summary
             assert summary is not None and summary.collateral, "the account is not funded"
-    assert events.index("answered exchange") < events.index("sent account_summary"), " ".join(events)
-    assert events.index("answered exchange") < events.index("sent positions"), " ".join(events)
+            form = await buy_form(pilot)
+            said = str(form.query_one("#summary", Static).render())
+            assert said.startswith("avail ") and "avail 0.00 " not in said, said
+    assert events.index("answered faucet") < events.index("sent account_summary"), " ".join(events)
+    assert events.index("answered faucet") < events.index("sent positions"), " ".join(events)
+    assert "sent exchange" not in events and events.count("sent faucet") == 1, " ".join(events)
     assert refreshes == ["refresh"]

@@ -6,6 +6,7 @@ Raw calls (``info``, ``explorer``, ``exchange``) return parsed JSON; the typed m
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import threading
@@ -32,6 +33,7 @@ from .errors import (
     TransportError,
     agent_refusal,
 )
+from .faucet import FAUCET_HEADER, FaucetAnswer, FaucetMode, parse_faucet
 from .h1 import LeanTransport
 from .in_flight import InFlight
 from .limits import Governor
@@ -144,6 +146,8 @@ class HttpClient:
         self.last_server_date: str | None = None
         self.server_network: str | None = None
         self.paper: PaperStatus | None = None  # the exchange is a mirror of another (``paper``): its last word
+        self.faucet: FaucetMode | None = None  # the local exchange's faucet (``faucet``); None: no faucet said
+        self._heard = asyncio.Event()  # set by the first answer: its headers say whether there is a faucet
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
         if transport is None and not _proxied():
@@ -218,6 +222,8 @@ class HttpClient:
         self.last_server_date = resp.headers.get("date")
         self._observe_network(resp.headers)
         self.paper = parse_paper(resp.headers.get(PAPER_HEADER))
+        self.faucet = parse_faucet(resp.headers.get(FAUCET_HEADER))
+        self._heard.set()
         self._check(endpoint, resp)
         return resp.content
 
@@ -264,6 +270,31 @@ class HttpClient:
     async def explorer(self, method: str, **params: Any) -> Any:
         """Call /explorer ``method``; parameters that are None are left out."""
         return await self.post("explorer", {"method": method, "params": _clean(params)})
+
+    async def heard(self) -> None:
+        """Return once the exchange has answered once (any answer, an error included): its headers were read."""
+        await self._heard.wait()
+
+    async def request_funds(self, address: str, amount: Decimal | None = None, *, once: bool = False) -> FaucetAnswer:
+        """Fund ``address`` through the local exchange's faucet (``faucet``); ``once``: only if it never funded it.
+        ``ApiError`` when the exchange refuses, or has no faucet (the real one has none)."""
+        body: dict[str, Any] = {"address": address}
+        if amount is not None:
+            body["amount"] = str(amount)
+        if once:
+            body["once"] = True
+        try:
+            content = await self.send("faucet", body)
+        except ApiError as exc:
+            if self.faucet is None and not isinstance(exc, RateLimited | Banned):
+                raise ApiError(
+                    exc.status, f"the exchange at {self.base_url} has no faucet (only xtui sim has one)"
+                ) from None
+            raise
+        try:
+            return msgspec.json.decode(content, type=FaucetAnswer)
+        except msgspec.DecodeError as exc:
+            raise ApiError(200, f"faucet: the answer is not a faucet's ({exc})") from None
 
     def sign(
         self, name: str, fields: dict[str, Any], *, signer: Signer | None = None, nonce: int | None = None

@@ -115,6 +115,7 @@ class Governor:
             "exchange": [Window(exchange_per_minute, 60)],
         }
         self.windows["explorer"] = self.windows["info"]  # [inf] explorer calls share the /info budget
+        self.windows["faucet"] = self.windows["exchange"]  # the local exchange's faucet counts as an action
         self._resume_at = 0.0
         self._banned_until: float | None = None
 

@@ -377,7 +377,8 @@ def _cpu(url: str, seconds: float) -> dict[str, Any]:
 
     async def main(app: XtuiApp) -> None:
         async with Client(url, signer=app.client.signer, testnet=app.client.testnet) as c:
-            await c.cancel_all()  # an account the exchange knows (its first signed action funds it)
+            if c.acting_for is not None:
+                await c.request_funds(c.acting_for, once=True)  # the exchange's faucet (``api.faucet``)
         market = app.feed.state.market
         async with app.run_test(headless=True, size=SIZE):
             await _showing_data(app, book=False)
@@ -427,8 +428,9 @@ def _load(url: str, hz: float) -> None:
     async def main() -> None:
         governor = Governor(info_per_minute=big, info_per_hour=big, exchange_per_minute=big)
         # the exchange is a default `xtui sim`: it plays testnet
-        async with Client(url, signer=Signer.generate(), governor=governor, testnet=True) as c:
-            await c.cancel_all()  # the faucet
+        signer = Signer.generate()
+        async with Client(url, signer=signer, governor=governor, testnet=True) as c:
+            await c.request_funds(signer.address)  # the exchange's faucet (``api.faucet``)
             [ticker] = await c.ticker("BTC-PERP")
             price = int(ticker.mark_price * 9 / 10)  # rests well inside the exchange's price band
             sys.stdout.write("ready\n")

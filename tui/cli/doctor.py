@@ -45,7 +45,7 @@ CLOCK_FAIL_MS = 30_000  # actions expire 60 s after their nonce (local time): ha
 AGENT_WARN_MS = 86_400_000  # an agent expiring within a day is worth a warning
 PUBLIC_HOSTS = {MAINNET.api: "mainnet", TESTNET.api: "testnet"}
 NO_ACCOUNT = "no account to check: give --address ADDR or --key-env VAR, or a profile's account or keystore"
-NEW_ACCOUNT = "on xtui sim a new account is funded by its first signed action"
+NEW_ACCOUNT = "on xtui sim: `xtui sim faucet ADDR --url URL` funds it; under --faucet auto its first signed action does"
 APPROVE = "approve it first (the Agents screen, G)"
 
 

@@ -99,8 +99,8 @@ class Feed:
     # ---- the contract ---------------------------------------------------------------------------
 
     def account_opens_with(self, opening: Awaitable[Any]) -> None:
-        """Look at the account only once ``opening`` is done (the local exchange's faucet, which funds it on its
-        first signed action): the market loads meanwhile, and the account's first picture is the funded one."""
+        """Look at the account only once ``opening`` is done (the local exchange's faucet request, which funds it):
+        the market loads meanwhile, and the account's first picture is the funded one."""
         self._account_opening = asyncio.ensure_future(opening)
 
     async def run(self) -> None:

@@ -13,11 +13,16 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from tui.api.decimals import is_plain_decimal
+from tui.api.faucet import FAUCET_MODES, FaucetMode
 
+from .engine.rules import BATCH_RULES, CLOID_RULES
+from .faucet_command import add_faucet_command, run_faucet
 from .fault_options import add_fault_arguments, plan_from_args
 from .grammar import int_text
 from .server.network import DEFAULT_NETWORK, NETWORKS
 from .server.ratelimit import Limits
+
+DEFAULT_FAUCET_USDC = Decimal(100_000)
 
 
 def _decimal(text: str) -> Decimal:
@@ -79,6 +84,16 @@ def _speed(text: str) -> float:
     return x
 
 
+def _faucet(text: str) -> str | Decimal:
+    """auto, explicit, or (as before the modes) an amount of USDC, which means auto with that amount."""
+    if text in FAUCET_MODES:
+        return text
+    try:
+        return _decimal(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be auto, explicit or an amount of USDC: {text[:40]!r}") from None
+
+
 def _source(text: str) -> str:
     from .mirror.source import source_url  # not at import: ``xtui``'s parser is built on every start
 
@@ -95,7 +110,42 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed", type=_whole, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
     )
-    p.add_argument("--faucet", type=_decimal, default=Decimal(100_000), help="USDC a new account receives")
+    p.add_argument(
+        "--faucet",
+        type=_faucet,
+        default="auto",
+        metavar="auto|explicit",
+        help="auto (default): any new signer is funded on its first signed action; explicit: only an address funded "
+        "by `xtui sim faucet ADDR` (POST /faucet) exists, any other signer gets 'account does not exist', as live "
+        "(a number is still read as auto with that many USDC)",
+    )
+    p.add_argument(
+        "--faucet-usdc",
+        type=_decimal,
+        default=None,
+        metavar="AMOUNT",
+        help=f"USDC the faucet gives (default {DEFAULT_FAUCET_USDC})",
+    )
+    p.add_argument(
+        "--sorted-keys",
+        action="store_true",
+        help="also accept a signature over the action with its keys sorted (off: only what was sent is verified; "
+        "the exchange's rule is uncertain, docs/sim-rules.md)",
+    )
+    p.add_argument(
+        "--batch",
+        choices=BATCH_RULES,
+        default="all-or-nothing",
+        help="a placeOrder of several with one order that fails its own checks: refuse them all (default), or "
+        "refuse that one and place the others",
+    )
+    p.add_argument(
+        "--duplicate-cloid",
+        choices=CLOID_RULES,
+        default="accept",
+        help="an order whose cloid an open order of the account carries: accept it (default; a cancel by that cloid "
+        "cancels all) or refuse it",
+    )
     p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
     p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
     p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
@@ -152,9 +202,11 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "--network",
         choices=NETWORKS,
         default=DEFAULT_NETWORK,
-        help="the network played: a new key's signature is read under its source (default testnet)",
+        help="the network played: every signature is read under its source only, and one signed for the other "
+        "network is refused in words (default testnet)",
     )
     add_fault_arguments(p)
+    add_faucet_command(p, _decimal)
     g = p.add_argument_group("rate limits (per client address)")
     g.add_argument("--exchange-per-minute", type=_positive_int, default=d.exchange_per_minute)
     g.add_argument("--info-per-minute", type=_positive_int, default=d.info_per_minute)
@@ -177,7 +229,19 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
     )
 
 
+def faucet_from_args(args: argparse.Namespace) -> tuple[FaucetMode, Decimal] | None:
+    """(mode, USDC per funding) from --faucet and --faucet-usdc; None when both give an amount."""
+    if isinstance(args.faucet, Decimal):
+        if args.faucet_usdc is not None:
+            return None
+        return "auto", args.faucet
+    mode: FaucetMode = "explicit" if args.faucet == "explicit" else "auto"
+    return mode, DEFAULT_FAUCET_USDC if args.faucet_usdc is None else args.faucet_usdc
+
+
 def run_from_args(args: argparse.Namespace) -> int:
+    if getattr(args, "sim_command", None) == "faucet":
+        return run_faucet(args)
     import gc
 
     from .clock import Clock, FrozenClock, SystemClock
@@ -213,11 +277,19 @@ def run_from_args(args: argparse.Namespace) -> int:
         except OSError as exc:
             sys.stderr.write(f"xtui sim: cannot record to {args.record}: {exc.strerror or exc}\n")
             return 2
+    faucet = faucet_from_args(args)
+    if faucet is None:
+        sys.stderr.write("xtui sim: give the faucet's amount once: --faucet AMOUNT or --faucet-usdc AMOUNT\n")
+        return 2
     config = SimConfig(
         host=args.host,
         port=args.port,
         seed=args.seed,
-        faucet=args.faucet,
+        faucet=faucet[1],
+        faucet_mode=faucet[0],
+        sorted_keys=args.sorted_keys,
+        batch=args.batch,
+        duplicate_cloid=args.duplicate_cloid,
         block_ms=args.block_ms,
         market=not args.quiet_market,
         network=args.network,
@@ -247,6 +319,9 @@ def run_from_args(args: argparse.Namespace) -> int:
             sys.stderr.write(f"market seed {sim.seed} (--seed {sim.seed} plays the same market again)\n")
         if config.faults.active:  # before anything else a client sees: a faulty run is not a slow exchange
             sys.stderr.write(f"FAULTS: {sim.faults_line}\n")
+        rules = config.rules_in_force()
+        if rules:  # a run that is stricter or laxer than the defaults says so, so nobody mistakes one for the other
+            sys.stderr.write(f"rules: {', '.join(rules)} (docs/sim-rules.md)\n")
         sys.stderr.flush()
         sys.stdout.write(f"listening on {url}\n")
         sys.stdout.flush()

@@ -164,7 +164,7 @@ class XtuiApp(LeanApp[None]):
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         if self.session.fund:
-            self.feed.account_opens_with(self._open_demo_account())
+            self.feed.account_opens_with(self._fund_from_faucet())
         self.run_worker(self.feed.run(), name="feed", group="feed", exit_on_error=False)
 
     async def switch_session(self, session: Session) -> None:
@@ -229,14 +229,19 @@ class XtuiApp(LeanApp[None]):
             if session.owns_client:
                 await session.client.aclose()
 
-    async def _open_demo_account(self) -> None:
-        """The local exchange funds an account on its first signed action: a harmless one is sent. The feed
-        loads the market meanwhile and looks at the account once this is answered: one round of account queries
-        at start-up, which sees the funds (the faucet's own refresh, beside the feed's, made two)."""
+    async def _fund_from_faucet(self) -> None:
+        """An exchange with a faucet (``xtui sim`` says so in ``X-Xtui-Faucet``) funds the key's own account by the
+        faucet request (once: an address it funded before gets nothing more) before the feed first looks at the
+        account, so the order form shows the funds, not "available 0.00". The first answer of the feed's market
+        load says whether there is a faucet; an exchange without one is asked nothing."""
+        client, account = self.client, self.session.account
+        await client.heard()
+        if client.faucet is None or account is None:
+            return
         try:
-            await self.client.cancel_all()
+            await client.request_funds(account, once=True)
         except ClientError as exc:
-            self.notify(f"Could not open the demo account: {exc}", severity="error", markup=False)
+            self.notify(f"Could not fund the account from the exchange's faucet: {exc}", severity="error", markup=False)
 
     def _network_mismatch(self, warning: str) -> None:
         """The exchange plays another network than xtui signs for: every order would go to another account."""

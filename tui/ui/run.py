@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from tui.api.endpoints import MAINNET, TESTNET
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, Launch, apply_flags, check_names, identity
 from tui.config.profiles import resolve
@@ -89,11 +90,17 @@ def dashboard_app(
         demo_key=ident.demo_key,
         options=launch.options,
         wall_clock=wall_clock,
-        fund=profile.builtin_exchange and ident.signer is not None,
+        fund=_own_key(ident) and ends.api not in (MAINNET.api, TESTNET.api),  # the real exchange has no faucet
         close_client=own,
         feed_options=feed_options or {},
     )
     return XtuiApp(session, themes=xtui_themes())
+
+
+def _own_key(ident: Identity) -> bool:
+    """Whether the dashboard trades with the account's own key (not an agent's for another account)."""
+    signer = ident.signer
+    return signer is not None and (ident.account is None or ident.account.lower() == signer.address.lower())
 
 
 def local_exchange(launch: Launch) -> ExchangeProcess | None:

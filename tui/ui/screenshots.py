@@ -50,7 +50,7 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
         signer = Signer(SCREENSHOT_KEY)
         testnet = sim.config.network == "testnet"
         async with Client(sim.url, signer=signer, clock_ms=clock.now_ms, testnet=testnet) as client:
-            await client.cancel_all()  # the faucet
+            await client.request_funds(signer.address)  # the exchange's faucet (``tui.api.faucet``)
             book = await client.orderbook("BTC-PERP", depth=5)
             bid, ask = book.bids[4].price, book.asks[0].price
             await client.place_order([order_item(1, "b", bid, "0.05", cloid="demo-bid")])

@@ -61,7 +61,7 @@ class Session(msgspec.Struct, frozen=True):
     profile: str  # the name the header shows; the stores are kept per profile
     mainnet: bool  # the header draws the name in red
     demo_key: bool  # the header says the key is the built-in demo one
-    fund: bool  # one harmless signed action first: the local exchange's faucet funds the account on it
+    fund: bool  # the key's own account: funded by the exchange's faucet request first, when it says it has one
     options: DashboardOptions
     clock: Callable[[], float]  # monotonic seconds: dates the panes' data
     wall_clock: Callable[[], float]  # epoch seconds: compared with the exchange's time

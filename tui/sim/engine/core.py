@@ -185,21 +185,28 @@ class ExchangeCore:
 
     # ----------------------------------------------------------------- ledger
     def ensure_account(self, address: str) -> bool:
-        """Called by the server on an address's signed actions: the first time, credit the faucet.
+        """Called by the server on an address's signed actions under the ``auto`` faucet: the first time, fund it.
 
         The faucet is ``config.faucet_usdc`` USDC of derivatives collateral plus ``config.faucet_spot``
         spot balances. It is given once per address, even to an address that already received a transfer.
         Returns True if the faucet was credited now.
         """
+        return self.faucet(address, once=True)
+
+    def faucet(self, address: str, usdc: Decimal | None = None, *, once: bool = False) -> bool:
+        """Fund ``address`` (created if new) with ``usdc`` USDC of derivatives collateral (default
+        ``config.faucet_usdc``) and the ``config.faucet_spot`` spot balances; ``once``: only if the faucet never
+        funded it. Returns True if it was funded now."""
         acct = self.account(address)
-        if acct.fauceted:
+        if once and acct.fauceted:
             return False
         acct.fauceted = True
         cfg = self.config
-        if cfg.faucet_usdc:
-            self.mint(acct, USDC_ID, cfg.faucet_usdc, spot=False)
-        for cid, amount in cfg.faucet_spot:
-            self.mint(acct, cid, amount, spot=True)
+        amount = cfg.faucet_usdc if usdc is None else usdc
+        if amount:
+            self.mint(acct, USDC_ID, amount, spot=False)
+        for cid, spot_amount in cfg.faucet_spot:
+            self.mint(acct, cid, spot_amount, spot=True)
         self.dirty_accounts.add(acct)
         return True
 

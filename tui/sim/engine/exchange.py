@@ -84,6 +84,7 @@ class Exchange:
         self.market = core.market
         self.collateral = core.collateral
         self.ensure_account = core.ensure_account
+        self.faucet = core.faucet
         self.audit = core.audit
         self.set_index_price = core.set_index_price
         self.set_mark_price = core.set_mark_price

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .rules import BatchRule, CloidRule
+
 D = Decimal
 
 # Decimal constants for dataclass defaults (Decimals are immutable, so sharing them is safe).
@@ -200,6 +202,8 @@ class MarketConfig:
     seed: int = 7
     faucet_usdc: Decimal = _D_100_000
     faucet_spot: tuple[tuple[int, Decimal], ...] = _FAUCET_SPOT
+    batch: BatchRule = "all-or-nothing"  # one bad order in a batch (``rules``)
+    duplicate_cloid: CloidRule = "accept"  # a cloid an open order of the account already carries (``rules``)
     default_leverage: int = 10
     #: Limit prices must lie within mark*(1 -+ band).
     price_band: Decimal = _D_0_5

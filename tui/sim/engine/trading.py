@@ -6,10 +6,12 @@ ends with nothing filled, and like any TP/SL with a grouping ("normal" or "posit
 the position it protects is closed (see ``risk``).
 
 placeOrder with several orders: every order is first validated on its own (instrument, tick, lot, notional,
-flags); any failure there rejects the whole action. The orders are then executed in turn; an order that
+flags); under the ``all-or-nothing`` batch rule (the default, ``rules``) any failure there rejects the whole action,
+under ``per-order`` that order gets its error slot. The orders are then executed in turn; an order that
 fails a check that depends on state (margin, post-only would cross, FOK/IOC without liquidity, reduce-only
-without a position) gets ``{"error": message}`` in its ``status`` slot while the others proceed. If every
-order fails the action is ``Rejected`` and nothing changed. A single order is therefore all-or-nothing.
+without a position, a duplicate cloid under ``duplicate_cloid="refuse"``) gets ``{"error": message}`` in its
+``status`` slot while the others proceed. If every order fails the action is ``Rejected`` and nothing changed. A
+single order is therefore all-or-nothing.
 
 Matching is price-time priority. Self-trade prevention cancels the resting order of the same account
 ("cancel resting") and matching continues. A resting reduce-only order that can no longer reduce is
@@ -85,7 +87,7 @@ class Trading:
             return self.place_order(account, orders[0], broker, tx_type=tx_type)
         acct = core.account(account)
         now = core.clock.now_ms()
-        markets = [self._check_static(o) for o in orders]
+        markets = [self._checked(o) for o in orders]
         broker_acct, broker_rate = self._check_broker(acct, broker)
         tx: Tx | None = None
         statuses: list[dict[str, object]] = []
@@ -93,6 +95,8 @@ class Trading:
         entry: Order | None = None  # the batch's last order that is not a TP/SL: a bracket's entry
         for req, m in zip(orders, markets, strict=True):
             try:
+                if isinstance(m, Rejected):  # the per-order batch rule: its own check failed, the others go on
+                    raise m
                 order = self._prepare(acct, m, req, now, broker_acct, broker_rate)
             except Rejected as e:
                 statuses.append({"error": e.message})
@@ -109,6 +113,15 @@ class Trading:
         if tx is None:
             raise Rejected(first_error)
         return ActionResult(tx, tx_type, {"status": statuses})
+
+    def _checked(self, req: OrderRequest) -> Market | Rejected:
+        """A batch's order checked on its own: under ``per-order`` its refusal is kept for its slot, else raised."""
+        try:
+            return self._check_static(req)
+        except Rejected as e:
+            if self.core.config.batch == "all-or-nothing":
+                raise
+            return e
 
     def _check_static(self, req: OrderRequest, any_notional: bool = False) -> Market:
         """Checks that need no account state."""
@@ -159,6 +172,10 @@ class Trading:
     ) -> Order:
         """The order to submit, after every check that depends on state; mutates nothing."""
         size = req.size
+        if req.cloid and self.core.config.duplicate_cloid == "refuse":
+            same = next((o for o in acct.orders.values() if o.cloid == req.cloid and o.live), None)
+            if same is not None:
+                raise Rejected(f"cloid {req.cloid[:64]!r} is already used by open order {same.oid}")
         if m.is_perp and req.reduce_only and not req.trigger_px:
             size = self.reduce_cap(acct, m, req.is_buy)
             if not size:

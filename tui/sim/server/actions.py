@@ -18,7 +18,6 @@ from tui.api.decimals import is_plain_decimal
 from tui.api.signing import SigningError, action_digest, checksum_address, recover_digest
 
 from ..grammar import int_text
-from .network import Network, sources
 
 
 class BadRequest(Exception):
@@ -256,32 +255,40 @@ def codes_for(parsed: ParsedAction) -> tuple[int, ...]:
     return spec.codes()
 
 
-def recover_candidates(parsed: ParsedAction, network: Network) -> Iterable[tuple[str, int]]:
-    """(signer, code) for each way the request may have been signed, the exchange's own network first.
+def recover_candidates(parsed: ParsedAction, testnet: bool, *, sorted_keys: bool = False) -> Iterator[tuple[str, int]]:
+    """(signer, code) for each way the request may have been signed for the network ``testnet`` names: the action
+    as sent under each code it may carry, then (``sorted_keys``) with its keys sorted, when that differs.
 
     Any 65-byte signature recovers *some* address, so the caller picks the first candidate that is a
-    known account or agent, and falls back to the first one (a new account, read under the exchange's
-    own network) when none is.
+    known account or agent, and falls back to the first one (a new account) when none is.
     """
-    for net in sources(network):
-        for data in _variants(parsed.data):
-            for code in codes_for(parsed):
-                try:
-                    digest = action_digest(data, code, testnet=net)
-                except (OverflowError, TypeError, ValueError) as exc:  # the parse let through what cannot be signed
-                    raise BadRequest(f"action.data: cannot be signed as sent ({type(exc).__name__})") from None
-                try:
-                    yield recover_digest(digest, parsed.signature), code
-                except SigningError as exc:
-                    raise BadRequest(f"signature: {exc}") from None
+    variants = _variants(parsed.data) if sorted_keys else (parsed.data,)
+    for data in variants:
+        for code in codes_for(parsed):
+            try:
+                digest = action_digest(data, code, testnet=testnet)
+            except (OverflowError, TypeError, ValueError) as exc:  # the parse let through what cannot be signed
+                raise BadRequest(f"action.data: cannot be signed as sent ({type(exc).__name__})") from None
+            try:
+                yield recover_digest(digest, parsed.signature), code
+            except SigningError as exc:
+                raise BadRequest(f"signature: {exc}") from None
+
+
+def sorted_key_candidates(parsed: ParsedAction, testnet: bool) -> Iterator[tuple[str, int]]:
+    """(signer, code) for the action with its keys sorted, when that differs from what was sent (nothing else)."""
+    variants = list(_variants(parsed.data))
+    if len(variants) > 1:
+        yield from recover_candidates(
+            ParsedAction(parsed.spec, parsed.type_text, variants[1], parsed.nonce, parsed.signature), testnet
+        )
 
 
 def _variants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The action as sent, then (only if asked for: most signers are found on the first) with its keys sorted,
-    when that differs."""
+    """The action as sent, then with its keys sorted, when that differs."""
     yield data
     sorted_data = _sorted_keys(data)
-    if list(sorted_data) != list(data) or sorted_data != data:
+    if json.dumps(sorted_data) != json.dumps(data):  # key order differs somewhere, nested objects included
         yield sorted_data
 
 

@@ -18,6 +18,7 @@ from ..clock import Clock
 from ..engine import ActionResult, BrokerConfig, Exchange, OrderRequest
 from ..engine import Rejected as EngineRejected
 from ..engine.instruments import default_config
+from ..engine.rules import BatchRule, CloidRule
 from ..grammar import int_text
 from ..market import SyntheticMarket
 from .agent_keys import FormerAgent, FormerAgents
@@ -124,10 +125,13 @@ class Dispatcher:
         market: bool,
         mirror: Mirror | None = None,
         thin_book: bool = False,
+        batch: BatchRule = "all-or-nothing",
+        duplicate_cloid: CloidRule = "accept",
     ) -> None:
         self.clock = clock
         base = mirror.markets.config if mirror is not None else default_config(seed)
-        self.engine = Exchange(dataclasses.replace(base, faucet_usdc=faucet), clock)
+        config = dataclasses.replace(base, faucet_usdc=faucet, batch=batch, duplicate_cloid=duplicate_cloid)
+        self.engine = Exchange(config, clock)
         self.market: SyntheticMarket | None = None
         if mirror is not None:  # the source's prices, makers around them (a mirror always has its makers)
             from ..mirror.market import MirroredMarket  # it brings the HTTP client: paper trading only

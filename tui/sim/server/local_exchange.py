@@ -32,12 +32,15 @@ from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.types import ASGIApp
 
+from tui.api.faucet import FAUCET_HEADER, FAUCET_PATH, FaucetMode
 from tui.api.paper import PAPER_HEADER
 
 from ..clock import Clock, FrozenClock, SystemClock
+from ..engine.rules import BatchRule, CloidRule
 from ..mirror.config import MAX_MOVE_PCT, POLL_MS
 from .actions import BadRequest, ParsedAction, Rejected, parse_body
 from .dispatch import Dispatcher, QueryError
+from .faucet import faucet_answer
 from .fault_dice import ClockWaits, FaultDice, Waits, WallWaits
 from .fault_plan import FAULTS_HEADER, NO_FAULTS, FaultPlan
 from .faults import FaultyWire, fault_message
@@ -77,6 +80,20 @@ class SimConfig:
     faults: FaultPlan = NO_FAULTS  # ``--faults``: what goes wrong on purpose (``fault_plan``)
     fills: str = "queue"  # how a mirror fills resting orders: "queue" (``mirror.queue``) or "optimistic"
     stepped: bool = False  # the clock moves when a client says (POST /clock/step): a replay's ``--step``
+    # the rules the interface leaves open (docs/sim-rules.md): the defaults are what bots met so far
+    faucet_mode: FaucetMode = "auto"  # auto: a new signer is funded; explicit: only what POST /faucet funded exists
+    sorted_keys: bool = False  # also accept a signature over the action with its keys sorted (protocol-notes 2.5)
+    batch: BatchRule = "all-or-nothing"  # one bad order in a placeOrder of several (``engine.rules``)
+    duplicate_cloid: CloidRule = "accept"  # a cloid an open order of the account already carries
+
+    def rules_in_force(self) -> list[str]:
+        """The rules chosen away from their defaults, as the flags that chose them (the startup line names them)."""
+        default = SimConfig()
+        said = [f"--faucet {self.faucet_mode}"] if self.faucet_mode != default.faucet_mode else []
+        said += ["--sorted-keys"] if self.sorted_keys else []
+        said += [f"--batch {self.batch}"] if self.batch != default.batch else []
+        said += [f"--duplicate-cloid {self.duplicate_cloid}"] if self.duplicate_cloid != default.duplicate_cloid else []
+        return said
 
 
 MAX_STEP_MS = 86_400_000  # the longest one /clock/step may move the clock
@@ -116,13 +133,16 @@ class LocalExchange:
         if self.config.mirror is not None and mirror is None:
             raise ValueError("a mirror's source is read first: use open_exchange(config)")
         self.mirror = mirror
-        plan = self.config.faults
+        cfg = self.config
+        plan = cfg.faults
         self.dispatch = Dispatcher(
             self.clock,
             seed=self.seed,
-            faucet=self.config.faucet,
-            market=self.config.market,
+            faucet=cfg.faucet,
+            market=cfg.market,
             mirror=mirror,
+            batch=cfg.batch,
+            duplicate_cloid=cfg.duplicate_cloid,
             thin_book=plan.thin_book,
         )
         self.engine = self.dispatch.engine
@@ -137,13 +157,20 @@ class LocalExchange:
             network=self.config.network,
         )
         self.dispatch.set_publisher(self.hub.publish, self.hub.wanted)
-        self.actions = SignedActions(self.dispatch, self.clock, self.config.network)
+        self.actions = SignedActions(
+            self.dispatch, self.clock, cfg.network, faucet=cfg.faucet_mode, sorted_keys=cfg.sorted_keys
+        )
         self._next_block_ms = self.clock.now_ms() + self.config.block_ms
-        posts = {"/exchange": self._exchange, "/info": self._info, "/explorer": self._explorer}
-        if self.config.stepped:
+        posts = {
+            "/exchange": self._exchange,
+            "/info": self._info,
+            "/explorer": self._explorer,
+            FAUCET_PATH: self._faucet,
+        }
+        if cfg.stepped:
             posts["/clock/step"] = self._clock_step
         websocket = Starlette(routes=[WebSocketRoute("/ws/", self.hub.serve), WebSocketRoute("/ws", self.hub.serve)])
-        network = self.config.network
+        network, faucet_mode = cfg.network, cfg.faucet_mode
         self.app: ASGIApp = PostRoutes(websocket, posts)
         # the faults' own seed, else the market's: one seed plays the same market and the same faults again
         self.faults = FaultDice(plan, plan.seed if plan.seed is not None else self.seed)
@@ -152,6 +179,7 @@ class LocalExchange:
             said = self.faults_line
             self.app = ResponseHeader(FaultyWire(self.app, self.faults, self.waits), FAULTS_HEADER, lambda: said)
         self.app = ResponseHeader(self.app, HEADER, lambda: network)
+        self.app = ResponseHeader(self.app, FAUCET_HEADER, lambda: faucet_mode)
         if mirror is not None:
             status = mirror.status
             self.app = ResponseHeader(self.app, PAPER_HEADER, lambda: status().header_value())
@@ -339,6 +367,15 @@ class LocalExchange:
         except QueryError as exc:
             return error(str(exc), 400, verdict.headers)
         return json_answer(result, 200, verdict.headers)
+
+    def _faucet(self, ip: str, raw: bytes) -> Answer:
+        """POST /faucet (``tui.api.faucet``): under the /exchange budget, since it changes the exchange's state."""
+        verdict = self.limiter.check_http(ip, "exchange")
+        if not verdict.allowed:
+            return _limited(verdict)
+        status, headers, payload = faucet_answer(self.engine, ip, raw)
+        self.dispatch.flush()  # the funded account's balance reaches its subscribers now
+        return status, {**(headers or {}), **verdict.headers}, payload
 
     def _info(self, ip: str, raw: bytes) -> Answer:
         return self._query(ip, raw, "info")

@@ -1,8 +1,8 @@
 """Which network the local exchange plays, and how it tells its clients.
 
-The network decides the signing source a new key is read under (protocol-notes 2.1: "Testnet" or
-"Mainnet"): a signature recovers *some* address under either source, so only the exchange's own network
-can say which account a new key is. Keys the exchange already knows are recognised under both.
+The network decides the signing source every signature is read under (protocol-notes 2.1: "Testnet" or
+"Mainnet"): a signature recovers *some* address under either source, and the exchange reads only its own
+(``signed_actions`` refuses, in words, one that is a known key's only under the other).
 
 Every HTTP response, the WebSocket upgrade included, carries ``X-Hotstuff-Network: <network>``; the
 WebSocket ``ping`` result carries ``"network": "<network>"``.
@@ -25,10 +25,9 @@ def is_testnet(network: Network) -> bool:
     return network == "testnet"
 
 
-def sources(network: Network) -> tuple[bool, bool]:
-    """The ``testnet`` flags to recover a signature under: the exchange's own network first."""
-    own = is_testnet(network)
-    return own, not own
+def other_network(network: Network) -> Network:
+    """The network this exchange does not play: what a misread signature was signed for."""
+    return "mainnet" if network == "testnet" else "testnet"
 
 
 class ResponseHeader:

@@ -1,10 +1,16 @@
 """POST /exchange after parsing: who signed, for which account, may they, is it fresh; then the envelope.
 
-A signature recovers *some* address under either signing source, so a key is read under the exchange's
-own network first. A key the exchange already knows (an account, a valid agent, a former agent) is
-recognised under either source; a new key becomes the account its signature recovers under the
-exchange's own network. A valid agent acts for its owner; what a revoked or expired agent signs is refused,
-naming the agent, its account and why (``agent_keys``).
+A signature recovers *some* address under either signing source, and only the source of the network the exchange
+plays is read, as the real exchange reads it (protocol-notes 9.7): a key the exchange knows (an account, a valid
+agent, a former agent) is recognised when it signed for this network. A signature that is a known key's only when
+read for the other network is refused, naming both networks ("signed for mainnet; this exchange plays testnet"),
+never applied to the stranger's account it recovers here, never funded. Likewise a signature that is a known key's
+only over the action with its keys sorted, unless ``sorted_keys`` (``--sorted-keys``) accepts that encoding too.
+
+Any other signer is a new account: under the ``auto`` faucet it is funded on this first action; under
+``explicit`` it is refused with "account does not exist" until a faucet request funds it (``faucet``). A valid
+agent acts for its owner; what a revoked or expired agent signs is refused, naming the agent, its account and why
+(``agent_keys``).
 """
 
 from __future__ import annotations
@@ -12,11 +18,19 @@ from __future__ import annotations
 from typing import Any
 
 from tui.api import wire
+from tui.api.faucet import FaucetMode
 
 from ..clock import Clock
-from .actions import ParsedAction, Rejected, codes_for, recover_candidates, verify_agent_signature
+from .actions import (
+    ParsedAction,
+    Rejected,
+    codes_for,
+    recover_candidates,
+    sorted_key_candidates,
+    verify_agent_signature,
+)
 from .dispatch import Dispatcher
-from .network import Network
+from .network import Network, is_testnet, other_network
 
 NONCES_KEPT = 10_000  # per signer; the oldest is forgotten, and from then on nothing at or below it is taken
 SUCCESS_INSTEAD_OF_ERROR = ("cancelByOid", "cancelByCloid")  # the interface's envelope for these
@@ -25,10 +39,20 @@ SUCCESS_INSTEAD_OF_ERROR = ("cancelByOid", "cancelByCloid")  # the interface's e
 class SignedActions:
     """Authorises and applies parsed actions; ``apply`` returns the envelope or raises ``Rejected``."""
 
-    def __init__(self, dispatch: Dispatcher, clock: Clock, network: Network) -> None:
+    def __init__(
+        self,
+        dispatch: Dispatcher,
+        clock: Clock,
+        network: Network,
+        *,
+        faucet: FaucetMode = "auto",
+        sorted_keys: bool = False,
+    ) -> None:
         self.dispatch = dispatch
         self.clock = clock
         self.network = network
+        self.faucet = faucet
+        self.sorted_keys = sorted_keys
         self._nonces: dict[str, dict[int, None]] = {}  # signer -> its newest nonces, in the order used
         self._floors: dict[str, int] = {}  # signer -> the highest nonce forgotten: nothing at or below it goes
 
@@ -58,7 +82,8 @@ class SignedActions:
                 oldest = next(iter(used))
                 del used[oldest]
                 self._floors[signer.lower()] = max(floor, oldest)
-            self.dispatch.ensure_account(account)
+            if self.faucet == "auto":
+                self.dispatch.ensure_account(account)
             result = self.dispatch.action(spec.name, account, parsed.data, code)
         except Rejected as exc:
             raise Rejected(str(exc), tx_type=code, address=account) from None
@@ -73,7 +98,7 @@ class SignedActions:
     def _authorise(self, parsed: ParsedAction, now: int) -> tuple[str, int, str, bool]:
         """(signer, code, account, as_agent): the first candidate the exchange knows, else a new account."""
         first: tuple[str, int] | None = None
-        for signer, code in recover_candidates(parsed, self.network):
+        for signer, code in recover_candidates(parsed, is_testnet(self.network), sorted_keys=self.sorted_keys):
             first = first or (signer, code)
             known = self.dispatch.known_key(signer, now)
             if known is not None:
@@ -82,7 +107,39 @@ class SignedActions:
                     raise Rejected(former.refusal(), tx_type=code, address=former.owner)
                 return signer, code, known[0], known[1]
         assert first is not None
-        return first[0], first[1], first[0], False
+        self._refuse_misread(parsed, now)
+        signer, code = first
+        if self.faucet == "explicit":
+            raise Rejected(
+                f"account does not exist: {signer} (this exchange funds only addresses its faucet was asked for: "
+                f"xtui sim faucet {signer})",
+                tx_type=code,
+            )
+        return signer, code, signer, False
+
+    def _refuse_misread(self, parsed: ParsedAction, now: int) -> None:
+        """Refuse, in words, a signature that is a known key's only when read another way than this exchange reads
+        it: for the other network, or (without ``sorted_keys``) over the action with its keys sorted."""
+        other = other_network(self.network)
+        for signer, code in recover_candidates(parsed, is_testnet(other), sorted_keys=self.sorted_keys):
+            known = self.dispatch.known_key(signer, now)
+            if known is not None:
+                raise Rejected(
+                    f"signed for {other}; this exchange plays {self.network}: read for {other} the signature is "
+                    f"account {known[0]}'s, so sign with the {self.network} source (nothing was applied)",
+                    tx_type=code,
+                )
+        if self.sorted_keys:
+            return
+        for signer, code in sorted_key_candidates(parsed, is_testnet(self.network)):
+            known = self.dispatch.known_key(signer, now)
+            if known is not None:
+                raise Rejected(
+                    f"signed over the action with its keys sorted; this exchange verifies the action as sent, in "
+                    f"its key order (account {known[0]}'s signature only when sorted; xtui sim --sorted-keys "
+                    "accepts both)",
+                    tx_type=code,
+                )
 
 
 def refused_envelope(parsed: ParsedAction | None, exc: Rejected) -> dict[str, Any]:
