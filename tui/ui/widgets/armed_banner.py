@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from textual.widget import Widget
 
-__all__ = ["ARMED_TEXT", "ArmedBanner"]
+__all__ = ["ARMED_TEXTS", "ArmedBanner"]
 
-ARMED_TEXT = (
-    "ARMED: orders go without confirmation · guards still hold · protective cancels, reversals and PANIC still ask"
-    " · ! disarms"
+# longest first: the first that fits the width is shown
+ARMED_TEXTS = (
+    "ARMED: orders go without confirmation · the guards still hold · stop removals, reversals and PANIC still ask"
+    " · ! disarms",
+    "ARMED: no order confirmations · guards hold · stop removals, reversals, PANIC still ask · ! disarms",
+    "ARMED: no order confirmations · guards hold · ! disarms",
+    "ARMED · ! disarms",
 )
 
 
-class ArmedBanner(Static):
+class ArmedBanner(Widget):
     """Shown only while armed; red, the colour kept for danger (mainnet, armed)."""
 
     DEFAULT_CSS = """
@@ -30,8 +34,9 @@ class ArmedBanner(Static):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(ARMED_TEXT, id=id, markup=False)
+    def render(self) -> str:
+        width = self.size.width
+        return next((text for text in ARMED_TEXTS if len(text) <= width), ARMED_TEXTS[-1])
 
     def arm(self, armed: bool) -> None:
         self.set_class(armed, "-armed")
