@@ -44,7 +44,8 @@ def test_past_the_loss_limit_only_reducing_orders_go() -> None:
     guards = Guards(daily_loss_limit=D(100))
     long = {"BTC-PERP": D("2")}
     said = refusal([plan("buy", "1")], guards, {}, D(-100))
-    assert said is not None and "daily loss limit reached" in said and "-100" in said
+    assert said is not None and "daily loss limit reached" in said and "-100.00 USDC" in said
+    assert "daily_loss_limit 100 USDC" in said
     assert refusal([plan("sell", "1")], guards, long, D(-100)) is None
     assert refusal([plan("sell", "1"), plan("sell", "1.5")], guards, long, D(-100)) is not None  # 2.5 > 2 together
     assert refusal([plan("buy", "5", reduce_only=True)], guards, {}, D(-100)) is None

@@ -80,14 +80,14 @@ def refusal(
             if plan.notional > cap:
                 return (
                     f"order value {_money(plan.notional)} USDC is above this profile's max_order_notional "
-                    f"{fmt_decimal(cap)} USDC: refused ({plan.describe()})"
+                    f"{fmt_decimal(cap)} USDC ({plan.describe()})"
                 )
     limit = guards.daily_loss_limit
     if limit is not None and day_pnl is not None and day_pnl <= -limit and not reduces_risk(plans, positions):
         return (
-            f"daily loss limit reached: PnL since 00:00 UTC {_money(day_pnl)} USDC is past this profile's "
-            f"daily_loss_limit -{fmt_decimal(limit)} USDC; only orders that reduce a position go "
-            "until 00:00 UTC"
+            f"daily loss limit reached: PnL since 00:00 UTC is {_money(day_pnl)} USDC, a loss of at least this "
+            f"profile's daily_loss_limit {fmt_decimal(limit)} USDC; only orders that reduce a position go until "
+            "00:00 UTC"
         )
     return None
 

@@ -71,13 +71,15 @@ class Desk:
 
     def refusal(self, plans: Sequence[OrderPlan]) -> str | None:
         """Why the profile's guards refuse ``plans`` (sent together); None when they may go. Armed or not."""
-        return self.guard.refusal(plans)
+        why = self.guard.refusal(plans)
+        if why is not None:
+            log.warning("guard refused: %s", why)
+        return why
 
     def guarded(self, plans: Sequence[OrderPlan]) -> bool:
         """Say so loudly when the profile's guards refuse ``plans``; True when refused (nothing is sent)."""
         why = self.refusal(plans)
         if why is not None:
-            log.warning("guard: %s", why)
             self.screen.notify(why, title="Refused by this profile's guard", severity="error", timeout=15, markup=False)
         return why is not None
 
