@@ -36,6 +36,8 @@ def test_the_maximum_notional_refuses_naming_the_limit() -> None:
     assert said is not None and "max_order_notional 999 USDC" in said and "1,000.00" in said
     assert refusal([plan("buy", "9.99")], guards, {}, None) is None
     assert refusal([plan("sell", "1", reduce_only=True), plan("buy", "10")], guards, {}, None) is not None
+    stop = OrderPlan(1, "BTC-PERP", "sell", "stop_loss", D(0), D(10), D(100), reduce_only=True, trigger=D(100))
+    assert refusal([stop], guards, {"BTC-PERP": D(10)}, None) is None  # a position's protection is never blocked
 
 
 def test_past_the_loss_limit_only_reducing_orders_go() -> None:

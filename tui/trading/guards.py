@@ -77,7 +77,8 @@ def refusal(
     cap = guards.max_order_notional
     if cap is not None:
         for plan in plans:
-            if plan.notional > cap:
+            protective = plan.reduce_only and plan.kind in ("take_profit", "stop_loss")  # never blocks a stop
+            if plan.notional > cap and not protective:
                 return (
                     f"order value {_money(plan.notional)} USDC is above this profile's max_order_notional "
                     f"{fmt_decimal(cap)} USDC ({plan.describe()})"
