@@ -1,8 +1,8 @@
 """The profile's guards hold on every order path, against the real local exchange: the maximum notional per
 order (the order form, a scale, a bracket, a close, an amend, each TWAP slice), the daily loss limit (only orders
 that reduce a position, said in the header), the liquidation-distance warning (an account event and the bell).
-Armed mode skips the order confirmations but never the guards, a protective cancel, a reversal or PANIC; the
-status bar shows an order's round trip once one is sent."""
+They hold on a paper mirror too. Armed mode skips the order confirmations but never the guards, a protective
+cancel, a reversal or PANIC; the status bar shows an order's round trip once one is sent."""
 
 from __future__ import annotations
 
@@ -10,15 +10,16 @@ from decimal import Decimal
 
 from textual.widgets import Input, Static
 
-from tests.conftest import ALICE_KEY
+from tests.conftest import ALICE_KEY, client_for
 from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.test_amend_close import buy_through_the_book, field
+from tests.ui.test_paper import _free_port
 from tests.ui.test_protect_cancel import long_with_a_stop
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server.local_exchange import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
 from tui.trading.twap import TwapSpec
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
@@ -255,3 +256,33 @@ async def test_armed_skips_confirmations_but_not_the_guards_or_the_questions_tha
         await pilot.press("n")
     assert len((await trader.open_orders(ALICE.address)).data) == 1  # the stop stays
     assert [p.size for p in await trader.positions(ALICE.address) if p.size] == [Decimal("0.011")]
+
+
+async def test_the_guards_hold_on_a_paper_mirror(clock: FrozenClock) -> None:
+    """Paper trading (the built-in exchange mirroring another's prices): an order of ~1,000 USDC over
+    max_order_notional 500 is refused there too, and the mirror has no order of it."""
+    source = LocalExchange(SimConfig(port=_free_port(), seed=3, market=False), FrozenClock())
+    await source.start()
+    source.engine.set_index_price("BTC-PERP", Decimal(100_000))
+    source.advance()
+    mirror = await open_exchange(SimConfig(seed=5, mirror=source.url), clock)
+    await mirror.start()
+    try:
+        mirror.step(250)
+        async with client_for(mirror, ALICE_KEY, clock) as client:
+            await client.cancel_all()  # the faucet
+            app = dashboard(client, mirror, clock, ALICE, max_order_notional=CAP)
+            async with app.run_test(size=(140, 40)) as pilot:
+                await feed_ready(app)
+                state = app.feed.state
+                await settle(pilot, lambda: state.status.paper is not None and state.market.book.loaded, what="paper")
+                await pilot.press("b")
+                await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+                app.screen.query_one("#price", Input).value = "99000"
+                await pilot.click("#size")
+                await pilot.press(*"0.01", "enter")
+                await settle(pilot, lambda: "max_order_notional 500 USDC" in send_error(app), what="the refusal")
+            assert (await client.open_orders(ALICE.address)).data == []
+    finally:
+        await mirror.stop()
+        await source.stop()
