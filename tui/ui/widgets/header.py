@@ -60,7 +60,7 @@ class ProfileHeader(FeedLine):
         self.demo_key = demo_key
         self.mainnet = mainnet
         self.read_only = read_only
-        self.note = note  # what the profile's guards say now (the daily loss limit reached), shown last
+        self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
 
     def _signer(self, account: str | None) -> Content:
         if self.read_only:
@@ -93,6 +93,7 @@ class ProfileHeader(FeedLine):
             Content.assemble(
                 ("xtui ", "bold"),
                 (f" {self.profile} ", profile_style),
+                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),  # first
                 self._paper(status.paper),
                 "  account ",
                 (short_address(account), "bold"),
@@ -102,6 +103,5 @@ class ProfileHeader(FeedLine):
                 (f"{dot} {status.connection}", colour),
                 "  ",
                 (self.state.market.selected, "bold $accent"),
-                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),
             )
         )

@@ -73,6 +73,10 @@ class StatusBar(FeedLine):
             if (at := status.updated.get(topic)) is None or now - at > STALE_AFTER_S
         ]
         parts.extend([(text, "$stale") for text in old] if old else [(" data fresh", "$foreground")])
+        if self._latency is not None:  # before the rate budget: a narrow terminal keeps it
+            self._latency.observe(self.state.account.socket_seen)
+            if said := self._latency.words():
+                parts.extend([" │ ", said])
         rate = status.rate
         if rate is not None:
             used = rate.info_1m
@@ -85,10 +89,7 @@ class StatusBar(FeedLine):
                 parts.append((f" BANNED {math.ceil(ban)}s", "bold $error"))
         if status.clock_drift_ms is not None and not warning:
             parts.extend([" │ ", f"drift {status.clock_drift_ms:+d}ms"])
-        if self._latency is not None:
-            self._latency.observe(self.state.account.socket_seen)
-            if said := self._latency.words():
-                parts.extend([" │ ", said])
+
         if status.last_error:
             parts.extend([" │ ", (status.last_error, "$error")])
         self.show(Content.assemble(*parts))
