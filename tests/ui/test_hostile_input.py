@@ -198,7 +198,7 @@ async def test_wallet_forms(sim: LocalExchange, clock: FrozenClock, trader: Clie
         form = await open_form(pilot, "t")
         await refused_in_place(pilot, form, {"amount": "10", "destination": BOB.address}, ["amount", "destination"])
         await pilot.press("escape")
-        form = await open_form(pilot, "w")
+        form = await open_form(pilot, "o")
         await refused_in_place(pilot, form, {"amount": "10", "chain": "1"}, ["amount", "chain"])
 
 

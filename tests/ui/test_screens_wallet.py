@@ -105,7 +105,7 @@ async def test_internal_transfer_vault_deposit_redeem_and_withdraw(
         summary = await trader.account_summary(ALICE.address)
         assert not any(h.total_shares for h in summary.vault_balances.values())
 
-        form = await fill_form(pilot, "w", {"amount": "10", "chain": "5"})
+        form = await fill_form(pilot, "o", {"amount": "10", "chain": "5"})
         await pilot.press("enter")
         assert "chains 1, 42161, 11155111" in error_of(form)
         form.query_one("#field-chain", Input).value = "42161"

@@ -54,6 +54,9 @@ class DashboardOptions(msgspec.Struct, frozen=True):
     read_only: bool = False  # no order entry, cancels, closes or panic
     bell: frozenset[str] = DEFAULT_BELL  # the kinds of account event that ring the terminal bell
     low_bandwidth: bool = False  # fewer redraws a second and no depth bars (--low-bandwidth)
+    max_order_notional: Decimal | None = None  # the profile's guards (``tui.trading.guards``; None: off)
+    daily_loss_limit: Decimal | None = None
+    liquidation_warn_pct: Decimal | None = None
 
 
 def profile_name(url: str) -> str:
@@ -112,6 +115,9 @@ class Launch(msgspec.Struct, frozen=True):
             read_only=p.read_only,
             bell=self.settings.config.bell,
             low_bandwidth=p.low_bandwidth,
+            max_order_notional=p.max_order_notional,
+            daily_loss_limit=p.daily_loss_limit,
+            liquidation_warn_pct=p.liquidation_warn_pct,
         )
 
 

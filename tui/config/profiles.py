@@ -123,6 +123,9 @@ class ProfileConfig(msgspec.Struct, frozen=True):
     confirm_notional: Decimal = Decimal(50_000)  # USDC: ask before sending an order larger than this
     confirm_through_book_pct: Decimal = Decimal(2)  # ask before a limit price this far through the book
     max_slippage_pct: Decimal = Decimal(1)  # a market order (or close) fills at most this far beyond the best price
+    max_order_notional: Decimal | None = None  # guards (off: None): an order worth more USDC is refused,
+    daily_loss_limit: Decimal | None = None  # past this USDC loss since 00:00 UTC only risk-reducing orders go,
+    liquidation_warn_pct: Decimal | None = None  # a position within this % of its liquidation price is warned of
     keymap: dict[str, str] = msgspec.field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
     theme: str = "xtui"
     symbol: str = "BTC-PERP"

@@ -148,6 +148,11 @@ max_slippage_pct = "1"            # market orders and closes fill at most this m
 theme = "xtui"                    # xtui, xtui-light, xtui-colorblind, xtui-mono or a theme file's name
 symbol = "BTC-PERP"               # the instrument shown first
 low_bandwidth = false             # true for links under 100 kbit/s: 2 redraws a second, no depth bars
+# Guards (each off unless set; the dashboard applies them to every order it sends, armed mode included):
+# max_order_notional = "25000"    # USDC: an order worth more is refused, not asked (TP/SL, PANIC excepted)
+# daily_loss_limit = "1000"       # USDC: once the PnL since 00:00 UTC is this far below zero, only orders that
+#                                 # reduce a position go until the next UTC day (the header says so)
+# liquidation_warn_pct = "5"      # bell and an event when a position's mark comes within 5% of its liquidation
 
 # Keys can be remapped per profile: binding id = "key" or "key1,key2".
 # [profiles.local.keymap]

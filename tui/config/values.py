@@ -213,6 +213,9 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "confirm_notional": _decimal(MAX_NOTIONAL),
     "confirm_through_book_pct": _decimal(Decimal(100)),
     "max_slippage_pct": _decimal(Decimal(50)),
+    "max_order_notional": _above_zero(MAX_NOTIONAL),  # USDC: a larger order is refused (off when not set)
+    "daily_loss_limit": _above_zero(MAX_NOTIONAL),  # USDC lost since 00:00 UTC: then only risk-reducing orders
+    "liquidation_warn_pct": _above_zero(Decimal(100)),  # bell and event when the mark is this near liquidation
     "theme": _pattern(_THEME, "a theme name"),
     "symbol": _pattern(_SYMBOL, "an instrument symbol"),
 }

@@ -244,6 +244,10 @@ class EventLog:
         self.recent.append(event)
         return event
 
+    def note(self, event: AccountEvent) -> AccountEvent:
+        """An event the dashboard itself finds (a liquidation-distance warning): kept and announced as the rest."""
+        return self._add(event)
+
     def history(self, fills: Iterable[Fill], orders: Iterable[Order]) -> None:
         """The account as first loaded: its fills and open orders are known, not news. From now on, live."""
         for f in fills:

@@ -260,6 +260,7 @@ class FrameHandlers:
         account, instruments = self._state.account, self._state.market.instruments
         told = unknown = False
         for o in orders:
+            account.sighted(o.cloid, now)
             prev = account.order(o.order_id)
             unknown = not account.apply_order(o, now) or unknown
             told = account.events.order(o, prev, instruments.get(o.instrument), now) is not None or told
@@ -294,6 +295,8 @@ class FrameHandlers:
             return self._core.bad("fills", ValueError(why))
         now = self._core.clock()
         account, instruments = self._state.account, self._state.market.instruments
+        for f in fills:
+            account.sighted(f.cloid, now)
         if any([account.apply_fill(f) for f in fills]):
             self._core.touch("fills", now)
             self._core.touch("orders", now)

@@ -62,6 +62,7 @@ __all__ = [
 TOPICS = ("markets", "book", "trades", "chart", "positions", "orders", "account", "status", "fills", "events")
 TRADES_KEPT = 200
 FILLS_KEPT = 200
+SIGHTINGS_KEPT = 500  # cloids whose first push time is kept
 FUNDING_KEPT = 500  # the account's funding records: what positions have paid since they opened
 CANDLES_KEPT = 1_000
 TAPE_MARKS_KEPT = 8  # reconnects marked on the tape; older ones have scrolled away with their trades
@@ -203,6 +204,15 @@ class AccountState(msgspec.Struct):
     _position_pushes: dict[tuple[int, str], tuple[float, Position | None]] = msgspec.field(default_factory=dict)
     _summary_pushed: float = float("-inf")
     _ended: collections.OrderedDict[int, str] = msgspec.field(default_factory=collections.OrderedDict)
+    # cloid -> when the socket first showed an order or fill of it (the feed's clock): the status bar's latency
+    socket_seen: collections.OrderedDict[str, float] = msgspec.field(default_factory=collections.OrderedDict)
+
+    def sighted(self, cloid: str, now: float) -> None:
+        """The socket showed an order or fill with ``cloid`` (the first time is kept, a few hundred at most)."""
+        if cloid and cloid not in self.socket_seen:
+            self.socket_seen[cloid] = now
+            if len(self.socket_seen) > SIGHTINGS_KEPT:
+                self.socket_seen.popitem(last=False)
 
     # ---- pushes -----------------------------------------------------------------------------------
 

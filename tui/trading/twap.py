@@ -11,7 +11,8 @@ exchange's. A slice whose answer was lost (a timeout, a dropped connection) or w
 leaves the TWAP waiting, and saying so ("slice 3 unconfirmed: waiting for the exchange"), until the record
 answers; a slice signs a short ``expiresAfter`` (``slice_expiry_s``) so that one the exchange never saw is
 known not to have happened soon after. So a TWAP never trades more than its total, whatever the network does.
-It stops at the first refusal by the exchange and says why; pause, resume and cancel act before the next
+It stops at the first refusal by the exchange, or by the profile's guards (asked before each slice), and says
+why; pause, resume and cancel act before the next
 slice. ``on_change`` tells the app.
 """
 
@@ -105,6 +106,7 @@ class TwapRunner:
         rng: random.Random | None = None,
         slice_expiry_s: float = SLICE_EXPIRY_S,
         settle_retry_s: float = SETTLE_RETRY_S,
+        guard: Callable[[list[OrderPlan]], str | None] | None = None,
     ) -> None:
         self.client = client
         self.account = account
@@ -115,6 +117,7 @@ class TwapRunner:
         self.rng = rng or random.Random()
         self.slice_expiry_s = slice_expiry_s
         self.settle_retry_s = settle_retry_s
+        self.guard = guard  # the profile's guards, asked before every slice (a refusal stops the TWAP)
         self.twaps: list[Twap] = []
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._wake: dict[int, asyncio.Event] = {}
@@ -211,6 +214,9 @@ class TwapRunner:
                 ctx.instrument_id, spec.symbol, spec.side, "market", bound, size, best, tif="IOC", cloid=cloid,
                 market=True,
             )  # fmt: skip
+            if self.guard is not None and (why := self.guard([plan])) is not None:
+                self._stop(twap, f"slice {n} refused by this profile's guard: {why}")
+                return
             expires = self.client.server_clock.now_ms() + int(self.slice_expiry_s * 1000)
             fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
             acked = False

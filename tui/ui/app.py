@@ -99,6 +99,7 @@ class XtuiApp(LeanApp[None]):
             policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
             clock=session.clock,
             wall_clock=session.wall_clock,
+            guard=session.guard,
         )
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)

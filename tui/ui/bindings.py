@@ -17,7 +17,7 @@ from tui.ui.screens.help import KeyHelp
 if TYPE_CHECKING:
     from textual.app import App
 
-__all__ = ["APP_BINDINGS", "KeyHelp", "binding_ids", "key_catalogue", "scopes"]
+__all__ = ["APP_BINDINGS", "SHADOWS", "KeyHelp", "binding_ids", "contexts", "key_catalogue", "key_clashes", "scopes"]
 
 APP_BINDINGS: list[BindingType] = [
     Binding("q", "quit_app", "Quit", id="quit", tooltip="Quit (asks first while an order is being sent)"),
@@ -54,6 +54,70 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
         *((name, screen.BINDINGS) for name, screen in screen_classes().items()),
         ("form", FormScreen.BINDINGS),
     ]
+
+
+# A dialog's own key standing in for the app's while it is open, on purpose: the help closes on ? and q.
+SHADOWS: frozenset[tuple[str, str]] = frozenset({("help", "question_mark"), ("help", "q")})
+
+
+def _merged(cls: type[Any]) -> list[BindingType]:
+    """A screen's or widget's bindings as Textual merges them, xtui's classes' own (Textual's own navigation keys,
+    which xtui's widgets replace on purpose, left out), the most derived last."""
+    out: list[BindingType] = []
+    for klass in reversed(cls.__mro__):
+        if "BINDINGS" in klass.__dict__ and klass.__module__.startswith("tui."):
+            out += klass.__dict__["BINDINGS"]
+    return out
+
+
+@cache
+def contexts() -> dict[str, list[list[BindingType]]]:
+    """Every place keys act, with the bindings in effect there, nearest first: the focused widget's (where it has
+    its own), its screen's and the app's. Built from ``scopes``, the one table of every binding."""
+    from tui.ui.screens.catalogue import screen_classes
+    from tui.ui.screens.confirm import ConfirmScreen
+    from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.help import HelpScreen
+    from tui.ui.screens.main import MainScreen
+    from tui.ui.screens.order_form import OrderFormScreen
+    from tui.ui.screens.prompt import PromptScreen
+    from tui.ui.widgets.book import OrderBookPane
+    from tui.ui.widgets.book_lines import BookLines
+    from tui.ui.widgets.depth_chart import DepthChart
+    from tui.ui.widgets.key_table import KeyTable
+    from tui.ui.widgets.markets import MarketsPane
+
+    main = _merged(MainScreen)
+    book = _merged(OrderBookPane)
+    places: dict[str, list[list[BindingType]]] = {
+        "dashboard": [main, APP_BINDINGS],
+        "markets": [_merged(MarketsPane), main, APP_BINDINGS],
+        "order book": [_merged(BookLines), book, main, APP_BINDINGS],
+        "depth chart": [_merged(DepthChart), book, main, APP_BINDINGS],
+        "order form": [_merged(OrderFormScreen), APP_BINDINGS],
+        "confirm": [_merged(ConfirmScreen), APP_BINDINGS],
+        "prompt": [_merged(PromptScreen), APP_BINDINGS],
+        "form": [_merged(FormScreen), APP_BINDINGS],
+        "help": [_merged(KeyTable), _merged(HelpScreen), APP_BINDINGS],
+    }
+    places.update((name, [_merged(screen), APP_BINDINGS]) for name, screen in screen_classes().items())
+    return places
+
+
+def key_clashes(keymap: Mapping[str, str] | None = None) -> list[str]:
+    """Every key that two bindings in effect in one place share (after ``keymap``), in words; the deliberate
+    ``SHADOWS`` aside. Empty: every key does one thing wherever it is pressed."""
+    keymap = keymap or {}
+    out = []
+    for place, layers in contexts().items():
+        seen: dict[str, str] = {}
+        for b in (b for layer in layers for b in _bindings(layer)):
+            name = b.id or b.action
+            for key in (k.strip() for k in keymap.get(b.id or "", b.key).split(",")):
+                if key in seen and seen[key] != name and (place, key) not in SHADOWS:
+                    out.append(f"{place}: {key!r} is both {seen[key]} and {name}")
+                seen.setdefault(key, name)
+    return out
 
 
 def _bindings(items: Iterable[BindingType]) -> list[Binding]:

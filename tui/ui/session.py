@@ -22,6 +22,7 @@ from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
 from tui.trading.context import order_context
+from tui.trading.guards import Guards, OrderGuard
 from tui.trading.twap import Twap, TwapRunner
 
 __all__ = ["Listener", "Relay", "Session", "SessionParts", "open_session"]
@@ -68,6 +69,7 @@ class Session(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
+    guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
 
@@ -114,10 +116,14 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         wall_clock=wall_clock,
         **parts.get("feed_options", {}),
     )
+    guards = Guards(options.max_order_notional, options.daily_loss_limit, options.liquidation_warn_pct)
+    guard = OrderGuard(guards, feed.state, lambda: int(wall_clock() * 1000))
     twaps = None
     if signer is not None and account is not None and not options.read_only:
         slippage = options.slippage_pct
-        twaps = TwapRunner(client, account, lambda s: order_context(feed.state, s, slippage), relay.twap_changed)
+        twaps = TwapRunner(
+            client, account, lambda s: order_context(feed.state, s, slippage), relay.twap_changed, guard=guard.refusal
+        )
     return Session(
         client=client,
         feed=feed,
@@ -133,6 +139,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         alerts=AlertBook.load(alerts_path(data_dir(), profile)),
         watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
         twaps=twaps,
+        guard=guard,
         owns_client=parts.get("close_client", False),
         relay=relay,
     )

@@ -2,7 +2,8 @@
 
 A theme file has ``name`` and ``primary``, optionally the other Textual theme colours and ``dark``, and a
 ``variables`` table holding the trading colours every pane uses: ``bid``, ``ask``, ``up``, ``down`` and
-``stale``. Unknown keys are refused, so a typo does not silently fall back to a default.
+``stale``. Red (``error``) is kept for danger: the mainnet badge, armed mode, errors; selling and falling are not
+red in xtui's themes. Unknown keys are refused, so a typo does not silently fall back to a default.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ DEFAULT_THEME = "xtui"
 MAX_THEME_BYTES = 256 << 10  # a theme is ~1 KB
 SEMANTIC_DEFAULTS: dict[str, str] = {
     "bid": "#2ebd85",
-    "ask": "#f0524f",
+    "ask": "#c061cb",  # not red: red is kept for danger (mainnet, armed, errors)
     "up": "#2ebd85",
-    "down": "#f0524f",
+    "down": "#c061cb",
     "stale": "#6e7681",
 }
 _COLOURS = (

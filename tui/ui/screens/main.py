@@ -26,10 +26,12 @@ from tui.config.launch import DashboardOptions
 from tui.feed.events import notices
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
+from tui.trading.guards import OrderGuard
 from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.account_bar import AccountBar
+from tui.ui.widgets.armed_banner import ArmedBanner
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
 from tui.ui.widgets.fills import FillsPane
@@ -44,6 +46,7 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
+from .guard_post import GuardPost
 from .main_keys import MAIN_BINDINGS
 from .order_desk import Desk, OrderDesk
 
@@ -161,6 +164,7 @@ class MainScreen(LeanScreen[None]):
         low_bandwidth: bool = False,
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
+        guard: OrderGuard | None = None,
     ) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
@@ -180,17 +184,19 @@ class MainScreen(LeanScreen[None]):
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
-        self.desk = OrderDesk(
-            Desk(
-                self,
-                client,
-                feed.state,
-                refresh=feed.refresh_account,
-                policy=policy,
-                watch_only=signer is None,
-                read_only=read_only,
-            )
+        desk = Desk(
+            self,
+            client,
+            feed.state,
+            refresh=feed.refresh_account,
+            policy=policy,
+            watch_only=signer is None,
+            read_only=read_only,
+            guard=guard,
+            clock=clock,
         )
+        self.desk = OrderDesk(desk)
+        self.guards = GuardPost(self, desk)  # armed mode, the loss limit in the header, liquidation warnings
 
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
@@ -209,9 +215,11 @@ class MainScreen(LeanScreen[None]):
             demo_key=self._demo_key,
             mainnet=self._mainnet,
             read_only=self._read_only,
+            note=self.guards.header_note,
             id="header",
         )
         now_s = lambda: self._wall_clock() + (state.status.clock_drift_ms or 0) / 1000  # noqa: E731 (the exchange's)
+        yield ArmedBanner(id="armed")
         yield HeaderRow(header, FundingLine(state, view=self.funding, now_s=now_s, id="funding"))
         # grid cells fill in this order; the breakpoint classes move and hide them (see DEFAULT_CSS)
         with Container(id="grid"):
@@ -226,7 +234,7 @@ class MainScreen(LeanScreen[None]):
                 with TabPane("Fills", id=TABS["fills"]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
-        yield StatusBar(state, clock=self._clock, id="status")
+        yield StatusBar(state, clock=self._clock, latency=self.guards.desk.latency, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -235,6 +243,7 @@ class MainScreen(LeanScreen[None]):
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
+        self.run_worker(self.guards.seed_day(), name="day PnL", group="guards", exit_on_error=False)
 
     # ---- the feed ---------------------------------------------------------------------------------
 
@@ -316,6 +325,8 @@ class MainScreen(LeanScreen[None]):
     def _tick(self) -> None:
         self.query_one(StatusBar).dirty = True
         self.query_one(OpenOrdersPane).dirty = True
+        if self.guards.check_liquidations() and not self._announce_in:
+            self._announce_in = ANNOUNCE_TICKS  # announced (with the bell) as the account's other events are
         self._dim_stale()
 
     def _dim_stale(self) -> None:
@@ -362,7 +373,7 @@ class MainScreen(LeanScreen[None]):
 
     TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset({
         "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
-        "bracket", "attach_exits", "cancel_cloid", "close_position", "panic",
+        "bracket", "attach_exits", "cancel_cloid", "close_position", "panic", "toggle_armed",
     })  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -436,6 +447,9 @@ class MainScreen(LeanScreen[None]):
 
     def action_panic(self) -> None:
         self.desk.panic()
+
+    def action_toggle_armed(self) -> None:
+        self.guards.toggle_armed()
 
     def action_filter_markets(self) -> None:
         self.query_one(MarketsPane).start_filter()

@@ -31,6 +31,9 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Close all or part of the selected position, at market or at a limit price"),
     Binding("P", "panic", "PANIC", id="panic",
             tooltip="PANIC: cancel every open order and close every position (asks first)"),
+    Binding("exclamation_mark", "toggle_armed", "Arm", id="toggle_armed", show=False,
+            tooltip="Armed mode: orders go without confirmation (guards, protective cancels, reversals and PANIC "
+            "still ask); a red banner says so; again to disarm"),
     Binding("slash", "filter_markets", "Filter", id="filter_markets", show=False,
             tooltip="Filter the markets by typing"),
     Binding("g", "cycle_grouping", "Group", id="book_grouping", show=False,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from decimal import Decimal
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual import on
 from textual.app import ComposeResult
@@ -43,6 +43,15 @@ log = logging.getLogger("tui.ui")
 # fix here (accepted; or an outcome unknown, when sending again could place the order twice).
 Settled = Callable[[str | None], None]
 Send = Callable[[OrderPlan, Settled], None]  # how the form sends a plan
+
+
+class Gate(Protocol):
+    """The desk's say before an order goes: the profile's guards (final), then what to ask (armed asks less)."""
+
+    def refusal(self, plans: list[OrderPlan]) -> str | None: ...
+
+    def questions(self, plans: list[OrderPlan], ctx: OrderContext | None) -> list[str]: ...
+
 
 KIND_OPTIONS = [
     ("limit", "limit"),
@@ -134,8 +143,10 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         context: Callable[[], OrderContext | None],
         policy: ConfirmPolicy,
         send: Send,
+        gate: Gate | None = None,
     ) -> None:
         super().__init__()
+        self._gate = gate
         self._side = side
         self._price = price
         self._order_context = context
@@ -330,7 +341,14 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         plan = result.plan
         if plan is None:
             return
-        reasons = confirmation_reasons(plan, ctx, self._policy)
+        refused = self._gate.refusal([plan]) if self._gate is not None else None
+        if refused is not None:  # the profile's guard: said, never asked
+            self._error_line("send", f"Refused by this profile's guard: {refused}. Nothing was sent.")
+            return
+        if self._gate is not None:
+            reasons = self._gate.questions([plan], ctx)
+        else:
+            reasons = confirmation_reasons(plan, ctx, self._policy)
         if not reasons:
             self._send_plan(plan)
             return

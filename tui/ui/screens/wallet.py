@@ -1,6 +1,6 @@
 """The wallet screen: balances per collateral, the vaults and this account's shares, and the money moves.
 
-w withdraw · t transfer to another address · i internal transfer (spot <-> derivatives) · d deposit into the
+o withdraw (out) · t transfer to another address · i internal transfer (spot <-> derivatives) · d deposit into the
 selected vault · v redeem from it. Each is a form checked by ``WalletView``, then a confirmation that says
 what will move (default No); the result and its transaction hash stay on the result line.
 """
@@ -41,7 +41,7 @@ class WalletScreen(DataScreen):
     SIGNED_ACTIONS = frozenset({"withdraw", "transfer", "internal", "deposit", "redeem"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("w", "withdraw", "Withdraw", id="wallet.withdraw", tooltip="Withdraw collateral to a chain"),
+        Binding("o", "withdraw", "Withdraw", id="wallet.withdraw", tooltip="Withdraw collateral to a chain (out)"),
         Binding("t", "transfer", "Transfer", id="wallet.transfer", tooltip="Send collateral to another address"),
         Binding("i", "internal", "Spot<->Perp", id="wallet.internal",
                 tooltip="Move collateral between the spot and derivatives balances"),

@@ -8,6 +8,7 @@ source's prices, and, while the source does not answer, how long its prices have
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual.content import Content
@@ -30,7 +31,7 @@ CONNECTION_STYLES = {
 
 
 class ProfileHeader(FeedLine):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"status", "markets"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"status", "markets", "account"})
 
     DEFAULT_CSS = """
     ProfileHeader {
@@ -50,6 +51,7 @@ class ProfileHeader(FeedLine):
         demo_key: bool,
         mainnet: bool = False,
         read_only: bool = False,
+        note: Callable[[], str | None] = lambda: None,
         id: str | None = None,
     ) -> None:
         super().__init__(state, id=id)
@@ -58,6 +60,7 @@ class ProfileHeader(FeedLine):
         self.demo_key = demo_key
         self.mainnet = mainnet
         self.read_only = read_only
+        self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
 
     def _signer(self, account: str | None) -> Content:
         if self.read_only:
@@ -90,6 +93,7 @@ class ProfileHeader(FeedLine):
             Content.assemble(
                 ("xtui ", "bold"),
                 (f" {self.profile} ", profile_style),
+                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),  # first
                 self._paper(status.paper),
                 "  account ",
                 (short_address(account), "bold"),

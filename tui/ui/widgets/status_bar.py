@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 from textual.content import Content
 
+from tui.trading.latency import Latency
+
 from .display import fmt_age
 from .header import CONNECTION_STYLES
 from .pane import FeedLine
@@ -46,9 +48,12 @@ class StatusBar(FeedLine):
     }
     """
 
-    def __init__(self, state: Any, *, clock: Callable[[], float], id: str | None = None) -> None:
+    def __init__(
+        self, state: Any, *, clock: Callable[[], float], latency: Latency | None = None, id: str | None = None
+    ) -> None:
         super().__init__(state, id=id)
         self._clock = clock
+        self._latency = latency  # the desk's: the last order's sign -> ack -> socket times, the session's median
 
     def refresh_state(self) -> None:
         status = self.state.status
@@ -68,6 +73,10 @@ class StatusBar(FeedLine):
             if (at := status.updated.get(topic)) is None or now - at > STALE_AFTER_S
         ]
         parts.extend([(text, "$stale") for text in old] if old else [(" data fresh", "$foreground")])
+        if self._latency is not None:  # before the rate budget: a narrow terminal keeps it
+            self._latency.observe(self.state.account.socket_seen)
+            if said := self._latency.words():
+                parts.extend([" │ ", said])
         rate = status.rate
         if rate is not None:
             used = rate.info_1m
@@ -80,6 +89,7 @@ class StatusBar(FeedLine):
                 parts.append((f" BANNED {math.ceil(ban)}s", "bold $error"))
         if status.clock_drift_ms is not None and not warning:
             parts.extend([" │ ", f"drift {status.clock_drift_ms:+d}ms"])
+
         if status.last_error:
             parts.extend([" │ ", (status.last_error, "$error")])
         self.show(Content.assemble(*parts))

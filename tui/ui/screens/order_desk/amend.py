@@ -14,7 +14,6 @@ from tui.trading import (
     OrderContext,
     OrderPlan,
     amend_input,
-    confirmation_reasons,
     freed_by,
     validate,
 )
@@ -74,7 +73,9 @@ class Amends:
             if answer is None:
                 return
             plan, ctx = answer
-            reasons = confirmation_reasons(plan, ctx, self.desk.policy)
+            if self.desk.guarded([plan]):
+                return
+            reasons = self.desk.questions([plan], ctx)
             if not reasons:
                 self._amend(order, plan)
                 return

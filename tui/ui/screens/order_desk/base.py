@@ -6,7 +6,8 @@ that needs it. Every group of actions holds one ``Desk``; what the desk decides 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
@@ -18,6 +19,8 @@ from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
 from tui.trading.context import order_context
+from tui.trading.guards import Guards, OrderGuard, reversal
+from tui.trading.latency import Latency
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
 from tui.trading.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
@@ -42,6 +45,8 @@ class Desk:
         policy: ConfirmPolicy,
         watch_only: bool,
         read_only: bool = False,
+        guard: OrderGuard | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.screen = screen
         self.client = client
@@ -52,10 +57,39 @@ class Desk:
         self.read_only = read_only
         self.in_flight = 0  # submissions whose outcome is not yet shown (quitting asks while any is)
         self.picked: Decimal | None = None  # a price picked in the book, for the next order form
+        self.guard = guard or OrderGuard(Guards(), state, client.server_clock.now_ms)  # the profile's guards
+        self.armed = False  # armed: order confirmations are skipped (never the guards, nor the questions that stay)
+        self.latency = Latency(clock or time.monotonic)  # sign -> acknowledgement -> socket, for the status bar
 
     def context(self, symbol: str) -> OrderContext | None:
         """What an order on ``symbol`` needs to know now, with this desk's slippage bound."""
         return order_context(self.state, symbol, self.policy.slippage_pct)
+
+    def positions(self) -> dict[str, Decimal]:
+        """Each instrument's signed position size, as last seen."""
+        return self.guard.positions()
+
+    def refusal(self, plans: Sequence[OrderPlan]) -> str | None:
+        """Why the profile's guards refuse ``plans`` (sent together); None when they may go. Armed or not."""
+        why = self.guard.refusal(plans)
+        if why is not None:
+            log.warning("guard refused: %s", why)
+        return why
+
+    def guarded(self, plans: Sequence[OrderPlan]) -> bool:
+        """Say so loudly when the profile's guards refuse ``plans``; True when refused (nothing is sent)."""
+        why = self.refusal(plans)
+        if why is not None:
+            self.screen.notify(why, title="Refused by this profile's guard", severity="error", timeout=15, markup=False)
+        return why is not None
+
+    def questions(self, plans: Sequence[OrderPlan], ctx: OrderContext | None) -> list[str]:
+        """Why to ask before sending ``plans``: a reversal of a position always; the confirmation rules (for the
+        first order, against ``ctx``) unless armed. Empty: send without asking."""
+        asked = list(filter(None, [reversal(plans, self.positions())]))
+        if not self.armed and ctx is not None and plans:
+            asked += confirmation_reasons(plans[0], ctx, self.policy)
+        return asked
 
     def refuse(self, what: str) -> bool:
         """Say why ``what`` cannot be done (read-only, watch-only); False when it can."""
@@ -117,6 +151,11 @@ class Desk:
         self.screen.run_worker(job(), name=what, group="submit", exit_on_error=False)
 
     def place(self, plan: OrderPlan, settled: Settled | None = None) -> None:
+        if self.guarded([plan]):  # checked again as it goes: the account may have moved since the form's check
+            if settled is not None:
+                settled(None)
+            return
+
         async def call() -> str:
             placed = await self.place_settled([plan], "xt")
             if placed.response is None:
@@ -140,7 +179,10 @@ class Desk:
                 markup=False,
             )
 
-        placed = await place_settled(self.client, with_cloids(plans, prefix), on_unconfirmed=unconfirmed)
+        plans = with_cloids(plans, prefix)
+        timing = self.latency.start([p.cloid for p in plans])
+        placed = await place_settled(self.client, plans, on_unconfirmed=unconfirmed)
+        self.latency.answered(timing)
         if placed.response is None and placed.unknown:
             raise OutcomeUnknown(f"{placed.words()}: see Open orders and Fills before sending again")
         if placed.response is None and not any(o is not None and o.found for o in placed.orders):
@@ -157,8 +199,10 @@ class Desk:
         self.screen.app.push_screen(ConfirmScreen(title, lines, yes=yes), answered)
 
     def confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
-        """Send ``plan``, asking first (default No) only when ``confirmation_reasons`` has any."""
-        reasons = confirmation_reasons(plan, ctx, self.policy)
+        """Send ``plan`` unless the guards refuse it, asking first (default No) only when ``questions`` has any."""
+        if self.guarded([plan]):
+            return
+        reasons = self.questions([plan], ctx)
         if not reasons:
             self.place(plan)
             return

@@ -14,7 +14,6 @@ from tui.trading import (
     OrderPlan,
     ScalePlan,
     bracket_plans,
-    confirmation_reasons,
     fmt_decimal,
     position_exit_plans,
     scale_group_of,
@@ -102,9 +101,12 @@ class MultiOrders:
             if answer is None:
                 return
             plans, ctx = answer
-            lines = [p.describe() for p in plans]
-            lines += [r for p in plans[:1] for r in confirmation_reasons(p, ctx, self.desk.policy)]
-
+            if self.desk.guarded(plans):
+                return
+            if self.desk.armed and not self.desk.questions(plans, ctx):  # armed: no preview to confirm
+                self._place_many(plans)
+                return
+            lines = [*(p.describe() for p in plans), *self.desk.questions(plans, ctx)]
             self.desk.ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
 
         self.desk.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
@@ -149,7 +151,11 @@ class MultiOrders:
             return plan
 
         def entered(plan: ScalePlan | None) -> None:
-            if plan is None:
+            if plan is None or self.desk.guarded(plan.orders):
+                return
+            always = self.desk.questions(plan.orders, None)  # a reversal: asked even when armed
+            if self.desk.armed and not always:
+                self._place_scale(plan)
                 return
             lines = [f"{o.side.upper()} {fmt_decimal(o.size)} @ {fmt_decimal(o.price)}" for o in plan.orders]
             lines = lines[:12] + ([f"… and {len(lines) - 12} more"] if len(lines) > 12 else [])
@@ -157,6 +163,7 @@ class MultiOrders:
                 f"total {fmt_decimal(plan.size)} {symbol} · {plan.notional:,.2f} USDC · average {plan.average:,.2f}"
             )
             lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
+            lines += always
 
             self.desk.ask(f"Place {len(plan.orders)} {symbol} limit orders?", lines, lambda: self._place_scale(plan))
 

@@ -42,6 +42,7 @@ class SingleOrders:
             context=lambda: self.desk.context(symbol),
             policy=self.desk.policy,
             send=self.desk.place,
+            gate=self.desk,
         )
 
         def closed(plan: OrderPlan | None) -> None:
