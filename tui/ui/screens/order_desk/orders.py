@@ -19,6 +19,7 @@ from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
 from .base import Desk
+from .leverage import change_leverage
 
 
 class SingleOrders:
@@ -42,7 +43,10 @@ class SingleOrders:
             context=lambda: self.desk.context(symbol),
             policy=self.desk.policy,
             send=self.desk.place,
+            risk=lambda: self.desk.risk(symbol),
+            change_leverage=lambda: change_leverage(self.desk, symbol, form.risk_read),
         )
+        self.desk.read_risk(symbol, form.risk_read)  # the leverage in force, asked afresh
 
         def closed(plan: OrderPlan | None) -> None:
             if plan is not None:  # placed: the picked price has served
