@@ -197,8 +197,9 @@ def risk_lines(p: RiskPreview, tick: Decimal, *, leverage_key: str = "") -> list
     lev = f"{fmt_decimal(p.leverage)}x" if p.leverage is not None else UNKNOWN
     change = f" ({leverage_key}: change)" if leverage_key else ""
     rate = "maker" if p.maker else "taker"
+    fee = f"rebate {money(-p.fee)}" if p.fee is not None and p.fee < 0 else f"fee {money(p.fee)}"
     return [
-        f"margin {money(p.margin)} · fee {money(p.fee)} ({rate})",
+        f"margin {money(p.margin)} · {fee} ({rate})",
         f"liq after {liquidation_words(p, tick)} · avail after {money(p.available_after)}",
         f"leverage {lev}{change} · {mode_words(p.isolated)}",
     ]
