@@ -192,14 +192,19 @@ def liquidation_line(plan: OrderPlan, ctx: OrderContext, inputs: RiskInputs) -> 
     return f"liquidation price after: {liquidation_words(preview_plan(plan, ctx, inputs), ctx.tick)}"
 
 
+def leverage_line(leverage: Decimal | None, isolated: bool | None, leverage_key: str = "") -> str:
+    """The leverage in force (and the key that changes it) and the margin mode."""
+    lev = f"{fmt_decimal(leverage)}x" if leverage else UNKNOWN
+    change = f" ({leverage_key}: change)" if leverage_key else ""
+    return f"leverage {lev}{change} · {mode_words(isolated)}"
+
+
 def risk_lines(p: RiskPreview, tick: Decimal, *, leverage_key: str = "") -> list[str]:
     """Three lines for a form: margin and fee; liquidation and available balance after; leverage and mode."""
-    lev = f"{fmt_decimal(p.leverage)}x" if p.leverage is not None else UNKNOWN
-    change = f" ({leverage_key}: change)" if leverage_key else ""
     rate = "maker" if p.maker else "taker"
     fee = f"rebate {money(-p.fee)}" if p.fee is not None and p.fee < 0 else f"fee {money(p.fee)}"
     return [
         f"margin {money(p.margin)} · {fee} ({rate})",
         f"liq after {liquidation_words(p, tick)} · avail after {money(p.available_after)}",
-        f"leverage {lev}{change} · {mode_words(p.isolated)}",
+        leverage_line(p.leverage, p.isolated, leverage_key),
     ]

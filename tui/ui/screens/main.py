@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
@@ -44,7 +44,7 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
-from .main_keys import MAIN_BINDINGS
+from .main_keys import MAIN_BINDINGS, locked_key_words
 from .order_desk import Desk, OrderDesk
 
 __all__ = ["MainScreen"]
@@ -371,6 +371,15 @@ class MainScreen(LeanScreen[None]):
         if action == "cycle_panes":
             return bool(self._shared_panes())
         return not (action in self.TRADING_ACTIONS and (self._read_only or self._signer is None))
+
+    def on_key(self, event: events.Key) -> None:
+        """A trading key pressed when nothing can be sent says why, instead of nothing (it is not offered)."""
+        bindings = self._bindings.key_to_bindings.get(event.key, [])
+        words = locked_key_words(bindings, self.TRADING_ACTIONS, read_only=self._read_only, watch_only=not self._signer)
+        if words:
+            event.stop()
+            event.prevent_default()
+            self.notify(words, severity="warning")
 
     def _shared_panes(self) -> tuple[str, ...]:
         """The panes that take turns in one place at this size: book, tape and chart when short, book and

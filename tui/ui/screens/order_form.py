@@ -30,11 +30,10 @@ from tui.trading import (
     OrderInput,
     OrderPlan,
     confirmation_reasons,
-    fmt_decimal,
     market_estimate,
     validate,
 )
-from tui.trading.risk_preview import RiskInputs, liquidation_line, mode_words, money, preview_plan, risk_lines
+from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, money, preview_plan, risk_lines
 from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
@@ -340,9 +339,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         key = "ctrl+l" if self._change_leverage is not None else ""
         if plan is not None:
             return risk_lines(preview_plan(plan, ctx, inputs), ctx.tick, leverage_key=key)
-        lev = f"{fmt_decimal(inputs.leverage)}x" if inputs.leverage else "—"
-        change = f" ({key}: change)" if key else ""
-        return [f"avail {money(inputs.available)} USDC · leverage {lev}{change} · {mode_words(inputs.isolated)}"]
+        return [f"avail {money(inputs.available)} USDC", leverage_line(inputs.leverage, inputs.isolated, key)]
 
     def _show(self, errors: dict[str, str]) -> None:
         self.shown_errors = dict(errors)

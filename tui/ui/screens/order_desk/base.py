@@ -20,7 +20,7 @@ from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
 from tui.trading.context import order_context, risk_inputs
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
-from tui.trading.risk_preview import RiskInputs, liquidation_line
+from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, preview_plan, risk_lines
 from tui.trading.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
 
@@ -71,6 +71,19 @@ class Desk:
         inputs = self.risk(plan.symbol)
         return liquidation_line(plan, ctx, inputs) if inputs is not None else None
 
+    def risk_preview(self, plan: OrderPlan | None, ctx: OrderContext | None, why: str = "") -> list[str]:
+        """A form's lines for the risk of ``plan`` (the margin it takes and its fee, the liquidation price and the
+        available balance after it, the leverage in force); ``why`` it cannot be told when there is no plan."""
+        inputs = self.risk(ctx.symbol) if ctx is not None else None
+        if inputs is None or ctx is None:
+            return []
+        if plan is None:
+            return [
+                f"margin — · liq after — ({why or 'not a valid order yet'})",
+                leverage_line(inputs.leverage, inputs.isolated),
+            ]
+        return risk_lines(preview_plan(plan, ctx, inputs), ctx.tick)
+
     def read_risk(self, symbol: str, then: Callable[[], object]) -> None:
         """Read the leverage in force on ``symbol`` (and the fee rates, once) in a worker, then ``then``: the
         account screen's figures, asked afresh each time a form opens, so a change made elsewhere shows."""
@@ -99,7 +112,7 @@ class Desk:
             self.screen.notify(f"{READ_ONLY}: {what} not sent.", title="Read-only", severity="warning")
         elif self.watch_only:
             self.screen.notify(
-                f"Watch-only: no key to sign with (start with --key-env VAR or a profile's keystore): {what} not sent.",
+                f"watch-only: no key loaded (start with --key-env VAR or a profile's keystore): {what} not sent.",
                 severity="warning",
             )
         return self.read_only or self.watch_only

@@ -149,8 +149,18 @@ class SingleOrders:
             f"Price empty: at market, at most {fmt_decimal(self.desk.policy.slippage_pct)}% beyond the best price;",
             "a price: a reduce-only limit order (GTC).",
         ]
-        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size")
+
+        def preview(values: dict[str, str]) -> list[str]:
+            ctx = self.desk.context(symbol)
+            if ctx is None:
+                return []
+            result = close_part_plan(ctx, values["size"], values["price"])
+            return self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+
+        enter = "Enter: send (asks first only when the order needs it)"
+        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size", enter=enter, preview=preview)
         self.desk.screen.app.push_screen(form, entered)
+        self.desk.read_risk(symbol, form.show_preview)
 
     def cancel_everything(self) -> None:
         """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
