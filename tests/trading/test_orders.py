@@ -295,3 +295,12 @@ def test_a_scale_order_by_hand() -> None:
     ):
         plan, errors = scale_plan(ctx, *args, "sc9")  # type: ignore[arg-type]
         assert plan is None and field in errors and said in errors[field], (args, errors)
+
+
+def test_a_scale_form_starts_on_the_tick() -> None:
+    """1% under a best bid of 100,010.1 is 99,009.999: off the 0.1 tick (what the form pre-filled before);
+    floored to 99,009.9. On a 0.5 tick, 1% under 3,500.5 (3,465.495) is 3,465.0."""
+    from tui.trading.scale import scale_prices
+
+    assert scale_prices(D("100010.1"), D("0.1")) == (D("99009.9"), D("100010.1"))
+    assert scale_prices(D("3500.5"), D("0.5")) == (D("3465.0"), D("3500.5"))

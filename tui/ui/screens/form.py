@@ -133,8 +133,8 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
 
     def show_preview(self) -> None:
         """The preview's lines for the texts as they are now (nothing without a preview)."""
-        if self._preview is None:
-            return
+        if self._preview is None or not self.is_attached:
+            return  # a late reading (the leverage in force) may come after the form closed
         try:
             lines = list(self._preview(self.values()))
         except Exception as exc:  # a preview that fails is said and logged; the form goes on

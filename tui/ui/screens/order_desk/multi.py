@@ -4,7 +4,7 @@ exits for a position, a scale of limit orders between two prices; and the cancel
 from __future__ import annotations
 
 import time
-from decimal import ROUND_FLOOR, Decimal
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -26,6 +26,7 @@ from tui.trading import (
 )
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
+from tui.trading.scale import scale_prices
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
@@ -162,7 +163,7 @@ class MultiOrders:
             return
         group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
         near = ctx0.best_bid or ctx0.mark or Decimal(0)
-        low = (near * Decimal("0.99") / ctx0.tick).to_integral_value(ROUND_FLOOR) * ctx0.tick  # on the tick
+        low, high = scale_prices(near, ctx0.tick)
 
         def check(values: dict[str, str]) -> ScalePlan:
             ctx = self.desk.context(symbol)
@@ -192,7 +193,7 @@ class MultiOrders:
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),
             FormField("low", "Low price", fmt_plain(low) if near else ""),
-            FormField("high", "High price", fmt_plain(near) if near else ""),
+            FormField("high", "High price", fmt_plain(high) if near else ""),
             FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),
             FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
             FormField("weight", "Weight", "flat", placeholder="flat, low (more at the low price) or high"),
