@@ -17,6 +17,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.trading.risk_preview import RiskInputs, preview
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 from tui.ui.screens.order_form import OrderFormScreen
@@ -134,3 +135,42 @@ async def test_a_confirmation_repeats_the_liquidation_price_and_a_refusal_goes_w
         form.query_one("#size", Input).value = "0.02"
         await pilot.pause()
         assert not refusal.display and str(refusal.render()) == ""
+
+
+async def test_isolated_the_estimate_is_the_exchanges_liquidation_price_once_filled(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """HYPE-PERP is isolated only (10x, first tier 5%): the form says "isolated (switch: not in the interface)" and
+    a buy of 20 at price P takes 20 * P / 10 of margin. Sent through the book, it fills at an average E; the
+    exchange's own liquidation price of the position is then the estimate for 20 at E: with the margin 2 * E and
+    the cost 20 * E, p = (20 E - 2 E) / (20 * 0.95) = 18 E / 19."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await buy_form(pilot)
+        await pilot.press("escape")
+        await app.feed.select("HYPE-PERP")
+        book = lambda: app.feed.state.market.book  # noqa: E731
+        await settle(pilot, lambda: book().symbol == "HYPE-PERP" and book().loaded, what="the HYPE book")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        form = app.screen
+        assert isinstance(form, OrderFormScreen)
+        await settle(pilot, lambda: "isolated (switch: not in the interface)" in risk_text(form), what="the mode")
+        assert "leverage 10x" in risk_text(form)
+        ask = book().best_ask
+        assert ask is not None
+        price = (ask * D("1.01")).quantize(D("0.001"))
+        await typed(pilot, form, str(price), "20")
+        assert risk_text(form).startswith(f"margin {price * 2:,.2f} · fee ")
+        form.query_one("#size", Input).focus()
+        await pilot.press("enter")
+        account = app.feed.state.account
+        await settle(pilot, lambda: app.screen is app.main, what="the order sent")
+        leg = lambda: account.summary.perp_positions.get("HYPE-PERP") if account.summary else None  # noqa: E731
+        await settle(pilot, lambda: (p := leg()) is not None and p.liquidation_price > 0, what="the position")
+    [position] = [p for p in await trader.positions(ALICE.address) if p.instrument == "HYPE-PERP"]
+    exchange = (await trader.account_summary(ALICE.address)).perp_positions["HYPE-PERP"].liquidation_price
+    assert position.size == 20 and abs(exchange - position.entry_price * 18 / 19) < D("0.001")
+    tiers = app.feed.state.market.instruments["HYPE-PERP"].margin_tiers
+    ours = preview(RiskInputs(leverage=D(10), isolated=True, tiers=tiers), D(20), position.entry_price, maker=False)
+    assert ours.liquidation is not None and abs(ours.liquidation - exchange) < D("0.001")
