@@ -55,6 +55,7 @@ KIND_OPTIONS = [
     ("stop-loss", "stop_loss"),
 ]
 TIF_OPTIONS = [("GTC", "GTC"), ("IOC", "IOC"), ("FOK", "FOK")]
+FOLLOW_S = 1.0  # how often the estimates follow the book and the account while nothing is typed
 ERROR_FIELDS = ("kind", "price", "trigger", "size", "tif", "post_only", "reduce_only", "cloid")
 
 
@@ -215,6 +216,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         self._update_title()
         self.query_one("#size", Input).focus()
         self._refresh()
+        self.set_interval(FOLLOW_S, self._refresh)  # the book and the account move while the form is open
 
     # ---- reading the form -----------------------------------------------------------------------
 
@@ -326,10 +328,10 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         if result.plan is not None:
             estimate = market_estimate(result.plan, ctx)
             lines = [f"≈ {fmt_money(result.plan.notional)} USDC", *([estimate] if estimate else []), *lines]
-        summary.update("\n".join(lines))
+        _set_text(summary, "\n".join(lines))
         summary.display = bool(lines)
         risk = self.query_one("#risk", Static)
-        risk.update("\n".join(self._risk_lines(result.plan, ctx, inputs)))
+        _set_text(risk, "\n".join(self._risk_lines(result.plan, ctx, inputs)))
         risk.set_class(not lines, "-first")
 
     def _risk_lines(self, plan: OrderPlan | None, ctx: OrderContext, inputs: RiskInputs | None) -> list[str]:
@@ -406,6 +408,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             return
         self._update_title()
         self._error_line("send", f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
+
+
+def _set_text(box: Static, text: str) -> None:
+    """Update ``box`` only when its text changes: the figures are followed every second, mostly unchanged."""
+    if str(box.content) != text:
+        box.update(text)
 
 
 def fmt_plain(value: Decimal | None) -> str:
