@@ -11,7 +11,7 @@ from tests.feed.conftest import MakeFeed
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.trading.context import order_context
+from tui.trading.context import order_context, risk_inputs
 
 ALICE = Signer(ALICE_KEY)
 USDC = 1  # the local exchange's USDC collateral id
@@ -84,3 +84,33 @@ async def test_a_spot_context_counts_the_quote_and_the_base(make_feed: MakeFeed,
     assert ctx.base_available == held["BTC"].withdrawable_balance and ctx.max_leverage == 1
     assert ctx.position == 0  # the perp position is another instrument's
     assert order_context(state, "NOPE-PERP") is None
+
+
+async def test_the_risk_inputs_are_what_the_exchange_says(make_feed: MakeFeed, alice: Client, bob: Client) -> None:
+    """After Alice buys 0.01 of the selected perp, the risk estimate's inputs are the exchange's: the leverage in
+    force and mode from ``instrument_leverage``, the fee rates from ``user_fees``, the margin balance, this
+    position's uPnL and the others' maintenance margin from the summary, the instrument's margin tiers; with no
+    setting or fee rates read, the leverage and mode come from the position and the rates are unknown (None)."""
+    feed, changes = await make_feed(account=ALICE.address)
+    state = feed.state
+    symbol = state.market.selected
+    info = state.market.instruments[symbol]
+    assert (await bob.place_order([order_item(info.id, "s", 100_000, "1")])).ok
+    assert (await alice.place_order([order_item(info.id, "b", 100_000, "0.01", tif="IOC")])).ok
+    summary = await alice.account_summary(ALICE.address)
+    setting = await alice.instrument_leverage(ALICE.address, symbol)
+    fees = await alice.user_fees(ALICE.address)
+    await changes.until(
+        lambda: state.account.summary is not None and state.account.summary.perp_positions.get(symbol) is not None
+    )
+    leg = state.account.summary.perp_positions[symbol]  # type: ignore[union-attr]
+    got = risk_inputs(state, symbol, setting, fees)
+    assert got is not None
+    assert (got.leverage, got.isolated, got.position, got.entry) == (setting.leverage, False, Decimal("0.01"), 100_000)
+    assert (got.maker_rate, got.taker_rate) == (fees.perp_maker_fee_rate, fees.perp_taker_fee_rate)
+    assert got.margin_balance == state.account.summary.margin_balance  # type: ignore[union-attr]
+    assert got.position_upnl == leg.upnl and got.other_mm == summary.maintenance_margin - leg.mm
+    perps = {p.name: p for p in (await alice.instruments()).perps}
+    assert got.tiers == tuple(perps[symbol].margin_tiers) and got.tiers
+    bare = risk_inputs(state, symbol, None, None)
+    assert bare is not None and (bare.leverage, bare.isolated, bare.taker_rate) == (setting.leverage, False, None)

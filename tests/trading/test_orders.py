@@ -87,10 +87,31 @@ def test_below_min_notional() -> None:
 
 
 def test_above_available_times_max_leverage() -> None:
+    """The leverage in force not read yet: the margin is the value over the max leverage, 9,500 / 50 = 190."""
     poor = replace(BTC, available=D(100))
     v = validate(OrderInput(price="95000", size="0.1"), poor)  # 9,500 > 100 x 50
-    assert "max leverage 50 = 5,000.00" in v.errors["size"]
+    assert v.errors["size"] == (
+        "margin 190.00 is above available 100.00 USDC"
+        " (value 9,500.00 / 50x, the max leverage: the leverage in force is not read yet)"
+    )
     assert validate(OrderInput(price="95000", size="0.05"), poor).ok  # 4,750 fits
+
+
+def test_the_funds_check_uses_the_leverage_in_force() -> None:
+    """At 10x in force (max 50), 0.05 at 95,000 needs 475 of margin: refused on 100 available, where the max
+    leverage would have let it through (95). As the exchange reserves it, an order needs margin only for what it adds
+    to the position's size: long 0.05, selling 0.05 or flipping to 0.01 short needs none; selling 0.12 (0.07 short)
+    adds 0.02: 0.02 * 100,000 / 10 = 200, above 100."""
+    poor = replace(BTC, available=D(100), leverage=D(10))
+    v = validate(OrderInput(price="95000", size="0.05"), poor)
+    assert (
+        v.errors["size"] == "margin 475.00 is above available 100.00 USDC (value 4,750.00 / 10x, the leverage in force)"
+    )
+    long = replace(poor, position=D("0.05"))
+    assert validate(OrderInput(side="sell", price="100000", size="0.05"), long).ok
+    assert validate(OrderInput(side="sell", price="100000", size="0.06"), long).ok
+    v = validate(OrderInput(side="sell", price="100000", size="0.12"), long)
+    assert v.errors["size"].startswith("margin 200.00 for the 0.02 it adds to the position is above available 100.00")
 
 
 def test_reduce_only_without_a_position() -> None:
@@ -264,9 +285,22 @@ def test_a_scale_order_by_hand() -> None:
         (("buy", "95000", "95000.2", "5", "0.1", "flat"), "count", "do not fit"),
         (("buy", "95000", "99000", "5", "0.0004", "flat"), "size", "under one lot"),
         (("buy", "5000", "9000", "5", "0.005", "flat"), "size", "worth 5.00, under the minimum 10 USDC"),
-        (("buy", "95000", "99000", "5", "60", "flat"), "size", "above available 100,000.00 x max leverage 50"),
+        (
+            ("buy", "95000", "99000", "5", "60", "flat"),
+            "size",
+            "above available 100,000.00 USDC (value 5,820,000.00 / 50x",
+        ),
         (("buy", "95000", "99000", "5", "0.1", "middle"), "weight", "flat, low, high"),
         (("buy", "x", "99000", "5", "0.1", "flat"), "low", "not a plain decimal"),
     ):
         plan, errors = scale_plan(ctx, *args, "sc9")  # type: ignore[arg-type]
         assert plan is None and field in errors and said in errors[field], (args, errors)
+
+
+def test_a_scale_form_starts_on_the_tick() -> None:
+    """1% under a best bid of 100,010.1 is 99,009.999: off the 0.1 tick (what the form pre-filled before);
+    floored to 99,009.9. On a 0.5 tick, 1% under 3,500.5 (3,465.495) is 3,465.0."""
+    from tui.trading.scale import scale_prices
+
+    assert scale_prices(D("100010.1"), D("0.1")) == (D("99009.9"), D("100010.1"))
+    assert scale_prices(D("3500.5"), D("0.5")) == (D("3465.0"), D("3500.5"))

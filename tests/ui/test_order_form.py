@@ -58,8 +58,8 @@ async def test_bad_input_gets_a_message_under_its_field_and_nothing_is_sent(
         assert "not a multiple of the lot size 0.0001" in (await attempt("90000", "0.00015"))["size"]
         # 0.0001 BTC at 90,000 is 9 USDC: below the 10 USDC minimum
         assert "below the minimum 10" in (await attempt("90000", "0.0001"))["size"]
-        # 100 BTC is far beyond 100,000 available x 50
-        assert "max leverage 50" in (await attempt("90000", "100"))["size"]
+        # 100 BTC at 90,000 at the 10x in force needs 900,000 of margin: far beyond 100,000 available
+        assert "margin 900,000.00 is above available" in (await attempt("90000", "100"))["size"]
         # reduce-only with no position to reduce
         assert "no short position" not in (errors := await attempt("90000", "0.01", reduce_only=True))
         assert "no short position in BTC-PERP" in errors["reduce_only"]

@@ -1,4 +1,5 @@
-"""Snapshots of the dashboard at 120x40 and 80x24, and of the order form and the help screen.
+"""Snapshots of the dashboard at 120x40 and 80x24, of the order form (and its risk at 160x48 and 80x24), and of the
+help screen.
 
 The picture must not move between runs: the exchange is seeded and its clock frozen (stepped a fixed
 number of times before the app starts); the app's monotonic clock is constant, so every age reads 0s;
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY, QUIET_WS
 from tests.ui.conftest import feed_ready, seeded_market, settle
@@ -99,16 +100,35 @@ def test_main_screen(snap_compare: Any, exchange: EmbeddedExchange, frozen: Froz
     assert snap_compare(snapshot_app(exchange, frozen), terminal_size=size, run_before=loaded)
 
 
-def test_order_form(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:
-    async def open_form(pilot: Any) -> None:
-        await loaded(pilot)
-        await pilot.press("s")
-        await settle(pilot, lambda: pilot.app.screen is not pilot.app.main, what="the form")
-        for box in pilot.app.screen.query(Input):
-            box.cursor_blink = False  # a blinking cursor would be on or off at random in the picture
-        await pilot.pause()
+async def open_form(pilot: Any, size: str = "") -> None:
+    """The sell form, its leverage in force read (the figures follow it), ``size`` typed."""
+    await loaded(pilot)
+    await pilot.press("s")
+    await settle(pilot, lambda: pilot.app.screen is not pilot.app.main, what="the form")
+    risk = pilot.app.screen.query_one("#risk", Static)
+    await settle(pilot, lambda: "leverage 10x" in str(risk.render()), what="the leverage in force")
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False  # a blinking cursor would be on or off at random in the picture
+    if size:
+        pilot.app.screen.query_one("#size", Input).value = size
+    await pilot.pause()
 
+
+def test_order_form(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:
     assert snap_compare(snapshot_app(exchange, frozen), terminal_size=(120, 40), run_before=open_form)
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])
+def test_order_form_with_its_risk(
+    snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, size: tuple[int, int]
+) -> None:
+    """Selling 0.05 against the 0.02 long: margin, fee, liquidation price after (a short of 0.03), available
+    after, the leverage in force and the margin mode, at the largest and the smallest terminal."""
+
+    async def typed(pilot: Any) -> None:
+        await open_form(pilot, "0.05")
+
+    assert snap_compare(snapshot_app(exchange, frozen), terminal_size=size, run_before=typed)
 
 
 def test_help_screen(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock) -> None:

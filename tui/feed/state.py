@@ -23,6 +23,7 @@ from tui.api.models import (
     Fill,
     FundingRecord,
     Instruments,
+    MarginTier,
     Order,
     Position,
     Ticker,
@@ -80,6 +81,7 @@ class InstrumentInfo(msgspec.Struct, frozen=True):
     lot_size: Decimal
     min_notional: Decimal  # spot: min_size_in_quote_asset
     max_leverage: int  # spot: 1
+    margin_tiers: tuple[MarginTier, ...] = ()  # perps: maintenance margin by notional (a liquidation estimate)
 
 
 def instruments_from(result: Instruments) -> dict[str, InstrumentInfo]:
@@ -88,7 +90,7 @@ def instruments_from(result: Instruments) -> dict[str, InstrumentInfo]:
     for p in result.perps:
         if not p.delisted:
             out[p.name] = InstrumentInfo(
-                p.id, p.name, "perp", p.tick_size, p.lot_size, p.min_notional_usd, p.max_leverage
+                p.id, p.name, "perp", p.tick_size, p.lot_size, p.min_notional_usd, p.max_leverage, tuple(p.margin_tiers)
             )
     for s in result.spot:
         out[s.name] = InstrumentInfo(s.id, s.name, "spot", s.tick_size, s.lot_size, s.min_size_in_quote_asset, 1)

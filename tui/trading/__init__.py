@@ -3,10 +3,10 @@ settling a lost answer from the exchange's record, the TWAP runner, and the gram
 parsed with. The dashboard (``tui.ui``) shows and asks; this package checks, plans and sends.
 
 Order entry parses and validates what the form holds and builds the placeOrder item. Everything is checked
-before anything is sent: tick and lot multiples, the minimum notional, the leverage cap (notional against
-available balance x max leverage), reduce-only without a position to reduce, post-only that would cross, trigger
-prices on the wrong side of the mark. A failure is a message keyed by the form field it belongs to, so the form
-can show it under that field. Values stay ``Decimal``.
+before anything is sent: tick and lot multiples, the minimum notional, the margin (what the order adds to the
+position, over the leverage in force, against the available balance), reduce-only without a position to reduce,
+post-only that would cross, trigger prices on the wrong side of the mark. A failure is a message keyed by the
+form field it belongs to, so the form can show it under that field. Values stay ``Decimal``.
 
 Market orders are bounded: every market order (a close, a stop or TP/SL at market too) carries a
 protection price ``slippage_pct`` beyond the best price on its side (the trigger price for a trigger
@@ -16,8 +16,9 @@ it within the bound, the trader is asked (``confirmation_reasons``).
 
 Modules: ``orders`` (the form's model, ``validate``, estimates, confirmation rules), ``grammar`` (the field
 parsers), ``closing``, ``exits``, ``scale`` (the plans of a close, an amend, TP/SL, a scale), ``context`` (an
-order's view of the market, from the feed), ``outcomes`` (answers and failures read), ``settle`` (a lost
-answer settled from the record), ``twap``.
+order's view of the market, from the feed), ``risk_preview`` (an order's margin, fee, liquidation price and
+available balance after it), ``outcomes`` (answers and failures read), ``settle`` (a lost answer settled from
+the record), ``twap``.
 """
 
 from __future__ import annotations

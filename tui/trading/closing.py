@@ -106,13 +106,13 @@ def amend_input(order: Any, price: str, trigger: str, size: str) -> OrderInput:
 def freed_by(order: Any, ctx: OrderContext) -> OrderContext:
     """``ctx`` as it will be once ``order`` (an open order of the same instrument) is cancelled: what it holds back
     counts as available again, so an amend is checked against the funds it will really have. A perp order frees
-    its value over the max leverage (the least it can hold), a spot buy its value, a spot sell its size; a
-    reduce-only or market trigger order holds nothing back."""
+    its value over the leverage in force (the max leverage while that is not read: the least it can hold), a spot
+    buy its value, a spot sell its size; a reduce-only or market trigger order holds nothing back."""
     if order.reduce_only or not order.limit_price or order.instrument_id != ctx.instrument_id:
         return ctx
     value = order.limit_price * order.unfilled
     if ctx.kind == "perp":
-        return msgspec.structs.replace(ctx, available=ctx.available + value / ctx.max_leverage)
+        return msgspec.structs.replace(ctx, available=ctx.available + value / (ctx.leverage or ctx.max_leverage))
     if order.side == "b":
         return msgspec.structs.replace(ctx, available=ctx.available + value)
     held = ctx.base_available

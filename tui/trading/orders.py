@@ -51,6 +51,7 @@ class OrderContext(msgspec.Struct, frozen=True):
     lot: Decimal
     min_notional: Decimal
     max_leverage: Decimal
+    leverage: Decimal | None = None  # the leverage in force on the instrument (None: not read yet)
     best_bid: Decimal | None = None
     best_ask: Decimal | None = None
     mark: Decimal | None = None
@@ -388,11 +389,17 @@ def _size(form: OrderInput, ctx: OrderContext, ref: Decimal | None, errors: dict
 
 def _funds_problem(side: Side, size: Decimal, notional: Decimal, ctx: OrderContext) -> str | None:
     if ctx.kind == "perp":
-        cap = ctx.available * ctx.max_leverage
-        if notional > cap:
+        # the exchange reserves margin for what the order adds to the position's size, at the leverage in force
+        signed = size if side == "buy" else -size
+        opened = max(abs(ctx.position + signed) - abs(ctx.position), Decimal(0))
+        lev = ctx.leverage or ctx.max_leverage
+        which = "leverage in force" if ctx.leverage else "max leverage: the leverage in force is not read yet"
+        margin = notional * opened / size / lev
+        if margin > ctx.available:
+            opens = "" if opened == size else f" for the {fmt_decimal(opened)} it adds to the position"
             return (
-                f"order value {_money(notional)} is above available {_money(ctx.available)}"
-                f" x max leverage {fmt_decimal(ctx.max_leverage)} = {_money(cap)}"
+                f"margin {_money(margin)}{opens} is above available {_money(ctx.available)} USDC"
+                f" (value {_money(notional * opened / size)} / {fmt_decimal(lev)}x, the {which})"
             )
         return None
     if side == "buy" and notional > ctx.available:

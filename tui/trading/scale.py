@@ -32,6 +32,11 @@ class ScalePlan(msgspec.Struct, frozen=True):
         return self.notional / self.size if self.size else Decimal(0)
 
 
+def scale_prices(near: Decimal, tick: Decimal) -> tuple[Decimal, Decimal]:
+    """The prices a scale form starts with: from 1% under ``near`` (floored to the tick) up to ``near`` (on it)."""
+    return _floor(near * Decimal("0.99"), tick), _floor(near, tick)
+
+
 def scale_group_of(cloid: str) -> str | None:
     """The scale group a client order id belongs to (``sc…-<n>``), or None."""
     group, sep, n = cloid.rpartition("-")

@@ -92,8 +92,11 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
         if every_screen:
             await pilot.press("b")
             await _settle(pilot, lambda: app.screen is not app.main)
-            for box in app.screen.query("Input"):
+            form = app.screen
+            await _settle(pilot, lambda: "leverage 10x" in str(form.query_one("#risk").render()))
+            for box in form.query("Input"):
                 box.cursor_blink = False  # type: ignore[attr-defined]  # the same picture every run
+            form.query_one("#size").value = "0.5"  # type: ignore[attr-defined]  # an order, to show its risk
             await pilot.pause()
             written.append(app.save_screenshot("order-form.svg", str(out)))
             await pilot.press("escape", "question_mark")

@@ -1,7 +1,9 @@
 """A small modal form: labelled inputs, one check of the whole form on Enter, the error shown by its field.
 
 The check is a plain function of the texts typed (see ``tui.trading.grammar``); it returns what the form is for
-(usually an ``ActionPlan`` to confirm) or raises ``FieldError``. Escape cancels.
+(usually an ``ActionPlan`` to confirm) or raises ``FieldError``. Escape cancels. The hint says what Enter does
+(``enter``: a form that sends at once does not say "review"); ``preview``, when given, turns the texts into lines
+shown under the fields as they are typed (an order's risk), and may raise nothing but show what it cannot tell.
 """
 
 from __future__ import annotations
@@ -91,8 +93,12 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
         *,
         notes: Sequence[str] = (),
         focus: str | None = None,
+        enter: str = "Enter: review",
+        preview: Callable[[dict[str, str]], Sequence[str]] | None = None,
     ) -> None:
         super().__init__()
+        self._enter = enter
+        self._preview = preview
         self._focus = focus
         self._title = title
         self._fields = list(fields)
@@ -110,17 +116,31 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
                     yield Input(
                         f.value, placeholder=f.placeholder, password=f.password, id=f"field-{f.name}", compact=True
                     )
+            if self._preview is not None:
+                yield Static("", id="form-preview", classes="note", markup=False)
             yield Static("", id="form-error", markup=False)
-            yield Label("Enter: review · Tab: next field · Escape: cancel", classes="hint")
+            yield Label(f"{self._enter} · Tab: next field · Escape: cancel", classes="hint", markup=False)
 
     def on_mount(self) -> None:
         """Focus ``focus`` if given (its text selected, so typing replaces it), else the first empty field."""
+        self.show_preview()
         if self._focus is not None:
             self.query_one(f"#field-{self._focus}", Input).focus()
             return
         inputs = [self.query_one(f"#field-{f.name}", Input) for f in self._fields]
         empty = next((i for i in inputs if not i.value), None)
         (empty or inputs[0]).focus()
+
+    def show_preview(self) -> None:
+        """The preview's lines for the texts as they are now (nothing without a preview)."""
+        if self._preview is None or not self.is_attached:
+            return  # a late reading (the leverage in force) may come after the form closed
+        try:
+            lines = list(self._preview(self.values()))
+        except Exception as exc:  # a preview that fails is said and logged; the form goes on
+            log.error("the %s form's preview failed", self._title, exc_info=exc)
+            lines = [f"could not estimate: {type(exc).__name__}"]
+        self.query_one("#form-preview", Static).update("\n".join(lines))
 
     def values(self) -> dict[str, str]:
         """The texts entered, by field name."""
@@ -130,6 +150,7 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
         self.query_one("#form-error", Static).update("")
+        self.show_preview()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

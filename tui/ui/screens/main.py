@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Container
@@ -47,7 +47,8 @@ from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
 from .guard_post import GuardPost
-from .main_keys import MAIN_BINDINGS
+from .main_keys import MAIN_BINDINGS, locked_key_words
+from .main_layout import MAIN_CSS
 from .order_desk import Desk, OrderDesk
 
 __all__ = ["MainScreen"]
@@ -72,83 +73,7 @@ class MainScreen(LeanScreen[None]):
     AUTO_FOCUS = "#markets-table"
     RESTYLE_ON_FIRST_RESUME = False  # styled as it mounted: Textual styling every widget again took ~25 ms
 
-    DEFAULT_CSS = """
-    MainScreen {
-        layout: vertical;
-    }
-    MainScreen #grid {
-        height: 1fr;
-        layout: grid;
-        grid-size: 3 4;
-        grid-columns: 1fr 46 30;
-        grid-rows: 10 1fr 6 7;
-    }
-    MainScreen #book, MainScreen #tape {
-        row-span: 2;
-        height: 1fr;
-    }
-    MainScreen #positions, MainScreen #orders-tabs {
-        column-span: 3;
-        height: 1fr;
-    }
-    MainScreen #markets, MainScreen #chart {
-        height: 1fr;
-    }
-    MainScreen.-narrow #grid {
-        grid-size: 2 4;
-        grid-columns: 1fr 40;
-    }
-    MainScreen.-narrow #tape {
-        display: none;
-    }
-    MainScreen.-narrow #positions, MainScreen.-narrow #orders-tabs {
-        column-span: 2;
-    }
-    /* narrow: the book and the tape share a cell (v shows the other) */
-    MainScreen.-narrow.-show-tape #tape {
-        display: block;
-    }
-    MainScreen.-narrow.-show-tape #book {
-        display: none;
-    }
-    /* short: the book, the tape and the chart share the right-hand column, one at a time (v cycles them);
-       the markets, positions and orders get the rest of the width */
-    MainScreen.-short #grid {
-        grid-size: 2 3;
-        grid-rows: 10 1fr 1fr;
-        grid-columns: 1fr 46;
-    }
-    MainScreen.-narrow.-short #grid {
-        grid-columns: 1fr 40;
-    }
-    MainScreen.-short #book, MainScreen.-short #tape, MainScreen.-short #chart {
-        row-span: 3;
-        display: none;
-    }
-    MainScreen.-short.-show-book #book, MainScreen.-short.-show-tape #tape, MainScreen.-short.-show-chart #chart {
-        display: block;
-    }
-    MainScreen.-short #positions, MainScreen.-short #orders-tabs {
-        column-span: 1;
-    }
-    /* open orders and fills share a cell: a one-line tab strip stands where their top border was */
-    MainScreen #orders-tabs > ContentTabs {
-        height: 1;
-    }
-    MainScreen #orders-tabs Underline {
-        display: none;
-    }
-    MainScreen #orders-tabs Tab.-active {
-        text-style: bold underline;
-    }
-    MainScreen #orders-tabs > ContentSwitcher, MainScreen #orders-tabs TabPane, MainScreen #orders, MainScreen #fills {
-        height: 1fr;
-        padding: 0;
-    }
-    MainScreen #orders, MainScreen #fills, MainScreen #orders:focus-within, MainScreen #fills:focus-within {
-        border-top: none;
-    }
-    """
+    DEFAULT_CSS = MAIN_CSS
 
     def __init__(
         self,
@@ -382,6 +307,15 @@ class MainScreen(LeanScreen[None]):
         if action == "cycle_panes":
             return bool(self._shared_panes())
         return not (action in self.TRADING_ACTIONS and (self._read_only or self._signer is None))
+
+    def on_key(self, event: events.Key) -> None:
+        """A trading key pressed when nothing can be sent says why, instead of nothing (it is not offered)."""
+        bindings = self._bindings.key_to_bindings.get(event.key, [])
+        words = locked_key_words(bindings, self.TRADING_ACTIONS, read_only=self._read_only, watch_only=not self._signer)
+        if words:
+            event.stop()
+            event.prevent_default()
+            self.notify(words, severity="warning")
 
     def _shared_panes(self) -> tuple[str, ...]:
         """The panes that take turns in one place at this size: book, tape and chart when short, book and

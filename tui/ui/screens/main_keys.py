@@ -3,9 +3,11 @@ tooltip; the help screen and the command palette list them all."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from textual.binding import Binding, BindingType
 
-__all__ = ["MAIN_BINDINGS"]
+__all__ = ["MAIN_BINDINGS", "locked_key_words"]
 
 MAIN_BINDINGS: list[BindingType] = [
     Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy at the best ask or the picked price"),
@@ -63,3 +65,16 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding("5", "focus_pane('fills')", "Fills", id="focus_fills", show=False,
             tooltip="Show and focus your fills (the tab beside the open orders)"),
 ]  # fmt: skip
+
+
+def locked_key_words(
+    bindings: Iterable[Binding], trading: frozenset[str], *, read_only: bool, watch_only: bool
+) -> str | None:
+    """What a key bound to a trading action says when nothing can be sent (None: it is not such a key, or
+    trading is open): the key is not offered then, and a key that does nothing at all would leave a trader
+    wondering."""
+    if not (read_only or watch_only) or not any(b.action in trading for b in bindings):
+        return None
+    if read_only:
+        return "read-only: trading is disabled (--read-only or read_only = true in the profile)"
+    return "watch-only: no key loaded (start with --key-env VAR or a profile's keystore)"

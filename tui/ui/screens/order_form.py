@@ -1,10 +1,13 @@
 """The order form: side, type, price, trigger, size (base, quote or % of available), TIF, post-only, reduce-only.
 
 Enter in any field submits. Everything is validated here before anything is sent (``tui.trading``);
-each problem shows under its field. A large order, or a limit price far through the book, is confirmed
-first. The form sends (``send``) and stays open until the exchange answers: accepted, it closes with the
-``OrderPlan`` sent; refused, it shows why and stays, so the order can be fixed and sent again. Escape closes it
-(None) at any time; an order already sent still gets its notice.
+each problem shows under its field. As it is typed, the order's risk shows under the form
+(``tui.trading.risk_preview``): the margin it takes and its fee, the liquidation price and available balance
+after it, the leverage in force (ctrl+l changes it) and the margin mode. A large order, or a limit price far
+through the book, is confirmed first, the confirmation repeating the liquidation price after it. The form sends
+(``send``) and stays open until the exchange answers: accepted, it closes with the ``OrderPlan`` sent; refused, it
+shows why and stays, so the order can be fixed and sent again (the refusal goes once the order changes). Escape
+closes it (None) at any time; an order already sent still gets its notice.
 """
 
 from __future__ import annotations
@@ -27,10 +30,10 @@ from tui.trading import (
     OrderInput,
     OrderPlan,
     confirmation_reasons,
-    fmt_decimal,
     market_estimate,
     validate,
 )
+from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, money, preview_plan, risk_lines
 from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
@@ -61,6 +64,7 @@ KIND_OPTIONS = [
     ("stop-loss", "stop_loss"),
 ]
 TIF_OPTIONS = [("GTC", "GTC"), ("IOC", "IOC"), ("FOK", "FOK")]
+FOLLOW_S = 1.0  # how often the estimates follow the book and the account while nothing is typed
 ERROR_FIELDS = ("kind", "price", "trigger", "size", "tif", "post_only", "reduce_only", "cloid")
 
 
@@ -68,7 +72,9 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
         Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side"),
-    ]
+        Binding("ctrl+l", "change_leverage", "Leverage", id="form.change_leverage",
+                tooltip="Change the leverage in force on this instrument (asks first)"),
+    ]  # fmt: skip
 
     DEFAULT_CSS = """
     OrderFormScreen {
@@ -126,6 +132,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         margin-top: 1;
         color: $foreground-muted;
     }
+    OrderFormScreen #risk {
+        color: $foreground-muted;
+    }
+    OrderFormScreen #risk.-first {
+        margin-top: 1;
+    }
     OrderFormScreen #buttons {
         align-horizontal: right;
         margin-bottom: 1;
@@ -144,9 +156,13 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         policy: ConfirmPolicy,
         send: Send,
         gate: Gate | None = None,
+        risk: Callable[[], RiskInputs | None] = lambda: None,
+        change_leverage: Callable[[], object] | None = None,
     ) -> None:
         super().__init__()
         self._gate = gate
+        self._risk = risk
+        self._change_leverage = change_leverage
         self._side = side
         self._price = price
         self._order_context = context
@@ -201,6 +217,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
                 yield Input("", id="cloid", compact=True, placeholder="client order id (optional)")
             yield Static("", id="err-cloid", classes="error -empty", markup=False)
             yield Static("", id="summary", markup=False)
+            yield Static("", id="risk", markup=False)
             yield Static("", id="err-send", classes="error -empty", markup=False)
             with Horizontal(id="buttons", classes="row"):
                 yield Button("Cancel (esc)", id="cancel", compact=True)
@@ -210,6 +227,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         self._update_title()
         self.query_one("#size", Input).focus()
         self._refresh()
+        self.set_interval(FOLLOW_S, self._refresh)  # the book and the account move while the form is open
 
     # ---- reading the form -----------------------------------------------------------------------
 
@@ -247,12 +265,28 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             price = self.query_one("#price", Input)
             price.disabled = kind == "market"
             price.placeholder = "limit price" if kind == "limit" else "empty: market when triggered"
+        self._order_changed()
         self._refresh()
 
     @on(Input.Changed)
     @on(Checkbox.Changed)
     def _changed(self) -> None:
+        self._order_changed()
         self._refresh()
+
+    def _order_changed(self) -> None:
+        """A refusal was of the order as it was: once it changes, the refusal no longer applies."""
+        if self.sending is None:
+            self._error_line("send", "")
+
+    def risk_read(self) -> None:
+        """The leverage in force or the fee rates were read again: the figures follow."""
+        if self.is_attached:
+            self._refresh()
+
+    def action_change_leverage(self) -> None:
+        if self._change_leverage is not None:
+            self._change_leverage()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -300,13 +334,25 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             self._show(result.errors)
         summary = self.query_one("#summary", Static)
         avail = f"avail {fmt_money(ctx.available)} USDC"
-        lev = f" · max {fmt_decimal(ctx.max_leverage)}x" if ctx.kind == "perp" else ""
+        inputs = self._risk() if ctx.kind == "perp" else None
+        lines = [] if inputs is not None else [avail]  # with the risk shown, it says what is available
         if result.plan is not None:
             estimate = market_estimate(result.plan, ctx)
-            value = f"≈ {fmt_money(result.plan.notional)} USDC"
-            summary.update(f"{value} · {estimate}\n{avail}{lev}" if estimate else f"{value} · {avail}{lev}")
-        else:
-            summary.update(f"{avail}{lev}")
+            lines = [f"≈ {fmt_money(result.plan.notional)} USDC", *([estimate] if estimate else []), *lines]
+        _set_text(summary, "\n".join(lines))
+        summary.display = bool(lines)
+        risk = self.query_one("#risk", Static)
+        _set_text(risk, "\n".join(self._risk_lines(result.plan, ctx, inputs)))
+        risk.set_class(not lines, "-first")
+
+    def _risk_lines(self, plan: OrderPlan | None, ctx: OrderContext, inputs: RiskInputs | None) -> list[str]:
+        """The risk of the order as typed (the leverage and mode alone until it is a valid order); none on spot."""
+        if inputs is None:
+            return []
+        key = "ctrl+l" if self._change_leverage is not None else ""
+        if plan is not None:
+            return risk_lines(preview_plan(plan, ctx, inputs), ctx.tick, leverage_key=key)
+        return [f"avail {money(inputs.available)} USDC", leverage_line(inputs.leverage, inputs.isolated, key)]
 
     def _show(self, errors: dict[str, str]) -> None:
         self.shown_errors = dict(errors)
@@ -358,7 +404,9 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
                 self._send_plan(plan)
 
         estimate = market_estimate(plan, ctx)
-        lines = [*reasons, *([estimate] if estimate else [])]
+        inputs = self._risk() if ctx.kind == "perp" else None
+        liq = liquidation_line(plan, ctx, inputs) if inputs is not None else ""
+        lines = [*reasons, *filter(None, [estimate, liq])]
         self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", lines), answered)
 
     def _send_plan(self, plan: OrderPlan) -> None:
@@ -378,6 +426,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             return
         self._update_title()
         self._error_line("send", f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
+
+
+def _set_text(box: Static, text: str) -> None:
+    """Update ``box`` only when its text changes: the figures are followed every second, mostly unchanged."""
+    if str(box.content) != text:
+        box.update(text)
 
 
 def fmt_plain(value: Decimal | None) -> str:

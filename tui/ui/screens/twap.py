@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from tui.trading import fmt_decimal
+from tui.trading import OrderInput, fmt_decimal, validate
 from tui.trading.grammar import FieldError, is_multiple, parse_positive, parse_whole
 from tui.trading.twap import Twap, TwapRunner, TwapSpec
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
 from .form import FormField, FormScreen
+from .order_desk import OrderDesk
 
 __all__ = ["TwapScreen", "twap_from_form"]
 
@@ -126,10 +127,35 @@ class TwapScreen(DataScreen):
 
         notes = [f"{symbol}: each slice a market order (IOC) at most the slippage limit beyond the best price,",
                  "sent about every interval (±20%); the last slice takes what is left."]  # fmt: skip
+
+        def preview(values: dict[str, str]) -> list[str]:
+            """The risk of the whole TWAP as one market order at today's price (the slices go at theirs)."""
+            desk = getattr(getattr(self.app, "main", None), "desk", None)
+            ctx = desk.context(symbol) if isinstance(desk, OrderDesk) else None
+            if ctx is None or not isinstance(desk, OrderDesk):
+                return []
+            try:
+                spec = twap_from_form(values, symbol, info.lot_size)
+            except FieldError as exc:
+                return desk.risk_preview(None, ctx, exc.message)
+            order = OrderInput(side=spec.side, kind="market", size=format(spec.total, "f"))
+            result = validate(order, ctx)
+            lines = desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+            return [f"{line} (all of it at today's price)" if line.startswith("liq") else line for line in lines]
+
         form: FormScreen[TwapSpec] = FormScreen(
-            f"TWAP · {symbol}", fields, lambda v: twap_from_form(v, symbol, info.lot_size), notes=notes, focus="size"
+            f"TWAP · {symbol}",
+            fields,
+            lambda v: twap_from_form(v, symbol, info.lot_size),
+            notes=notes,
+            focus="size",
+            enter="Enter: start the TWAP",
+            preview=preview,
         )
         self.app.push_screen(form, entered)
+        main_desk = getattr(getattr(self.app, "main", None), "desk", None)
+        if isinstance(main_desk, OrderDesk):
+            main_desk.read_risk(symbol, form.show_preview)
 
     def _act(self, what: str) -> None:
         runner, twap = self.runner, self._selected()

@@ -43,6 +43,9 @@ class OrderDesk:
         self.cancel_group = multi.cancel_group
         self.amend_order = amends.amend_order
         self.panic = panic.panic
+        self.context = desk.context
+        self.risk_preview = desk.risk_preview  # a form's lines for an order's risk (the TWAP form uses it)
+        self.read_risk = desk.read_risk
 
     @property
     def policy(self) -> ConfirmPolicy:

@@ -88,7 +88,12 @@ class Amends:
             "Cancels it, then places the new order; if the cancel fails, nothing is placed.",
         ]
         form = FormScreen(
-            f"Amend order {order.order_id}", fields, check, notes=notes, focus="trigger" if triggered else "price"
+            f"Amend order {order.order_id}",
+            fields,
+            check,
+            notes=notes,
+            focus="trigger" if triggered else "price",
+            enter="Enter: cancel and replace (asks first only when the order needs it)",
         )
         self.desk.screen.app.push_screen(form, entered)
 

@@ -16,12 +16,14 @@ from textual.screen import Screen
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.models import LeverageSetting, UserFees
 from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
-from tui.trading.context import order_context
+from tui.trading.context import order_context, risk_inputs
 from tui.trading.guards import Guards, OrderGuard, reversal
 from tui.trading.latency import Latency
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
+from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, preview_plan, risk_lines
 from tui.trading.settle import Placed, place_settled, with_cloids
 from tui.ui.widgets.display import short_address
 
@@ -60,10 +62,57 @@ class Desk:
         self.guard = guard or OrderGuard(Guards(), state, client.server_clock.now_ms)  # the profile's guards
         self.armed = False  # armed: order confirmations are skipped (never the guards, nor the questions that stay)
         self.latency = Latency(clock or time.monotonic)  # sign -> acknowledgement -> socket, for the status bar
+        self.leverage: dict[str, LeverageSetting] = {}  # the leverage in force per perp, as last read
+        self.fees: UserFees | None = None  # the account's fee rates, once read
 
     def context(self, symbol: str) -> OrderContext | None:
-        """What an order on ``symbol`` needs to know now, with this desk's slippage bound."""
-        return order_context(self.state, symbol, self.policy.slippage_pct)
+        """What an order on ``symbol`` needs to know now, with this desk's slippage bound and the leverage in
+        force as last read."""
+        return order_context(self.state, symbol, self.policy.slippage_pct, self.leverage.get(symbol))
+
+    def risk(self, symbol: str) -> RiskInputs | None:
+        """What the risk estimate of an order on ``symbol`` needs now (None: a spot instrument)."""
+        return risk_inputs(self.state, symbol, self.leverage.get(symbol), self.fees)
+
+    def liquidation_line(self, plan: OrderPlan, ctx: OrderContext) -> str | None:
+        """The liquidation price the position would have after ``plan``, for a confirmation; None on spot."""
+        inputs = self.risk(plan.symbol)
+        return liquidation_line(plan, ctx, inputs) if inputs is not None else None
+
+    def risk_preview(self, plan: OrderPlan | None, ctx: OrderContext | None, why: str = "") -> list[str]:
+        """A form's lines for the risk of ``plan`` (the margin it takes and its fee, the liquidation price and the
+        available balance after it, the leverage in force); ``why`` it cannot be told when there is no plan."""
+        inputs = self.risk(ctx.symbol) if ctx is not None else None
+        if inputs is None or ctx is None:
+            return []
+        if plan is None:
+            return [
+                f"margin — · liq after — ({why or 'not a valid order yet'})",
+                leverage_line(inputs.leverage, inputs.isolated),
+            ]
+        return risk_lines(preview_plan(plan, ctx, inputs), ctx.tick)
+
+    def read_risk(self, symbol: str, then: Callable[[], object]) -> None:
+        """Read the leverage in force on ``symbol`` (and the fee rates, once) in a worker, then ``then``: the
+        account screen's figures, asked afresh each time a form opens, so a change made elsewhere shows."""
+        account = self.state.account.address
+        info = self.state.market.instruments.get(symbol)
+        if account is None or info is None or info.kind != "perp":
+            return
+
+        async def job() -> None:
+            try:
+                self.leverage[symbol] = await self.client.instrument_leverage(account, symbol)
+            except ClientError as exc:  # the form shows the leverage as not known
+                log.warning("instrument_leverage %s: %s", symbol, exc)
+            if self.fees is None:
+                try:
+                    self.fees = await self.client.user_fees(account)
+                except ClientError as exc:  # an SDK-only request: the fee shows as not known
+                    log.warning("user_fees: %s", exc)
+            then()
+
+        self.screen.run_worker(job(), name=f"risk of {symbol}", group="risk", exit_on_error=False)
 
     def positions(self) -> dict[str, Decimal]:
         """Each instrument's signed position size, as last seen."""
@@ -97,7 +146,7 @@ class Desk:
             self.screen.notify(f"{READ_ONLY}: {what} not sent.", title="Read-only", severity="warning")
         elif self.watch_only:
             self.screen.notify(
-                f"Watch-only: no key to sign with (start with --key-env VAR or a profile's keystore): {what} not sent.",
+                f"watch-only: no key loaded (start with --key-env VAR or a profile's keystore): {what} not sent.",
                 severity="warning",
             )
         return self.read_only or self.watch_only
@@ -206,5 +255,9 @@ class Desk:
         if not reasons:
             self.place(plan)
             return
-        lines = [plan.describe(), *reasons, *filter(None, [market_estimate(plan, ctx)])]
+        lines = [
+            plan.describe(),
+            *reasons,
+            *filter(None, [market_estimate(plan, ctx), self.liquidation_line(plan, ctx)]),
+        ]
         self.ask(title, lines, lambda: self.place(plan))

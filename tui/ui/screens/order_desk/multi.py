@@ -7,10 +7,13 @@ import time
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+
 from tui.api.models import Order, Position
 from tui.trading import (
     SCALE_MAX,
     OrderContext,
+    OrderInput,
     OrderPlan,
     ScalePlan,
     bracket_plans,
@@ -18,9 +21,11 @@ from tui.trading import (
     position_exit_plans,
     scale_group_of,
     scale_plan,
+    validate,
 )
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
+from tui.trading.scale import scale_prices
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
@@ -67,7 +72,20 @@ class MultiOrders:
             f"{symbol}: the TP and SL are reduce-only trigger market orders for the entry's size; they wait",
             "for the entry to fill, and go if it is cancelled unfilled or the position closes.",
         ]
-        self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?")
+
+        def preview(values: dict[str, str]) -> list[str]:
+            ctx = self.desk.context(symbol)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                return self.desk.risk_preview(None, ctx, "side: buy or sell")
+            price = values["price"].strip()  # the entry alone: the TP and SL only ever reduce it
+            entry = OrderInput(side=side, kind="limit" if price else "market", price=price, size=values["size"])  # type: ignore[arg-type]
+            result = validate(entry, ctx)
+            return self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+
+        # the entry price is the first number: the form starts there (the side is rarely changed)
+        form = self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?", "price", preview)
+        self.desk.read_risk(symbol, form.show_preview)
 
     def attach_exits(self, position: Position | None) -> None:
         """A take-profit and/or stop-loss for the selected position, for its whole size."""
@@ -96,7 +114,16 @@ class MultiOrders:
                  "reduce-only trigger market orders for the whole position; they go when it is closed."]  # fmt: skip
         self._exits_form(f"TP/SL · {symbol}", fields, check, notes, f"Protect the {symbol} position?")
 
-    def _exits_form(self, title: str, fields: list[FormField], check: Any, notes: list[str], question: str) -> None:
+    def _exits_form(
+        self,
+        title: str,
+        fields: list[FormField],
+        check: Any,
+        notes: list[str],
+        question: str,
+        focus: str | None = None,
+        preview: Any = None,
+    ) -> FormScreen[tuple[list[OrderPlan], OrderContext]]:
         def entered(answer: tuple[list[OrderPlan], OrderContext] | None) -> None:
             if answer is None:
                 return
@@ -109,7 +136,9 @@ class MultiOrders:
             lines = [*(p.describe() for p in plans), *self.desk.questions(plans, ctx)]
             self.desk.ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
 
-        self.desk.screen.app.push_screen(FormScreen(title, fields, check, notes=notes, focus=fields[0].name), entered)
+        form = FormScreen(title, fields, check, notes=notes, focus=focus or fields[0].name, preview=preview)
+        self.desk.screen.app.push_screen(form, entered)
+        return form
 
     def _place_many(self, plans: list[OrderPlan]) -> None:
         async def call() -> str:
@@ -136,6 +165,7 @@ class MultiOrders:
             return
         group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
         near = ctx0.best_bid or ctx0.mark or Decimal(0)
+        low, high = scale_prices(near, ctx0.tick)
 
         def check(values: dict[str, str]) -> ScalePlan:
             ctx = self.desk.context(symbol)
@@ -169,15 +199,32 @@ class MultiOrders:
 
         fields = [
             FormField("side", "Side", "buy", placeholder="buy or sell"),
-            FormField("low", "Low price", fmt_plain(near * Decimal("0.99")) if near else ""),
-            FormField("high", "High price", fmt_plain(near) if near else ""),
+            FormField("low", "Low price", fmt_plain(low) if near else ""),
+            FormField("high", "High price", fmt_plain(high) if near else ""),
             FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),
             FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
             FormField("weight", "Weight", "flat", placeholder="flat, low (more at the low price) or high"),
         ]
+
+        def preview(values: dict[str, str]) -> list[str]:
+            ctx = self.desk.context(symbol)
+            side = values["side"].strip().lower()
+            if ctx is None or side not in ("buy", "sell"):
+                return self.desk.risk_preview(None, ctx, "side: buy or sell")
+            plan, errors = scale_plan(
+                ctx, side, values["low"], values["high"], values["count"], values["size"],  # type: ignore[arg-type]
+                values["weight"].strip().lower(), group,
+            )  # fmt: skip
+            if plan is None:
+                return self.desk.risk_preview(None, ctx, next(iter(errors.values()), ""))
+            whole = msgspec.structs.replace(plan.orders[0], size=plan.size, price=plan.average)
+            lines = self.desk.risk_preview(msgspec.structs.replace(whole, reference_price=plan.average), ctx)
+            return [*lines[:1], f"{lines[1]} (every order filled)", *lines[2:]] if len(lines) > 1 else lines
+
         notes = [f"{symbol}: limit orders (GTC) from the low price to the high one, both included, on the tick."]
-        form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size")
+        form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size", preview=preview)
         self.desk.screen.app.push_screen(form, entered)
+        self.desk.read_risk(symbol, form.show_preview)
 
     def _place_scale(self, plan: ScalePlan) -> None:
         async def call() -> str:

@@ -19,6 +19,7 @@ from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
 from .base import Desk
+from .leverage import change_leverage
 
 
 class SingleOrders:
@@ -43,7 +44,10 @@ class SingleOrders:
             policy=self.desk.policy,
             send=self.desk.place,
             gate=self.desk,
+            risk=lambda: self.desk.risk(symbol),
+            change_leverage=lambda: change_leverage(self.desk, symbol, form.risk_read),
         )
+        self.desk.read_risk(symbol, form.risk_read)  # the leverage in force, asked afresh
 
         def closed(plan: OrderPlan | None) -> None:
             if plan is not None:  # placed: the picked price has served
@@ -146,8 +150,18 @@ class SingleOrders:
             f"Price empty: at market, at most {fmt_decimal(self.desk.policy.slippage_pct)}% beyond the best price;",
             "a price: a reduce-only limit order (GTC).",
         ]
-        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size")
+
+        def preview(values: dict[str, str]) -> list[str]:
+            ctx = self.desk.context(symbol)
+            if ctx is None:
+                return []
+            result = close_part_plan(ctx, values["size"], values["price"])
+            return self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+
+        enter = "Enter: send (asks first only when the order needs it)"
+        form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size", enter=enter, preview=preview)
         self.desk.screen.app.push_screen(form, entered)
+        self.desk.read_risk(symbol, form.show_preview)
 
     def cancel_everything(self) -> None:
         """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
