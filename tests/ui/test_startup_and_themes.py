@@ -207,8 +207,8 @@ async def test_the_demo_account_is_funded_by_the_faucet_before_the_feed_looks_at
             summary = app.feed.state.account.summary
             assert summary is not None and summary.collateral, "the account is not funded"
             form = await buy_form(pilot)
-            said = str(form.query_one("#summary", Static).render())
-            assert said.startswith("avail ") and "avail 0.00 " not in said, said
+            said = " ".join(str(form.query_one(f"#{part}", Static).render()) for part in ("summary", "risk"))
+            assert "avail " in said and "avail 0.00 " not in said and "avail — " not in said, said
     assert events.index("answered faucet") < events.index("sent account_summary"), " ".join(events)
     assert events.index("answered faucet") < events.index("sent positions"), " ".join(events)
     assert "sent exchange" not in events and events.count("sent faucet") == 1, " ".join(events)
