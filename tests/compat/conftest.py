@@ -56,6 +56,10 @@ NPM_UNREACHABLE = (
 )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sdk_examples: runs the Python SDK's shipped examples (minutes; a checkout)")
+
+
 def _build_venv(root: Path) -> None:
     """A fresh virtual environment at ``root`` with the SDK installed; skips the tests without the index."""
     shutil.rmtree(root, ignore_errors=True)
