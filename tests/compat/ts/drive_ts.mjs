@@ -19,6 +19,7 @@ const [baseUrl, network] = process.argv.slice(2);
 const isTestnet = network === "testnet";
 const wsUrl = `${baseUrl.replace("http://", "ws://")}/ws/`;
 const HOUR_MS = 3_600_000;
+const CHAIN = 11155111; // a chain the exchange bridges USDC to
 const DEADLINE_MS = 5_000;
 const results = {};
 
@@ -107,18 +108,75 @@ async function trading() {
   await call("updatePerpInstrumentLeverage", () => trader.updatePerpInstrumentLeverage({ instrumentId: 1, leverage: 5 }));
 }
 
-async function money(vault) {
+async function account() {
+  const agentKey = generatePrivateKey();
+  const agent = privateKeyToAccount(agentKey);
+  await call("addAgent", () =>
+    trader.addAgent({
+      agentName: "ts-compat-agent",
+      agent: agent.address,
+      forAccount: "",
+      validUntil: Date.now() + HOUR_MS,
+      agentPrivateKey: agentKey,
+      signer: user,
+    }),
+  );
+  await call("agents", () => info.agents({ user }));
+  const bot = new ExchangeClient({
+    transport: httpTransport,
+    wallet: createWalletClient({ account: agent, chain: mainnet, transport: http() }),
+  });
+  await call("placeOrder.agent", () => bot.placeOrder({ orders: [unit("b", "87000", "0.01")], expiresAfter: expiresAfter() }));
+  await call("cancelAll.agent", () => bot.cancelAll({ expiresAfter: expiresAfter() }));
+  await call("revokeAgent", () => trader.revokeAgent({ agent: agent.address }));
+  await call("placeOrder.revoked", () =>
+    bot.placeOrder({ orders: [unit("b", "87000", "0.01")], expiresAfter: expiresAfter() }),
+  );
+  await call("approveBrokerFee", () => trader.approveBrokerFee({ broker: other.account.address, maxFeeRate: "0.01" }));
+  const code = `TS${Math.random().toString(16).slice(2, 10).toUpperCase()}`;
+  note("referral_code", code);
+  await call("createReferralCode", () => trader.createReferralCode({ code }));
+  await call("setReferrer", () => counterparty.setReferrer({ code }));
+  await call("claimReferralRewards", () => trader.claimReferralRewards({ collateralId: 1, spot: true }));
+  await call("referralSummary", () => info.referralSummary({ user }));
+  await call("referralSummary.other", () => info.referralSummary({ user: other.account.address }));
+}
+
+async function money(vault, openVault) {
   await call("accountInternalBalanceTransferRequest", () =>
     trader.accountInternalBalanceTransferRequest({ collateralId: 1, amount: "50", toDerivativesAccount: false }),
   );
   await call("accountDerivativeBalanceTransferRequest", () =>
     trader.accountDerivativeBalanceTransferRequest({ collateralId: 1, amount: "25", destination: other.account.address }),
   );
+  await call("accountSpotBalanceTransferRequest", () =>
+    trader.accountSpotBalanceTransferRequest({ collateralId: 1, amount: "5", destination: other.account.address }),
+  );
+  await call("accountSpotWithdrawRequest", () =>
+    trader.accountSpotWithdrawRequest({ collateralId: 1, amount: "10", chainId: CHAIN }),
+  );
+  await call("accountDerivativeWithdrawRequest", () =>
+    trader.accountDerivativeWithdrawRequest({ collateralId: 1, amount: "10", chainId: CHAIN }),
+  );
   await call("depositToVault", () => trader.depositToVault({ vaultAddress: vault, amount: "10" }));
+  await call("depositToVault.open", () => trader.depositToVault({ vaultAddress: openVault, amount: "20" }));
+  await call("redeemFromVault", () => trader.redeemFromVault({ vaultAddress: openVault, shares: "20" }));
 }
 
 async function queries(vault) {
+  const nowS = Math.floor(Date.now() / 1000);
   await call("oracle", () => info.oracle({ symbol: "BTC" }));
+  await call("supportedCollateral", () => info.supportedCollateral({ symbol: "all" }));
+  await call("trades", () => info.trades({ symbol: "BTC-PERP", limit: 5 }));
+  await call("mids", () => info.mids({ symbol: "all" }));
+  await call("bbo", () => info.bbo({ symbol: "BTC-PERP" }));
+  await call("chart", () =>
+    info.chart({ symbol: "BTC-PERP", resolution: "1", from: nowS - 3600, to: nowS + 60, chart_type: "ltp" }),
+  );
+  await call("openOrders", () => info.openOrders({ user }));
+  await call("userFeeInfo", () => info.userFeeInfo({ user }));
+  await call("accountHistory", () => info.accountHistory({ user }));
+  await call("fundingHistory", () => info.fundingHistory({ user }));
   await call("instruments", () => info.instruments({ type: "all" }));
   await call("ticker", () => info.ticker({ symbol: "BTC-PERP" }));
   await call("orderbook", () => info.orderbook({ symbol: "BTC-PERP", depth: 10 }));
@@ -131,29 +189,75 @@ async function queries(vault) {
   await call("accountInfo", () => info.accountInfo({ user }));
   await call("vaultBalances", () => info.vaultBalances({ vaultAddress: vault, user }));
   await call("blocks", () => info.blocks({ offset: 0, limit: 5 }));
+  const txHash = results["placeOrder.rest"]?.value?.tx_hash;
+  note("sealed", await sealed(txHash));
+  const tx = await call("transactionDetails", () => info.transactionDetails({ tx_hash: txHash }));
+  await call("blockDetails", () => info.blockDetails({ block_height: tx?.block_height ?? 1 }));
+  await call("transactions", () => info.transactions({ offset: 0, limit: 5, filter: { account: user } }));
   await call("subVaults", () => info.subVaults({ vaultAddress: vault }));
   await call("bad_query", () => info.ticker({ symbol: "NOPE-PERP" }));
 }
 
+async function sealed(txHash) {
+  // an action's transaction is sealed into a block within one block interval
+  const deadline = Date.now() + DEADLINE_MS;
+  while (Date.now() < deadline) {
+    try {
+      if ((await info.transactionDetails({ tx_hash: txHash })).block_height) return true;
+    } catch {
+      // not sealed yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
 async function subscriptions() {
   const subs = new SubscriptionClient({ transport: wsTransport });
-  const got = { ticker: [], order: [] };
-  await call("subscribe.ticker", async () => (await subs.ticker({ symbol: "BTC-PERP" }, (e) => got.ticker.push(e.detail))).subscriptionId);
-  await call("subscribe.order", async () =>
-    (await subs.accountOrderUpdates({ address: user }, (e) => got.order.push(e.detail))).subscriptionId,
-  );
+  const got = {};
+  const listen = (name) => {
+    got[name] = [];
+    return (event) => got[name].push(event.detail);
+  };
+  const channels = {
+    ticker: () => subs.ticker({ symbol: "BTC-PERP" }, listen("ticker")),
+    mids: () => subs.mids({ symbol: "BTC-PERP" }, listen("mids")),
+    bbo: () => subs.bbo({ symbol: "BTC-PERP" }, listen("bbo")),
+    orderbook: () => subs.orderbook({ instrumentId: "BTC-PERP" }, listen("orderbook")),
+    trade: () => subs.trade({ instrumentId: "BTC-PERP" }, listen("trade")),
+    order: () => subs.accountOrderUpdates({ address: user }, listen("order")),
+    positions: () => subs.positions({ address: user }, listen("positions")),
+    fills: () => subs.fills({ address: user }, listen("fills")),
+    accountSummary: () => subs.accountSummary({ user }, listen("accountSummary")),
+    balance: () => subs.accountBalanceUpdates({ address: user }, listen("balance")),
+    blocks: () => subs.blocks({}, listen("blocks")),
+    transactions: () => subs.transactions({}, listen("transactions")),
+  };
+  for (const [name, subscribe] of Object.entries(channels)) {
+    await call(`subscribe.${name}`, async () => (await subscribe()).subscriptionId);
+  }
   note("subscribe.ticker.picture", await waitFor(() => got.ticker.length > 0));
-  const seen = got.order.length;
+  note("subscribe.orderbook.picture", await waitFor(() => got.orderbook.length > 0));
+  const seen = Object.fromEntries(Object.entries(got).map(([name, list]) => [name, list.length]));
+  const grew = (name) => waitFor(() => got[name].length > seen[name]);
   await trader.placeOrder({ orders: [unit("b", "85000", "0.01")], expiresAfter: expiresAfter() });
-  note("subscribe.order.update", await waitFor(() => got.order.length > seen));
+  note("subscribe.order.update", await grew("order"));
   note("subscribe.order.last", got.order.at(-1) ?? null);
   await trader.cancelAll({ expiresAfter: expiresAfter() });
+  await counterparty.placeOrder({ orders: [unit("s", "100000", "0.01")], expiresAfter: expiresAfter() });
+  await trader.placeOrder({ orders: [unit("b", "100000", "0.01", { tif: "IOC" })], expiresAfter: expiresAfter() });
+  for (const name of ["trade", "fills", "positions", "accountSummary", "balance", "blocks", "transactions"]) {
+    note(`subscribe.${name}.update`, await grew(name));
+  }
 }
 
 try {
-  const vault = (await info.vaults({})).vaults[0].vault_address;
+  const vaults = (await info.vaults({})).vaults;
+  const openVault = vaults.reduce((a, b) => (b.lock_in_period < a.lock_in_period ? b : a)).vault_address;
+  const vault = vaults.find((v) => v.vault_address !== openVault).vault_address;
   await trading();
-  await money(vault);
+  await account();
+  await money(vault, openVault);
   await queries(vault);
   await subscriptions();
 } finally {
