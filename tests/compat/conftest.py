@@ -108,12 +108,12 @@ def _build_npm(root: Path) -> None:
     )
     if npm.returncode != 0:
         shutil.rmtree(root, ignore_errors=True)
-        tail = (npm.stderr or npm.stdout).strip().splitlines()[-4:]
-        if any(sign in line for line in tail for sign in NPM_UNREACHABLE):
-            pytest.skip(
-                f"cannot install {TS_SDK}@{TS_SDK_VERSION}: the npm registry cannot be reached ({' '.join(tail)})"
-            )
-        pytest.fail(f"npm install {TS_SDK}@{TS_SDK_VERSION} failed:\n" + "\n".join(tail))
+        said = (npm.stderr or npm.stdout).strip().splitlines()
+        codes = [line for line in said if line.startswith("npm error code") or "request to" in line][:2]
+        if any(sign in line for line in said for sign in NPM_UNREACHABLE):
+            reason = f"the npm registry cannot be reached ({' '.join(codes)})"
+            pytest.skip(f"cannot install {TS_SDK}@{TS_SDK_VERSION}: {reason}")
+        pytest.fail(f"npm install {TS_SDK}@{TS_SDK_VERSION} failed:\n" + "\n".join(said[-20:]))
 
 
 @pytest.fixture(scope="session")
