@@ -1,14 +1,16 @@
-"""The exchange's own Python SDK against a real ``xtui sim`` process.
+"""The exchange's own Python and TypeScript SDKs against a real ``xtui sim`` process.
 
-The SDK pins what the project cannot (eth-account < 0.12, web3 6), so it lives in its own virtual
+The Python SDK pins what the project cannot (eth-account < 0.12, web3 6), so it lives in its own virtual
 environment: built once per SDK version in the user cache directory, under a file lock so that parallel
-workers build it once, and reused afterwards. Without the package index the tests say so and skip.
-The driver scripts here run with that environment's interpreter and print JSON; the tests assert on it.
+workers build it once, and reused afterwards. The TypeScript SDK is installed from npm the same way, into a
+folder of the cache (``compat-npm-<version>``). Without the package index (or Node) the tests say so and skip.
+The driver scripts here run with the SDK's interpreter (or Node) and print JSON; the tests assert on it.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import select
@@ -26,7 +28,10 @@ import pytest
 
 SDK = "hotstuff-python-sdk"
 SDK_VERSION = "0.1.2b4"
+TS_SDK = "@hotstuff-labs/ts-sdk"
+TS_SDK_VERSION = "0.0.1-beta.13"
 HERE = Path(__file__).parent
+TS_DRIVERS = HERE / "ts"
 START_S = 30.0  # for a sim process to print its address
 DRIVER_S = 120.0  # for one driver script
 UNREACHABLE = (  # what pip says when the package index cannot be reached or lacks the release
@@ -39,6 +44,20 @@ UNREACHABLE = (  # what pip says when the package index cannot be reached or lac
     "ConnectTimeout",
     "ReadTimeout",
 )
+NPM_UNREACHABLE = (
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "ENETUNREACH",
+    "E404",
+    "ETARGET",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sdk_examples: runs the Python SDK's shipped examples (minutes; a checkout)")
 
 
 def _build_venv(root: Path) -> None:
@@ -73,6 +92,80 @@ def sdk_python() -> Path:
                 _build_venv(root)
                 ready.touch()
     return root / "bin" / "python"
+
+
+def _build_npm(root: Path) -> None:
+    """``root/node_modules`` with the TypeScript SDK at its pinned version; skips the tests without npm."""
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    (root / "package.json").write_text('{"name": "xtui-compat", "private": true, "type": "module"}\n')
+    npm = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--save-exact", f"{TS_SDK}@{TS_SDK_VERSION}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
+    if npm.returncode != 0:
+        shutil.rmtree(root, ignore_errors=True)
+        said = (npm.stderr or npm.stdout).strip().splitlines()
+        codes = [line for line in said if line.startswith("npm error code") or "request to" in line][:2]
+        if any(sign in line for line in said for sign in NPM_UNREACHABLE):
+            reason = f"the npm registry cannot be reached ({' '.join(codes)})"
+            pytest.skip(f"cannot install {TS_SDK}@{TS_SDK_VERSION}: {reason}")
+        pytest.fail(f"npm install {TS_SDK}@{TS_SDK_VERSION} failed:\n" + "\n".join(said[-20:]))
+
+
+@pytest.fixture(scope="session")
+def ts_sdk() -> Path:
+    """A folder whose ``node_modules`` holds the TypeScript SDK (installed on first use, then cached)."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("the TypeScript SDK's tests need Node.js and npm on PATH")
+    cache = Path(platformdirs.user_cache_dir("xtui"))
+    root = cache / f"compat-npm-{TS_SDK_VERSION}"
+    ready = root / ".ready"
+    if not ready.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        with open(cache / f"compat-npm-{TS_SDK_VERSION}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # the other worker waits here while one installs
+            if not ready.exists():
+                _build_npm(root)
+                ready.touch()
+    return root
+
+
+@pytest.fixture(scope="session")
+def ts_dist(ts_sdk: Path) -> Path:
+    """The TypeScript SDK's ``dist/`` (its ``.d.ts`` type definitions and the compiled modules)."""
+    return ts_sdk / "node_modules" / TS_SDK / "dist"
+
+
+@pytest.fixture(scope="session")
+def drive_ts(ts_sdk: Path) -> Callable[..., dict[str, Any]]:
+    """``drive_ts("drive_ts.mjs", *args)``: run a Node driver beside the installed SDK; its JSON, by call name.
+
+    The drivers are copied next to ``node_modules`` so that their imports resolve there; Node 20 runs the
+    SDK's ``dist/`` with a resolve hook (its imports have no file extensions) and its WebSocket global on.
+    """
+
+    def run(script: str, *args: str) -> dict[str, Any]:
+        for driver in TS_DRIVERS.glob("*.mjs"):
+            shutil.copy(driver, ts_sdk / driver.name)
+        command = ["node", "--import", "./resolve_hook.mjs", script, *args]
+        if _node_lacks_websocket():
+            command.insert(1, "--experimental-websocket")  # Node 20: the WebSocket global is behind a flag
+        done = subprocess.run(command, capture_output=True, text=True, timeout=DRIVER_S, cwd=ts_sdk)
+        assert done.returncode == 0, f"{script} {' '.join(args)} failed:\n{done.stderr[-3000:]}"
+        out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return out
+
+    return run
+
+
+@functools.cache
+def _node_lacks_websocket() -> bool:
+    probe = subprocess.run(["node", "-p", "typeof WebSocket"], capture_output=True, text=True, timeout=30)
+    return probe.stdout.strip() != "function"
 
 
 def _start_sim(network: str, home: Path, flags: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], str]:
@@ -119,7 +212,7 @@ def sim_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., 
             proc.kill()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def drive(sdk_python: Path) -> Callable[..., dict[str, Any]]:
     """``drive("drive_actions.py", *args)``: run a driver with the SDK's interpreter; its JSON, by call name."""
 

@@ -111,6 +111,7 @@ def account(rec: Record, info: Any, me: str, vault: str) -> None:
     rec.call("open_orders", lambda: info.open_orders(OpenOrdersParams(user=me)))
     rec.call("positions", lambda: info.positions(PositionsParams(user=me)))
     rec.call("account_summary", lambda: info.account_summary(AccountSummaryParams(user=me)))
+    rec.call("account_summary.vault", lambda: info.account_summary(AccountSummaryParams(user=vault)))
     rec.call("referral_summary", lambda: info.referral_summary(ReferralSummaryParams(user=me)))
     rec.call("user_fee_info", lambda: info.user_fee_info(UserFeeInfoParams(user=me)))
     rec.call("account_history", lambda: info.account_history(AccountHistoryParams(user=me)))

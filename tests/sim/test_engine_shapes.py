@@ -1,7 +1,8 @@
-"""Every query's answer has exactly the interface's field names and JSON types (field by field).
+"""Every query's answer has exactly the interface's field names and JSON types (field by field), and the
+fields the exchange's SDKs' types add (``margin``, ``perp_volume``, the camelCase spellings...).
 
 Type tags: ``str`` a Python str; ``num`` a JSON number (Decimal, or int), ``int`` an int, ``bool`` a bool,
-``iso`` an ISO 8601 UTC string with milliseconds. A dict is a nested object with exactly those keys;
+``iso`` an ISO 8601 UTC string with milliseconds, ``null`` None. A dict is a nested object with exactly those keys;
 ``[x]`` a non-empty array of x; ``Map(x)`` an object keyed by name or address whose values are x.
 """
 
@@ -43,6 +44,8 @@ def check(value: Any, schema: Any, path: str = "$") -> None:
         for k, item in value.items():
             assert isinstance(k, str)
             check(item, schema.value, f"{path}[{k}]")
+    elif schema == "null":
+        assert value is None, f"{path}: expected null, got {value!r}"
     elif schema == "str":
         assert type(value) is str, f"{path}: expected str, got {type(value).__name__}"
     elif schema == "iso":
@@ -126,7 +129,17 @@ FILL = {
 }
 POSITION = {
     k: "str"
-    for k in ("user", "instrument", "position_side", "size", "entry_price", "position_value", "margin_mode", "leverage")
+    for k in (
+        "user",
+        "instrument",
+        "position_side",
+        "size",
+        "entry_price",
+        "position_value",
+        "margin_mode",
+        "leverage",
+        "margin",
+    )
 } | {"instrument_id": "int", "updated_at": "int"}
 BALANCE = {"balance": "num", "withdrawable_balance": "num"}
 LEG = {
@@ -138,38 +151,44 @@ LEG = {
     "leverage": {"type": "str", "value": "num"},
     "position_value": "num",
 }
-SUMMARY = {
-    "address": "str",
-    "margin_mode": "str",
-    "multi_asset_mode": "bool",
-    "hedge_mode": "bool",
-    "spot_collateral": Map(BALANCE),
-    "collateral": Map(BALANCE),
-    "vault_balances": Map({"withdrawable_shares": "num", "total_shares": "num", "amount": "num"}),
-    "staked_collateral": "num",
-    "perp_positions": Map(
-        {"position_type": "str", "legs": [LEG], "liquidation_price": "num", "mm": "num", "im": "num", "upnl": "num"}
-    ),
-} | {
-    k: "num"
-    for k in (
-        "initial_margin_utilization",
-        "maintenance_margin_utilization",
-        "upnl",
-        "total_account_equity",
-        "margin_balance",
-        "initial_margin",
-        "maintenance_margin",
-        "total_volume",
-        "total_pnl",
-        "available_balance",
-        "transfer_margin_req",
-        "max_drawdown",
-        "spot_account_equity",
-        "derivative_account_equity",
-        "spot_volume",
-    )
-}
+SUMMARY = (
+    {
+        "address": "str",
+        "margin_mode": "str",
+        "multi_asset_mode": "bool",
+        "hedge_mode": "bool",
+        "spot_collateral": Map(BALANCE),
+        "collateral": Map(BALANCE),
+        "vault_balances": Map({"withdrawable_shares": "num", "total_shares": "num", "amount": "num"}),
+        "staked_collateral": "num",
+        "perp_positions": Map(
+            {"position_type": "str", "legs": [LEG], "liquidation_price": "num", "mm": "num", "im": "num", "upnl": "num"}
+        ),
+    }
+    | {
+        k: "num"
+        for k in (
+            "initial_margin_utilization",
+            "maintenance_margin_utilization",
+            "upnl",
+            "total_account_equity",
+            "margin_balance",
+            "initial_margin",
+            "maintenance_margin",
+            "total_volume",
+            "total_pnl",
+            "available_balance",
+            "transfer_margin_req",
+            "max_drawdown",
+            "spot_account_equity",
+            "derivative_account_equity",
+            "spot_volume",
+            "perp_volume",
+            "withdrawable_balance_notional",
+        )
+    }
+    | {"vault_summary": "null"}
+)  # an ordinary account's; a vault's is in test_engine_sdk_fields
 MAKER_TAKER = {"maker_volume": "num", "taker_volume": "num"}
 REFERRAL = {
     "address": "str",
@@ -216,6 +235,7 @@ FUNDING = {
 }
 TRANSFER = {
     "from": "str",
+    "from_address": "str",
     "to": "str",
     "collateral_id": "int",
     "amount": "str",
@@ -306,6 +326,10 @@ COLLATERAL = {
             "token_address": "str",
             "bridge_contract_address": "str",
             "enabled": "bool",
+            "bridgeChainType": "int",
+            "bridgeChainId": "int",
+            "tokenAddress": "str",
+            "bridgeContractAddress": "str",
         }
     ],
     "coll_risk": {
@@ -327,18 +351,19 @@ REWARD = {
     "ClaimAmount": "str",
     "CreatedAt": "int",
 }
-ACCOUNT_INFO = {
-    "account": {
-        "address": "str",
-        "role": "int",
-        "margin_mode": "str",
-        "multi_asset_mode": "bool",
-        "hedge_mode": "bool",
-        "referrer": "str",
-        "referral_codes": ["str"],
-        "referral_timestamp": "int",
-        "created_at_block_timestamp": "int",
-    },
+INFO_ACCOUNT = {
+    "address": "str",
+    "role": "int",
+    "margin_mode": "str",
+    "multi_asset_mode": "bool",
+    "hedge_mode": "bool",
+    "referrer": "str",
+    "referral_codes": ["str"],
+    "referral_timestamp": "int",
+    "created_at_block_timestamp": "int",
+}
+ACCOUNT_INFO = INFO_ACCOUNT | {  # the Python SDK reads the account's fields at the top, the TypeScript SDK nested
+    "account": INFO_ACCOUNT,
     "rewards": [REWARD],
     "history": [REWARD],
 }
@@ -430,7 +455,7 @@ CASES: dict[str, tuple[Any, Any]] = {
     "account_history": (lambda ex, v: ex.account_history(ALICE), [HISTORY]),
     "referral_summary": (lambda ex, v: ex.referral_summary(ALICE), REFERRAL),
     "brokers_check": (lambda ex, v: ex.brokers_check(BOB), page(BROKER)),
-    "fills": (lambda ex, v: ex.fills(ALICE), page(FILL)),
+    "fills": (lambda ex, v: ex.fills(ALICE), page(FILL) | {"totalPages": "int", "hasNext": "bool", "hasPrev": "bool"}),
     "open_orders": (lambda ex, v: ex.open_orders(ALICE), page(ORDER)),
     "order_history": (lambda ex, v: ex.order_history(ALICE), page(ORDER)),
     "funding_history": (lambda ex, v: ex.funding_history(ALICE), page(FUNDING)),

@@ -62,6 +62,8 @@ INFO: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
 INFO_ALIASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "account_info": ({"user": ALICE, "collateralId": 1}, ("collateralId",)),
     "chart": ({"instrument_id": 1, "chart_type": "mark", "resolution": "5", "from": 0, "to": 60}, ("chart_type",)),
+    "sub_vaults": ({"vaultAddress": VAULT}, ()),  # as the TypeScript SDK sends it
+    "vault_balance": ({"vaultAddress": VAULT, "user": ALICE}, ("user",)),
 }
 EXPLORER: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "block": ({"block_height": 0}, ()),

@@ -13,6 +13,14 @@ newest first. Account summary formulas (USDC; see ``accounts`` for margin):
 - transfer_margin_req = initial_margin; staked_collateral = 0
 - total_pnl = realised PnL + upnl + net funding - fees paid (perps); max_drawdown = the largest fall of
   total_pnl from its running peak, sampled at account-history points (USDC)
+- withdrawable_balance_notional = the most USDC value successive withdrawals can take out: every margin token
+  in turn, the lowest collateral weight first (it frees the most value per unit of free margin), each as far
+  as the free margin the earlier ones left allows
+- perp_volume = the perp notional the account traded (total_volume counts perps only, spot_volume spot)
+- vault_summary (null unless the account is a vault's): shares outstanding, lock_in_period (ms), equity_daily =
+  the vault account's value at each day's last history point, daily_nav_changes = each day's change of
+  total_pnl over the previous day's value (deposits and withdrawals move the value, not the NAV per
+  share), apr = their mean * 365
 - utilisations = margin / margin_balance (1 when margin_balance <= 0 and the margin is not zero)
 - liquidation_price: the mark at which, other marks fixed, margin_balance = maintenance_margin (cross)
   or iso_margin + upnl = maintenance (isolated), with the current tier; 0 when no positive price does.
@@ -21,6 +29,7 @@ newest first. Account summary formulas (USDC; see ``accounts`` for margin):
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
 from .accounts import Account, MarginState, Position
@@ -81,7 +90,7 @@ class AccountQueries:
                 "legs": [position_leg(p)],
                 "liquidation_price": num(self._liquidation_price(acct, p, ms)),
                 "mm": num(p.maintenance()),
-                "im": num(p.iso_margin if p.isolated else p.notional() * p.imr),
+                "im": num(p.margin()),
                 "upnl": num(p.upnl()),
             }
             for p in acct.positions.values()
@@ -112,6 +121,39 @@ class AccountQueries:
             "spot_account_equity": num(spot_eq),
             "derivative_account_equity": num(deriv_eq),
             "spot_volume": acct.spot_volume + acct.stable_spot_volume,
+            "perp_volume": acct.total_volume,
+            "withdrawable_balance_notional": num(self._withdrawable_notional(acct, free)),
+            "vault_summary": self._vault_summary(acct),
+        }
+
+    def _withdrawable_notional(self, acct: Account, free: Decimal) -> Decimal:
+        core = self.core
+        total = ZERO
+        margin_tokens = [(c, acct.balances.get(c.id, ZERO)) for c in core.collaterals.values() if c.is_margin]
+        for c, bal in sorted(margin_tokens, key=lambda cb: ONE if cb[0].id == USDC_ID else cb[0].weight(cb[1])):
+            out = self.funds.withdrawable_of(bal, free, c)
+            if not out:
+                continue
+            price = core.coll_prices[c.id]
+            total += out * price
+            free -= out if c.id == USDC_ID else out * price * c.weight(bal)
+        return total
+
+    def _vault_summary(self, acct: Account) -> dict[str, Any] | None:
+        vault = self.funds.vaults.get(acct.addr)
+        if vault is None:
+            return None
+        days: dict[str, tuple[Decimal, Decimal]] = {}  # day -> (value, total_pnl) at its last history point
+        for point in acct.history:
+            days[point["created_at"][:10]] = (Decimal(point["account_value"]), Decimal(point["total_pnl"]))
+        daily = list(days.values())
+        changes = [(pnl - pnl_before) / before for (before, pnl_before), (_, pnl) in pairwise(daily) if before > 0]
+        return {
+            "apr": num(sum(changes, ZERO) / len(changes) * 365) if changes else ZERO,
+            "lock_in_period": vault.spec.lock_in_ms,
+            "shares": vault.total_shares,
+            "equity_daily": [num(value) for value, _ in daily],
+            "daily_nav_changes": [num(c) for c in changes],
         }
 
     def _total_pnl(self, acct: Account, upnl: Decimal) -> Decimal:
@@ -193,7 +235,9 @@ class AccountQueries:
     def fills(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
         acct = self.core.view(user)
         chunk, meta = paginate(list(reversed(acct.fills)), page, limit)
-        return envelope([f.record() for f in chunk], meta)
+        # the TypeScript SDK's ITradeHistoryResponse spells three of the envelope's fields in camelCase
+        camel = {"totalPages": meta["total_pages"], "hasNext": meta["has_next"], "hasPrev": meta["has_prev"]}
+        return envelope([f.record() for f in chunk], meta) | camel
 
     def funding_history(self, user: str, page: Any = None, limit: Any = None) -> dict[str, Any]:
         acct = self.core.view(user)

@@ -103,6 +103,10 @@ class Position:
     def notional(self) -> Decimal:
         return abs(self.size) * self.market.mark
 
+    def margin(self) -> Decimal:
+        """The margin the position holds: its ``iso_margin`` when isolated, else its cross IM ``|size|*mark/lev``."""
+        return self.iso_margin if self.isolated else self.notional() * self.imr
+
     def maintenance(self) -> Decimal:
         """Maintenance margin from the tier of the current notional (never negative)."""
         n = abs(self.size) * self.market.mark

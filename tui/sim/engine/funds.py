@@ -82,6 +82,7 @@ class Funds:
         core = self.core
         record = {
             "from": src.display,
+            "from_address": src.display,  # the Python SDK's TransferHistory names it so
             "to": dst.display,
             "collateral_id": c.id,
             "amount": dstr(amount),

@@ -110,6 +110,11 @@ class MarketQueries:
                         "token_address": b.token_address,
                         "bridge_contract_address": b.contract_address,
                         "enabled": b.enabled,
+                        # the TypeScript SDK's type names them in camelCase: both spellings, same values
+                        "bridgeChainType": b.chain_type,
+                        "bridgeChainId": b.chain_id,
+                        "tokenAddress": b.token_address,
+                        "bridgeContractAddress": b.contract_address,
                     }
                     for b in c.bridges
                 ],

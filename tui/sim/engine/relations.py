@@ -203,18 +203,20 @@ class Relations:
             if collateral_id in (None, cid)
         ]
         history = [r for r in reversed(acct.reward_history) if collateral_id in (None, r["CollateralID"])]
+        account = {
+            "address": acct.display,
+            "role": 0,
+            "margin_mode": "cross",
+            "multi_asset_mode": False,
+            "hedge_mode": False,
+            "referrer": acct.referrer.display if acct.referrer else "",
+            "referral_codes": list(acct.codes),
+            "referral_timestamp": acct.refer_ms,
+            "created_at_block_timestamp": acct.created_ms,
+        }
         return {
-            "account": {
-                "address": acct.display,
-                "role": 0,
-                "margin_mode": "cross",
-                "multi_asset_mode": False,
-                "hedge_mode": False,
-                "referrer": acct.referrer.display if acct.referrer else "",
-                "referral_codes": list(acct.codes),
-                "referral_timestamp": acct.refer_ms,
-                "created_at_block_timestamp": acct.created_ms,
-            },
+            **account,  # the Python SDK's AccountInfoResponse reads them at the top, the TypeScript SDK's nested
+            "account": account,
             "rewards": rewards,
             "history": history if include_history else [],
         }

@@ -83,6 +83,7 @@ def position_record(user: str, pos: Position) -> dict[str, Any]:
         "position_value": dstr(num(pos.notional())),
         "margin_mode": "isolated" if pos.isolated else "cross",
         "leverage": str(pos.leverage),
+        "margin": dstr(num(pos.margin())),
         "updated_at": pos.updated_ms // 1000,
     }
 

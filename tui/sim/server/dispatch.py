@@ -282,8 +282,13 @@ def _transactions(e: Exchange, p: Params) -> Any:
     return e.transactions(p.integer("offset", 0), p.integer("limit", 20, lo=1, hi=1000), account, tx_type)
 
 
+def _vault_address(p: Params) -> str:
+    """``vault_address``, or ``vaultAddress`` as the TypeScript SDK sends it."""
+    return p.user("vaultAddress" if p.has("vaultAddress") and not p.has("vault_address") else "vault_address")
+
+
 def _vault_balance(e: Exchange, p: Params) -> Any:
-    return e.vault_balance(p.user("vault_address"), p.optional_user("user"))
+    return e.vault_balance(_vault_address(p), p.optional_user("user"))
 
 
 def _account_info(e: Exchange, p: Params) -> Any:
@@ -361,7 +366,7 @@ INFO: dict[str, Callable[[Exchange, Params], Any]] = {
     "trades": lambda e, p: e.trades(_symbol(e, p, allow_all=False), p.integer("limit", 100, lo=1, hi=1000)),
     "user_fees": lambda e, p: e.user_fees(p.user()),
     "vaults": lambda e, p: e.vault_list(),
-    "sub_vaults": lambda e, p: e.sub_vaults(p.user("vault_address")),
+    "sub_vaults": lambda e, p: e.sub_vaults(_vault_address(p)),
     "vault_balance": _vault_balance,
 }
 EXPLORER: dict[str, Callable[[Exchange, Params], Any]] = {
