@@ -26,6 +26,7 @@ from tui.api.errors import ActionRejected, ClientError
 from tui.api.models import DecodeError, ExchangeResponse
 from tui.api.signing import Signer
 from tui.feed.alerts import AlertBook
+from tui.feed.event_file import EventFile
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
@@ -61,6 +62,7 @@ class ScreenContext(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with
+    event_file: EventFile  # the event log kept on disk: what earlier sessions logged
 
     @classmethod
     def of(cls, session: Session) -> ScreenContext:
@@ -76,6 +78,7 @@ class ScreenContext(msgspec.Struct, frozen=True):
             alerts=session.alerts,
             watchlist=session.watchlist,
             twaps=session.twaps,
+            event_file=session.event_file,
         )
 
 

@@ -119,6 +119,8 @@ class MultiOrders:
             refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
             said = "; ".join(str(r) for r in refused)
             done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
+            if refused:
+                self.desk.log("refusal", f"Order: {done}, refused: {said}")
             return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
 
         self.desk.run("Order", call)
