@@ -83,7 +83,7 @@ class EventLogScreen(DataScreen):
         rows += [(f"f{i}", list(earlier_row(line))) for i, line in reversed(list(enumerate(earlier)))]
         self.query_one("#events-table", RecordTable).show(rows)
         file = self.ctx.event_file
-        note = f"{len(entries)} event(s) this session, {len(earlier)} earlier · kept in {file.path}"
+        note = f"{len(entries)} event(s) this session, {len(earlier)} earlier · kept in {file.path.name} (data dir)"
         self.query_one("#events-note", Label).update(f"{note} · {file.problem}" if file.problem else note)
         if log.book.unread:
             log.book.mark_read()
