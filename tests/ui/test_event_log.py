@@ -8,7 +8,9 @@ import asyncio
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from textual.widgets import Static
+from textual.widgets._toast import Toast
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
 from tests.ui.conftest import dashboard, feed_ready, settle
@@ -23,6 +25,7 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.events import EventLogScreen
 from tui.ui.screens.watchlist import WatchlistScreen
+from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
@@ -124,3 +127,25 @@ async def test_a_damaged_log_file_from_an_earlier_session_stops_nothing(
         app.write_events()
         assert await asyncio.to_thread(app.session.event_file.flushed, 10)
     assert path.read_text(errors="replace").splitlines()[-1].endswith(" twap TWAP 1: slice 1 of 4 sent")
+
+
+@pytest.mark.parametrize("size", [(160, 48), (120, 30), (80, 24)], ids=["160x48", "120x30", "80x24"])
+async def test_notices_never_cover_the_positions_or_the_footer(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, size: tuple[int, int]
+) -> None:
+    """Four long notices at once, an error among them, at each terminal size: two show, the error one of them,
+    and no toast overlaps the positions, the orders, the account bar, the status bar or the footer."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await feed_ready(app)
+        words = "Sold 0.0100 BTC-PERP at 100,000.0 · maker · rebate 0.02 · order filled " * 2
+        app.notify(words, title="Fill", severity="error", timeout=60)
+        for n in range(3):
+            app.notify(f"{n} {words}", title="Fill", timeout=60)
+        await settle(pilot, lambda: len(app.screen.query(Toast)) == 2, what="two toasts")
+        assert [n.severity for n in app._notifications] == ["error", "information"]
+        kept = [app.main.query_one(f"#{name}") for name in ("positions", "orders-tabs", "account", "status")]
+        kept.append(app.main.query_one(Footer))
+        for toast in app.screen.query(Toast):
+            for widget in kept:
+                assert not toast.region.overlaps(widget.region), (toast.region, widget.id, widget.region)

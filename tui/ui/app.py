@@ -61,16 +61,21 @@ def known_themes() -> list[str]:
 
 class XtuiApp(LeanApp[None]):
     TITLE = "xtui"
-    # notices at the top right, under the header, over the book (or the chart where they share a place): never
-    # over the footer, the account bar or the positions; at most MAX_TOASTS of them
+    # notices at the top right, under the header, over the book (or the chart where they share a place), no wider
+    # than the narrowest right-hand column (40): never over the footer, the bars or the positions; MAX_TOASTS
     CSS = """
     ToastRack {
         dock: top;
         align: right top;
         margin-top: 1;
         margin-bottom: 0;
-        max-height: 45%;
+        max-height: 75%;
         overflow-y: hidden;
+    }
+    Toast {
+        width: 40;
+        max-width: 50%;
+        padding: 0 1;
     }
     """
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
