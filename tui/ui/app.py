@@ -35,6 +35,7 @@ from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
+from tui.ui.render.toasts import keep_at_most
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
@@ -50,7 +51,6 @@ __all__ = ["XtuiApp", "known_themes", "make_app"]
 log = logging.getLogger("tui.ui")
 WARM_UP_AFTER_S = 1.0  # this long after start-up, the data screens are imported (on the UI's loop)
 MAX_TOASTS = 2  # notices shown at once; the older ones go (the event log keeps everything)
-_SEVERITY_RANK = {"information": 0, "warning": 1, "error": 2}
 EVENTS_WRITTEN_EVERY_S = 0.5  # the event log's new entries go to its file's thread in batches this often
 
 
@@ -291,16 +291,7 @@ class XtuiApp(LeanApp[None]):
             self._check_alerts()
 
     def on_notify(self, event: Notify) -> None:
-        """Past ``MAX_TOASTS`` notices, the oldest of the mildest goes first: a liquidation outlasts fills. Runs
-        before Textual's own handler adds ``event``'s notice (prevented when that notice is the one to go)."""
-        shown = [*self._notifications, event.notification]
-        while len(shown) > MAX_TOASTS:
-            mildest = min(shown, key=lambda n: _SEVERITY_RANK.get(n.severity, 0))
-            shown.remove(mildest)
-            if mildest is event.notification:
-                event.prevent_default()
-            else:
-                self._unnotify(mildest, refresh=False)
+        keep_at_most(self, event, MAX_TOASTS)
 
     def on_watch_toggled(self, message: WatchToggled) -> None:
         """* on the markets pane: the selected market goes on the watchlist, or off it."""
