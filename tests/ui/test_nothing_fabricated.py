@@ -10,10 +10,12 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from tests.conftest import ALICE_KEY, client_for
 from tests.ui.conftest import dashboard, feed_ready, settle
+from tui.api.client import Client
 from tui.api.models import AccountHistoryPoint
 from tui.api.signing import Signer
 from tui.feed.journal import Journal, Totals
@@ -100,3 +102,27 @@ async def test_a_journal_of_one_day_is_a_bar_not_a_block() -> None:
         text = drawn_text(plot)
     widest = max(len(run) for line in text.splitlines() for run in re.findall(r"█+", line))
     assert widest <= 100 // 6
+
+
+def bar_text(app: Any) -> str:
+    return str(app.main.query_one("#account", Static).render())
+
+
+async def test_a_vault_deposit_leaves_the_equity_where_it_was(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Alice deposits 1,000 USDC in a vault while the dashboard watches: the account bar's equity stays what it
+    was (it used to fall by the 1,000), and its split says where the money is (`+ vaults 1,000.00`)."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(200, 48)) as pilot:
+        await feed_ready(app)
+        account = app.feed.state.account
+        await settle(pilot, lambda: account.summary is not None, what="the summary")
+        assert account.summary is not None
+        before = account.summary.total_account_equity
+        vault = (await trader.vaults()).vaults[0].vault_address
+        await trader.vault_deposit(vault, Decimal(1000))
+        await app.feed.refresh_account()
+        await settle(pilot, lambda: "+ vaults 1,000.00" in bar_text(app), what="the vault in the bar")
+        assert account.summary.total_account_equity == before
+        assert bar_text(app).startswith(f"Equity {before:,.2f} = perps ")
