@@ -118,8 +118,8 @@ def _figure(value: Decimal, step: Decimal | None, default: int = 4) -> str:
 
 
 def _money(value: Decimal) -> str:
-    """USDC: cents, or four places for amounts under one."""
-    return f"{value:,.{2 if abs(value) >= 1 else 4}f}"
+    """USDC in cents, as the balances are shown (``MONEY_PLACES``)."""
+    return f"{value:,.{MONEY_PLACES}f}"
 
 
 def _verb(side: str, past: bool = True) -> str:
