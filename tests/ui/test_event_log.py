@@ -9,11 +9,12 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, palette_search, settle
 from tests.ui.test_account_events import inside_the_spread
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -149,3 +150,15 @@ async def test_notices_never_cover_the_positions_or_the_footer(
         for toast in app.screen.query(Toast):
             for widget in kept:
                 assert not toast.region.overlaps(widget.region), (toast.region, widget.id, widget.region)
+
+
+async def test_the_palette_opens_the_event_log(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    """ctrl+p, "event log", Enter: the event log screen, as N opens it."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "event log", "Event log")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, EventLogScreen), what="the log from the palette")
