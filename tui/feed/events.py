@@ -261,7 +261,9 @@ class EventLog:
 
     def add(self, kind: str, text: str, at_ms: int | None = None) -> LogEntry:
         """Enter what the dashboard itself saw (an alert, a TWAP step, a refusal, a liquidation warning, the
-        connection lost or back) in the log, at ``at_ms`` or now. Only logged: notices are the caller's."""
+        connection lost or back) in the log, at ``at_ms`` or now. ``kind`` is one word (``event_entries.LOG_KINDS``:
+        a liquidation warning is ``"warning"``). Only logged: notices are the caller's, and so is telling the
+        header (the feed marks the ``events`` topic; the UI calls ``XtuiApp.log_event``, which does both)."""
         return self.book.add(self._wall_ms() if at_ms is None else at_ms, kind, text)
 
     def history(self, fills: Iterable[Fill], orders: Iterable[Order]) -> None:
