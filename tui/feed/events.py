@@ -259,12 +259,9 @@ class EventLog:
             self.book.add(at, event.kind, f"{event.title}: {event.text}")
         return event
 
-    def add(self, kind: str, text: str, at_ms: int | None = None) -> LogEntry:
-        """Enter what the dashboard itself saw (an alert, a TWAP step, a refusal, a liquidation warning, the
-        connection lost or back) in the log, at ``at_ms`` or now. ``kind`` is one word (``event_entries.LOG_KINDS``:
-        a liquidation warning is ``"warning"``). Only logged: notices are the caller's, and so is telling the
-        header (the feed marks the ``events`` topic; the UI calls ``XtuiApp.log_event``, which does both)."""
-        return self.book.add(self._wall_ms() if at_ms is None else at_ms, kind, text)
+    def note(self, event: AccountEvent) -> AccountEvent:
+        """An event the dashboard itself finds (a liquidation-distance warning): kept and announced as the rest."""
+        return self._add(event)
 
     def history(self, fills: Iterable[Fill], orders: Iterable[Order]) -> None:
         """The account as first loaded: its fills and open orders are known, not news. From now on, live."""
@@ -300,6 +297,13 @@ class EventLog:
         if not self._first(("funding", r.instrument_id, r.timestamp)) or not self.live:
             return None
         return self._add(funding_event(r, instrument, info))
+
+    def add(self, kind: str, text: str, at_ms: int | None = None) -> LogEntry:
+        """Enter what the dashboard itself saw (an alert, a TWAP step, a refusal, a liquidation warning, the
+        connection lost or back) in the log, at ``at_ms`` or now. ``kind`` is one word (``event_entries.LOG_KINDS``:
+        a liquidation warning is ``"warning"``). Only logged: notices are the caller's, and so is telling the
+        header (the feed marks the ``events`` topic; the UI calls ``XtuiApp.log_event``, which does both)."""
+        return self.book.add(self._wall_ms() if at_ms is None else at_ms, kind, text)
 
     def own_cancel(self, running: bool, now: float) -> None:
         """The dashboard's own cancel started (``running``) or ended: the cancels pushed meanwhile, and for a
