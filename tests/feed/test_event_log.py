@@ -139,3 +139,19 @@ def test_any_text_logged_is_one_line_in_the_file(texts: list[str]) -> None:
         line = entry.line()
         assert "\n" not in line and "\r" not in line
         assert line.startswith("2026-01-01T00:00:00.000Z alert ")
+
+
+def test_a_liquidation_warning_noted_is_an_entry() -> None:
+    """The guards' liquidation warning comes in through ``note`` (an event the dashboard found): the log keeps
+    it with its time and words, unread."""
+    from tui.feed.events import AccountEvent
+
+    log = live_log()
+    words = ("BTC-PERP mark 95,000.0 is 4.50% from its liquidation price 90,725.0", "within 5%")
+    log.note(AccountEvent("liquidation", "BTC-PERP", "Liquidation warning", words, 1_767_225_600_000))
+    [entry] = log.book.entries()
+    assert entry.line() == (
+        "2026-01-01T00:00:00.000Z liquidation Liquidation warning: BTC-PERP mark 95,000.0 is 4.50% from its "
+        "liquidation price 90,725.0 · within 5%"
+    )
+    assert log.book.unread == 1
