@@ -14,7 +14,8 @@ from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle
+from tests.ui.screen_steps import confirm, fill_form, result_of, show, until
 from tests.ui.test_account_events import inside_the_spread
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -25,6 +26,7 @@ from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.events import EventLogScreen
+from tui.ui.screens.referrals import ReferralsScreen
 from tui.ui.screens.watchlist import WatchlistScreen
 from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.record_table import RecordTable
@@ -162,3 +164,21 @@ async def test_the_palette_opens_the_event_log(sim: LocalExchange, clock: Frozen
         await palette_search(pilot, "event log", "Event log")
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, EventLogScreen), what="the log from the palette")
+
+
+async def test_a_data_screens_refused_action_is_logged(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client
+) -> None:
+    """On the referrals screen Alice creates a code Bob already has: the exchange refuses it, the screen says so,
+    and the event log has the refusal in the same words."""
+    await bob.create_referral_code("TAKEN1")
+    app = dashboard(trader, sim, clock, ALICE)
+    seen = Seen()
+    async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
+        screen = await show(pilot, seen, "R", ReferralsScreen)
+        await fill_form(pilot, "n", {"code": "TAKEN1"})
+        await confirm(pilot)
+        await until(pilot, lambda: "rejected" in result_of(screen), "the refusal")
+        book = app.feed.state.account.events.book
+        [entry] = [e for e in book.entries() if e.kind == "refusal"]
+        assert entry.text in result_of(screen)

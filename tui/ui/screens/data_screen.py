@@ -30,6 +30,7 @@ from tui.feed.event_file import EventFile
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
+from tui.ui.messages import FeedChanged
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.footer import Footer
@@ -259,6 +260,8 @@ class DataScreen(LeanScreen[None]):
             except ActionRejected as exc:
                 tx = f" · tx {exc.tx_hash}" if exc.tx_hash else ""
                 self.show_result(f"{plan.what}: rejected: {exc.message}{tx}", error=True)
+                self.ctx.feed.state.account.events.add("refusal", f"{plan.what}: rejected: {exc.message}")
+                self.app.post_message(FeedChanged(frozenset({"events"})))  # the header counts it
             except (ClientError, KeystoreError, OSError, ValueError) as exc:
                 self.show_result(f"{plan.what}: failed: {exc}", error=True)
             else:
