@@ -106,7 +106,7 @@ def test_one_fill_says_side_size_price_role_fee_and_whether_the_order_is_done() 
     )
     [notice] = notices([event], {7: ("filled", D(0))}.get)
     assert notice.title == "Fill" and notice.kinds == {"fill"} and notice.severity == "information"
-    assert notice.text == "Sold 0.0100 BTC-PERP at 100,000.0 · maker · rebate 0.0200 · order filled"
+    assert notice.text == "Sold 0.0100 BTC-PERP at 100,000.0 · maker · rebate 0.02 · order filled"
     [partial] = notices([event], {7: ("open", D("0.006"))}.get)
     assert partial.text.endswith("· 0.0060 left")
 
@@ -177,7 +177,7 @@ def test_a_liquidation_and_funding() -> None:
     )  # fmt: skip
     funding = log.funding(record, "BTC-PERP", BTC)
     assert funding is not None and log.funding(record, "BTC-PERP", BTC) is None
-    assert funding.text == "paid 0.0125 USDC on BTC-PERP · rate 0.00125% · size 0.0100"
+    assert funding.text == "paid 0.01 USDC on BTC-PERP · rate 0.00125% · size 0.0100"
 
 
 # ---- against the local exchange ----------------------------------------------------------------------------

@@ -117,6 +117,20 @@ def test_vault_deposit_lock_and_redeem() -> None:
     assert_conserved(ex)
 
 
+def test_a_vault_deposit_moves_equity_and_does_not_spend_it() -> None:
+    """Alice deposits 1,000 USDC in a vault: her total equity is what it was (1,000 less in derivatives, 1,000
+    more in the vault); when the vault's equity grows, so does hers."""
+    ex, _ = make(None, ALICE, BOB)
+    xlv = ex.vault_list()["vaults"][0]["vault_address"]
+    before = ex.account_summary(ALICE)
+    ex.vault_deposit(ALICE, xlv, "1000")
+    after = ex.account_summary(ALICE)
+    assert after["derivative_account_equity"] == before["derivative_account_equity"] - 1000
+    assert after["total_account_equity"] == before["total_account_equity"]
+    ex.transfer_derivative(BOB, USDC, "10000", xlv)  # a gift to the vault: its shares are worth more
+    assert ex.account_summary(ALICE)["total_account_equity"] > before["total_account_equity"]
+
+
 def test_vault_shares_follow_the_vault_equity() -> None:
     ex, _ = make(None, ALICE, BOB)
     xlv = ex.vault_list()["vaults"][0]["vault_address"]

@@ -132,7 +132,7 @@ async def test_a_slice_lost_to_a_frozen_exchange_is_settled_before_the_next(exch
     assert twap.state == "done" and not twap.waiting
     held = await position(exchange.url)
     assert held == twap.filled == TOTAL, f"bought {held}, the TWAP says {twap.filled}"
-    assert said.messages[-1].startswith("done: 0.05 of 0.05 BTC-PERP")
+    assert said.messages[-1].startswith("done: 0.0500 of 0.0500 BTC-PERP")
 
 
 async def test_a_slice_sent_while_the_exchange_is_down_waits_for_its_return(exchange: SimProcess) -> None:
@@ -173,7 +173,7 @@ async def test_a_slice_sent_while_the_exchange_is_down_waits_for_its_return(exch
     assert said.any("slice 3: not on the exchange, so not done")
     after = await position(exchange.url)
     assert twap.state == "done" and before_kill + after == twap.filled == TOTAL, (before_kill, after, twap.filled)
-    assert said.messages[-1].startswith("done: 0.05 of 0.05 BTC-PERP")
+    assert said.messages[-1].startswith("done: 0.0500 of 0.0500 BTC-PERP")
 
 
 @pytest.mark.parametrize("mode", ["500", "hang"])
@@ -202,7 +202,7 @@ async def test_a_twap_whose_fills_cannot_be_read_sends_nothing_more(exchange: Si
         await proxy.stop()
     held = await position(exchange.url)
     assert twap.state == "done" and held == twap.filled == TOTAL, (held, twap.filled)
-    assert said.messages[-1].startswith("done: 0.05 of 0.05 BTC-PERP")
+    assert said.messages[-1].startswith("done: 0.0500 of 0.0500 BTC-PERP")
 
 
 async def test_a_slice_the_exchange_took_then_forgot_stops_the_twap(exchange: SimProcess) -> None:

@@ -219,7 +219,7 @@ async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the preview")
         shown = [str(s.render()) for s in app.screen.query(".reason")]
         assert shown[:5] == [f"BUY 0.01 @ {p}" for p in ("90,000", "91,000", "92,000", "93,000", "94,000")]
-        assert shown[5].startswith("total 0.05 BTC-PERP · 4,600.00 USDC · average 92,000.00")
+        assert shown[5].startswith("total 0.05 BTC-PERP · 4,600.00 USDC · average 92,000.0")  # at the tick (0.1)
         await pilot.press("y")
         await settle(pilot, lambda: len(account.open_orders) == 6, what="five more orders")
         assert any(m.startswith("5 orders placed (group sc") for m in notes.messages)

@@ -105,6 +105,8 @@ async def test_the_maximum_notional_refuses_on_every_order_path(
         await pilot.press("enter")
         await settle(pilot, lambda: refused(notes, said) and app.screen is app.main, what="the amend refused")
         assert not any(isinstance(s, ConfirmScreen) for s in app.screen_stack)
+        logged = [e for e in state.account.events.book.entries() if e.kind == "refusal" and said in e.text]
+        assert len(logged) == 5, logged  # the form, the scale, the bracket, the close and the amend, each in the log
     orders = (await trader.open_orders(ALICE.address)).data
     assert sorted((o.cloid.startswith("small"), o.size) for o in orders) == [
         (False, Decimal("0.004")),

@@ -51,6 +51,9 @@ async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_inf
         await settle(pilot, lambda: status.connection == "live", what="the reconnect")
         await settle(pilot, lambda: "● live" in status_text(app), what="live in the status bar")
         assert status.reconnects >= 1 and "×" in status_text(app)  # the bar counts reconnects
+        # the event log says when the socket was lost (once) and when it came back
+        kinds = [e.kind for e in app.feed.state.account.events.book.entries()]
+        assert kinds.count("disconnect") == 1 and kinds.index("disconnect") < kinds.index("reconnect")
 
         # after the reconnect the book is the exchange's book, in the state and on screen
         info = await trader.orderbook("BTC-PERP", depth=20)

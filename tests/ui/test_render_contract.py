@@ -35,6 +35,8 @@ PRIVATES = [
     (App, "_update_mouse_over", "screens: (screen) what Textual does after a background refresh"),
     (App, "_handle_exception", "crash_guard: (error) ends the app; wrapped to contain an error"),
     (App, "_exception", "crash_guard: the error run_test re-raises"),
+    (App, "_notifications", "toasts: the notices shown, oldest first"),
+    (App, "_unnotify", "toasts: (notification, refresh) takes a notice off"),
     (Screen, "_modal_binding_chain", "keys_in_order: [(node, bindings)] from the focused widget up to the app"),
     (Screen, "_clear_tooltip", "keys_in_order: () hides the tooltip, as Textual does before a key"),
     (Screen, "_compositor", "lean_app, screens: the screen's compositor"),

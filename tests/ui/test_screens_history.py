@@ -86,7 +86,7 @@ async def test_pages_filter_tabs_and_a_transfer_opened_in_the_explorer(
         assert app.screen is app.main
 
 
-async def test_order_history_shows_what_each_order_filled_and_money_at_the_collaterals_decimals(
+async def test_order_history_shows_what_each_order_filled_prices_at_the_tick_and_money_in_cents(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     book = await trader.orderbook("BTC-PERP", depth=3)
@@ -106,10 +106,10 @@ async def test_order_history_shows_what_each_order_filled_and_money_at_the_colla
         fills_table = screen.query_one("#fills-table", RecordTable)
         await until(pilot, lambda: fills_table.row_count == 2, "the fills")
         fees = [row[7] for row in cells(fills_table)]
-        assert all(len(fee.split(".")[1]) <= 6 for fee in fees), fees  # USDC: at most 6 decimals, never 8
+        assert all(len(fee.split(".")[1]) == 2 for fee in fees), fees  # USDC money in cents, as the balances
         await pilot.press("2")
         orders = screen.query_one("#orders-table", RecordTable)
         await until(pilot, lambda: orders.row_count == 2, "the orders")
         resting, market = cells(orders)
         assert market[4:10] == ["market", "market", f"{size:,f}", f"{size:,f}", f"{average.normalize():,f}", "filled"]
-        assert resting[5:9] == ["90,000", "0.001", "0", "-"]  # a limit order's price; nothing filled yet
+        assert resting[5:9] == ["90,000.0", "0.001", "0", "-"]  # a limit order's price at the tick; nothing filled

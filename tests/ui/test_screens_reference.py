@@ -45,5 +45,7 @@ async def test_instruments_collateral_and_prices(sim: LocalExchange, clock: Froz
         mid = {m.symbol: m.mid_price for m in await trader.mids()}["ETH-PERP"]
         index = (await trader.oracle("ETH-PERP")).index_price
         row = next(r for r in cells(prices) if r[0] == "ETH-PERP")
-        assert row[1] == f"{mid.normalize():,f}" and row[7] == f"{index.normalize():,f}"
+        # prices at ETH-PERP's tick (0.01); the mid, half a tick finer, a place more
+        assert row[1] == f"{mid:,.3f}" and row[7] == f"{index:,.2f}"
+        assert all(len(cell.split(".")[1]) == 2 for cell in (row[2], row[4], row[7], row[8])), row
         assert [r[0] for r in cells(prices)][-3:] == ["BTC/USDC", "ETH/USDC", "USDT/USDC"]

@@ -4,6 +4,7 @@ resumed, cancelled), and the screen a trader starts and cancels one from."""
 from __future__ import annotations
 
 import asyncio
+import re
 from decimal import Decimal
 
 from textual.widgets import Input
@@ -69,6 +70,11 @@ async def test_a_twap_buys_its_size_in_slices(sim: LocalExchange, trader: Client
     assert twap.average == sum((f.price * f.size for f in fills), D(0)) / D("0.05")  # by hand, from the fills
     assert 40 * 0.8 <= now[0] <= 50 * 1.2  # four waits of 10 s, each within 20%
     assert said[0].startswith("started: TWAP BUY 0.05 BTC-PERP in 5 slices") and said[-1].startswith("done: 0.05")
+    # every average said is at the instrument's tick (the runner took its steps): never 39.99 then 39.996
+    assert twap.spec.tick is not None and twap.spec.lot is not None
+    places = -int(twap.spec.tick.normalize().as_tuple().exponent)
+    averages = [m.group(1) for w in said if (m := re.search(r"at avg [\d,]+\.(\d+)", w))]
+    assert len(averages) >= 5 and {len(a) for a in averages} == {places}
     [position] = [p for p in await trader.positions(ALICE.address) if p.size]
     assert position.size == D("0.05")
 

@@ -55,9 +55,10 @@ async def test_the_twap_row_says_a_slice_is_unconfirmed_until_the_exchange_answe
         twap = runner.start(TwapSpec("BTC-PERP", "buy", Decimal("0.02"), 2, 3600.0))
         await until(pilot, lambda: table.row_count == 1 and "unconfirmed" in cells(table)[0][4], "unconfirmed row")
         row = cells(table)[0]
-        assert row[4].startswith("slice 1 unconfirmed: waiting for the exchange") and row[3].startswith("0 of 0.02")
+        assert row[4].startswith("slice 1 unconfirmed: waiting for the exchange")
+        assert row[3].startswith("0.0000 of 0.0200")
         assert any(m.startswith("slice 1 unconfirmed: waiting for the exchange") for m in notes.messages)
         proxy.mode = "pass"
-        await until(pilot, lambda: cells(table)[0][3].startswith("0.01 of 0.02"), "the slice counted", timeout_s=20)
+        await until(pilot, lambda: cells(table)[0][3].startswith("0.0100 of 0.0200"), "the slice counted", timeout_s=20)
         assert cells(table)[0][4].startswith("in ") and not twap.waiting
         runner.cancel(twap)

@@ -17,6 +17,7 @@ from tui.api.errors import ClientError, RequestTimeout
 from tui.api.models import DecodeError
 
 from .book import BookState
+from .events import EventLog
 from .notify import ChangeNotifier
 from .state import AccountState, FeedState, FeedStatus, MarketState
 
@@ -48,7 +49,7 @@ class FeedCore:
         self.client = client
         self.state = FeedState(
             MarketState(instruments={}, tickers={}, selected=symbol, book=BookState(symbol)),
-            AccountState(address=account),
+            AccountState(address=account, events=EventLog(wall_ms=lambda: int(wall() * 1000))),
             FeedStatus(),
         )
         self.clock = clock

@@ -7,14 +7,17 @@ has met, by fill (trade id, order id, side), by order id and state and by fundin
 (a poll and a push of one fill, a subscription's first picture after a reconnect) is announced once. What is
 met before the account's first load is history: known, never announced.
 
-``notices`` turns the events that arrived together into the few lines the dashboard shows: fills of one
-instrument and side become one line ("5 fills on BTC-PERP: bought 0.0500 at avg 100,123.4"), as do several
-orders ended at once. Nothing here imports Textual.
+``notices`` turns the events that arrived together into the few lines the dashboard shows: the fills of one
+order become one line ("5 fills on BTC-PERP: bought 0.0500 at avg 100,123.4"), as do several orders ended at
+once. The log itself (``book``, ``tui.feed.event_entries``) also holds what the dashboard saw (``add``: alerts,
+TWAP steps, refusals, liquidation warnings, the connection lost and back), fills one entry per order. Nothing
+here imports Textual.
 """
 
 from __future__ import annotations
 
 import collections
+import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from decimal import Decimal
 from typing import Literal, Protocol
@@ -23,6 +26,8 @@ import msgspec
 
 from tui.api.models import Fill, FundingRecord, Order, WsFill, WsOrder, to_datetime
 
+from .event_entries import EntryBook, LogEntry
+
 __all__ = [
     "DEFAULT_BELL",
     "EVENTS_KEPT",
@@ -30,6 +35,7 @@ __all__ = [
     "AccountEvent",
     "EventKind",
     "EventLog",
+    "LogEntry",
     "Notice",
     "OrderStatus",
     "notices",
@@ -39,6 +45,7 @@ EventKind = Literal["fill", "trigger", "cancel", "liquidation", "funding"]
 EVENT_KINDS: tuple[EventKind, ...] = ("fill", "trigger", "cancel", "liquidation", "funding")
 DEFAULT_BELL: frozenset[str] = frozenset({"fill", "trigger", "liquidation"})
 EVENTS_KEPT = 200
+MONEY_PLACES = 2  # USDC in the log as in the balances: cents
 SEEN_KEPT = 5_000  # records remembered as met; far more than a poll returns, so an old one is never news
 LIQUIDATION_FILL = 1  # ``fill_type`` of a liquidation's fills
 OWN_CANCEL_GRACE_S = 3.0  # after the dashboard's own cancel ends, its pushes may still be on the way
@@ -111,8 +118,8 @@ def _figure(value: Decimal, step: Decimal | None, default: int = 4) -> str:
 
 
 def _money(value: Decimal) -> str:
-    """USDC: cents, or four places for amounts under one."""
-    return f"{value:,.{2 if abs(value) >= 1 else 4}f}"
+    """USDC in cents, as the balances are shown (``MONEY_PLACES``)."""
+    return f"{value:,.{MONEY_PLACES}f}"
 
 
 def _verb(side: str, past: bool = True) -> str:
@@ -216,8 +223,10 @@ class EventLog:
     record is only remembered.
     """
 
-    def __init__(self, kept: int = EVENTS_KEPT) -> None:
+    def __init__(self, kept: int = EVENTS_KEPT, wall_ms: Callable[[], int] | None = None) -> None:
         self.recent: collections.deque[AccountEvent] = collections.deque(maxlen=kept)
+        self.book = EntryBook()  # the log screen's and the log file's entries, fills one per order
+        self._wall_ms = wall_ms or (lambda: int(time.time() * 1000))
         self.count = 0
         self.live = False
         self._seen: collections.OrderedDict[Hashable, None] = collections.OrderedDict()
@@ -242,6 +251,12 @@ class EventLog:
     def _add(self, event: AccountEvent) -> AccountEvent:
         self.count += 1
         self.recent.append(event)
+        at = event.at_ms or self._wall_ms()
+        if event.kind == "fill":
+            sums = (event.instrument, event.side, event.tick, event.lot, MONEY_PLACES)
+            self.book.fill(event.order_id, at, sums, (event.size, event.price, event.fee, event.maker))
+        else:
+            self.book.add(at, event.kind, f"{event.title}: {event.text}")
         return event
 
     def note(self, event: AccountEvent) -> AccountEvent:
@@ -282,6 +297,13 @@ class EventLog:
         if not self._first(("funding", r.instrument_id, r.timestamp)) or not self.live:
             return None
         return self._add(funding_event(r, instrument, info))
+
+    def add(self, kind: str, text: str, at_ms: int | None = None) -> LogEntry:
+        """Enter what the dashboard itself saw (an alert, a TWAP step, a refusal, a liquidation warning, the
+        connection lost or back) in the log, at ``at_ms`` or now. ``kind`` is one word (``event_entries.LOG_KINDS``:
+        a liquidation warning is ``"warning"``). Only logged: notices are the caller's, and so is telling the
+        header (the feed marks the ``events`` topic; the UI calls ``XtuiApp.log_event``, which does both)."""
+        return self.book.add(self._wall_ms() if at_ms is None else at_ms, kind, text)
 
     def own_cancel(self, running: bool, now: float) -> None:
         """The dashboard's own cancel started (``running``) or ended: the cancels pushed meanwhile, and for a
@@ -367,12 +389,12 @@ def notices(
     status_of: Callable[[int], OrderStatus | None] = lambda _oid: None,
 ) -> list[Notice]:
     """The lines to show for ``events`` that arrived together, in the order they arrived: one per event,
-    except that fills of one instrument and side, and other events of one kind and instrument (funding: of
+    except that the fills of one order, and other events of one kind and instrument (funding: of
     any instrument), make one line each. ``status_of(order_id)`` says whether a filled order is done now."""
     groups: dict[tuple[str, ...], list[AccountEvent]] = {}
     for e in events:
-        if e.kind == "fill":
-            key: tuple[str, ...] = ("fill", e.instrument, e.side)
+        if e.kind == "fill":  # one line per order, its pieces summed (an order has one instrument and side)
+            key: tuple[str, ...] = ("fill", e.instrument, e.side, str(e.order_id or id(e)))
         elif e.kind == "funding":
             key = ("funding",)
         elif e.kind == "cancel" and e.title == REST:

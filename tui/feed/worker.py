@@ -93,6 +93,7 @@ class Feed:
         self._down_poll_ok = False  # a poll made while the socket was down succeeded: "polling"
         self._last_ticker_poll = float("-inf")
         self._resyncing = False  # back after a reconnect, reloading what was missed: not live yet
+        self._lost = False  # the socket was lost and is not back yet (the event log says so once)
         self._silent_after: int | None = None  # the newest trade held when the socket fell silent
         self._account_opening: asyncio.Future[Any] | None = None  # the account's first look waits for it
 
@@ -191,6 +192,7 @@ class Feed:
 
     def _on_ws_state(self, state: ConnState) -> None:
         ws = self._ws
+        self._log_connection(state)
         if state is ConnState.LIVE:
             self._down_poll_ok = False
             if ws is not None and ws.status.reconnects > self.state.status.reconnects:
@@ -209,6 +211,19 @@ class Feed:
                 self._core.touch("book", self._clock())
             self._core.wake.set()  # poll now, and every second while down
         self._refresh_status()
+
+    def _log_connection(self, state: ConnState) -> None:
+        """The socket lost (once per outage) and back, in the event log."""
+        log = self.state.account.events
+        if state is ConnState.RECONNECTING and not self._lost:
+            self._lost = True
+            log.add("disconnect", "WebSocket lost: reconnecting; the account is polled meanwhile")
+        elif state is ConnState.LIVE and self._lost:
+            self._lost = False
+            log.add("reconnect", "WebSocket back: reloading the book, the account and the tape")
+        else:
+            return
+        self._notify.mark("events")
 
     def _info_timed_out(self) -> None:
         if self._core.info_timeouts >= INFO_TIMEOUTS_SUSPECT and self._ws is not None:

@@ -42,12 +42,30 @@ SETTLE_RETRY_S = 2.0  # how often an unconfirmed slice is asked after again
 State = Literal["running", "paused", "done", "stopped", "cancelled"]
 
 
+def _at(value: Decimal, step: Decimal | None) -> str:
+    """``value`` at ``step``'s decimal places (half-even), with thousands separators; as written when no step."""
+    if not step:
+        return fmt_decimal(value)
+    exponent = step.normalize().as_tuple().exponent
+    places = max(0, -exponent) if isinstance(exponent, int) else 0
+    return f"{value:,.{places}f}"
+
+
 class TwapSpec(msgspec.Struct, frozen=True):
     symbol: str
     side: Side
     total: Decimal
     slices: int
     interval_s: float
+    tick: Decimal | None = None  # the instrument's steps, to write prices and sizes alike every time
+    lot: Decimal | None = None  # (the runner fills them in from the instrument when not given)
+
+    def price(self, value: Decimal) -> str:
+        """A price at the instrument's tick: 39.996 on a 0.001 tick, 39.990 (not 39.99) too."""
+        return _at(value, self.tick)
+
+    def size(self, value: Decimal) -> str:
+        return _at(value, self.lot)
 
     def describe(self) -> str:
         minutes = self.slices * self.interval_s / 60
@@ -79,10 +97,10 @@ class Twap(msgspec.Struct):
         return self.state in ("running", "paused")
 
     def progress(self) -> str:
-        avg = f" at avg {fmt_decimal(self.average.quantize(Decimal('0.0001')))}" if self.average else ""
+        spec = self.spec
+        avg = f" at avg {spec.price(self.average)}" if self.average else ""
         return (
-            f"{fmt_decimal(self.filled)} of {fmt_decimal(self.spec.total)} {self.spec.symbol}{avg} · "
-            f"slice {self.sent}/{self.spec.slices}"
+            f"{spec.size(self.filled)} of {spec.size(spec.total)} {spec.symbol}{avg} · slice {self.sent}/{spec.slices}"
         )
 
     @property
@@ -127,6 +145,10 @@ class TwapRunner:
         return [t for t in self.twaps if t.active]
 
     def start(self, spec: TwapSpec) -> Twap:
+        if spec.tick is None or spec.lot is None:
+            ctx = self.context(spec.symbol)
+            if ctx is not None:
+                spec = msgspec.structs.replace(spec, tick=spec.tick or ctx.tick, lot=spec.lot or ctx.lot)
         twap = Twap(len(self.twaps) + 1, spec, next_at=self.clock())
         self.twaps.append(twap)
         self._wake[twap.id] = asyncio.Event()
@@ -269,7 +291,7 @@ class TwapRunner:
         twap.filled += settled.filled
         twap.value += settled.value
         twap.priced += settled.priced
-        self.on_change(twap, f"slice {n}: filled {fmt_decimal(settled.filled)} · {twap.progress()}")
+        self.on_change(twap, f"slice {n}: filled {twap.spec.size(settled.filled)} · {twap.progress()}")
 
     def _stop(self, twap: Twap, why: str) -> None:
         twap.state = "stopped"

@@ -15,6 +15,7 @@ from rich.console import RenderableType
 from textual import events
 from textual.app import App
 from textual.binding import BindingType
+from textual.notifications import Notify
 from textual.screen import Screen
 from textual.theme import BUILTIN_THEMES, Theme
 from textual.worker import Worker
@@ -34,6 +35,7 @@ from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
+from tui.ui.render.toasts import keep_at_most
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
@@ -48,6 +50,8 @@ __all__ = ["XtuiApp", "known_themes", "make_app"]
 
 log = logging.getLogger("tui.ui")
 WARM_UP_AFTER_S = 1.0  # this long after start-up, the data screens are imported (on the UI's loop)
+MAX_TOASTS = 2  # notices shown at once; the older ones go (the event log keeps everything)
+EVENTS_WRITTEN_EVERY_S = 0.5  # the event log's new entries go to its file's thread in batches this often
 
 
 def known_themes() -> list[str]:
@@ -57,6 +61,23 @@ def known_themes() -> list[str]:
 
 class XtuiApp(LeanApp[None]):
     TITLE = "xtui"
+    # notices at the top right, under the header, over the book (or the chart where they share a place), no wider
+    # than the narrowest right-hand column (40): never over the footer, the bars or the positions; MAX_TOASTS
+    CSS = """
+    ToastRack {
+        dock: top;
+        align: right top;
+        margin-top: 1;
+        margin-bottom: 0;
+        max-height: 75%;
+        overflow-y: hidden;
+    }
+    Toast {
+        width: 40;
+        max-width: 50%;
+        padding: 0 1;
+    }
+    """
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
@@ -155,9 +176,20 @@ class XtuiApp(LeanApp[None]):
         # thread: the collector would then run there too, and a finalizer that schedules on this loop from
         # another thread leaves it asleep (seen as tests hanging in epoll).
         self.set_timer(WARM_UP_AFTER_S, screen_classes)
+        self.set_interval(EVENTS_WRITTEN_EVERY_S, self.write_events)
+
+    def write_events(self) -> None:
+        """Hand the event log's new entries to its file's thread (which writes them: never this loop)."""
+        self.session.event_file.write(self.feed.state.account.events.book.take_unwritten())
+
+    def log_event(self, kind: str, text: str) -> None:
+        """Enter what the dashboard saw in the event log (the header's unread count follows)."""
+        self.feed.state.account.events.add(kind, text)
+        self.main.feed_changed(FeedChanged(frozenset({"events"})))
 
     def _start_session(self) -> None:
         """What the session's stores said as they were read, then its feed, started."""
+        self.session.event_file.start()
         if self.alerts.problem:
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.watchlist.problem:
@@ -176,6 +208,8 @@ class XtuiApp(LeanApp[None]):
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await old.feed.stop()
+        self.write_events()
+        old.event_file.close()
         if old.twaps is not None and old.twaps.active:
             self._earlier.append(old)
         elif old.owns_client:
@@ -226,6 +260,8 @@ class XtuiApp(LeanApp[None]):
 
     async def on_unmount(self) -> None:
         await self.feed.stop()
+        self.write_events()
+        self.session.event_file.close()
         for session in [*self._earlier, self.session]:
             if session.owns_client:
                 await session.client.aclose()
@@ -260,6 +296,9 @@ class XtuiApp(LeanApp[None]):
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
+    def on_notify(self, event: Notify) -> None:
+        keep_at_most(self, event, MAX_TOASTS)
+
     def on_watch_toggled(self, message: WatchToggled) -> None:
         """* on the markets pane: the selected market goes on the watchlist, or off it."""
         symbol, watchlist = message.symbol, self.watchlist
@@ -274,6 +313,7 @@ class XtuiApp(LeanApp[None]):
         """A TWAP of this session, or of one it replaced, moved on (``Listener``)."""
         stopped = twap.state == "stopped"
         log.log(logging.WARNING if stopped else logging.INFO, "twap %s: %s", twap.id, what)
+        self.log_event("twap", f"TWAP {twap.id}: {what}")
         self.notify(what, title=f"TWAP {twap.id}", severity="error" if stopped else "information", markup=False)
         from tui.ui.screens.twap import TwapScreen  # loaded by now: a TWAP starts from its screen
 
@@ -289,6 +329,7 @@ class XtuiApp(LeanApp[None]):
         fired = self.alerts.check(prices, self.session.wall_clock())  # the file's troubles come after: see not_saved
         for f in fired:
             log.info("alert %s fired: %s", f.alert.id, f.text())
+            self.log_event("alert", f"Alert {f.alert.id}: {f.text()}")
             self.notify(f.text(), title=f"Alert {f.alert.id}", severity="warning", timeout=20, markup=False)
         if any(f.alert.bell for f in fired):
             self.bell()

@@ -18,6 +18,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook, alerts_path
+from tui.feed.event_file import EventFile, event_log_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
@@ -72,6 +73,7 @@ class Session(msgspec.Struct, frozen=True):
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
+    event_file: EventFile  # the event log kept on disk for the profile (its thread starts with the session)
 
     @property
     def read_only(self) -> bool:
@@ -142,4 +144,5 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         guard=guard,
         owns_client=parts.get("close_client", False),
         relay=relay,
+        event_file=EventFile(event_log_path(data_dir(), profile)),
     )

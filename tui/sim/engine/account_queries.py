@@ -9,7 +9,8 @@ newest first. Account summary formulas (USDC; see ``accounts`` for margin):
 - spot_collateral[sym]: balance, withdrawable = balance - reserved by resting spot orders
 - vault_balances[vault].amount = the USDC the depositor's shares redeem for now (rounded down to the quantum)
 - derivative_account_equity = sum of derivatives balances * price (unweighted) + upnl + isolated margins
-- spot_account_equity = sum of spot balances * price; total_account_equity = derivative + spot
+- spot_account_equity = sum of spot balances * price; total_account_equity = derivative + spot + the
+  vault_balances' amounts (money in a vault is still the account's: a deposit moves it, it does not spend it)
 - transfer_margin_req = initial_margin; staked_collateral = 0
 - total_pnl = realised PnL + upnl + net funding - fees paid (perps); max_drawdown = the largest fall of
   total_pnl from its running peak, sampled at account-history points (USDC)
@@ -96,6 +97,8 @@ class AccountQueries:
             for p in acct.positions.values()
             if p.size
         }
+        vaults = self._vault_balances(acct, now, usdc_q)
+        vault_eq = sum((v["amount"] for v in vaults.values()), ZERO)
         return {
             "address": acct.display,
             "margin_mode": "cross",
@@ -103,13 +106,13 @@ class AccountQueries:
             "hedge_mode": False,
             "spot_collateral": spot,
             "collateral": collateral,
-            "vault_balances": self._vault_balances(acct, now, usdc_q),
+            "vault_balances": vaults,
             "staked_collateral": ZERO,
             "perp_positions": perp_positions,
             "initial_margin_utilization": num(_ratio(ms.initial_margin, ms.margin_balance)),
             "maintenance_margin_utilization": num(_ratio(ms.maintenance, ms.margin_balance)),
             "upnl": num(ms.upnl),
-            "total_account_equity": num(deriv_eq + spot_eq),
+            "total_account_equity": num(deriv_eq + spot_eq + vault_eq),
             "margin_balance": num(ms.margin_balance),
             "initial_margin": num(ms.initial_margin),
             "maintenance_margin": num(ms.maintenance),

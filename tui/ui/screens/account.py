@@ -26,7 +26,7 @@ from tui.api.models import (
     UserFees,
 )
 from tui.trading.grammar import FieldError, parse_whole
-from tui.ui.widgets.display import fmt_pct, short_address
+from tui.ui.widgets.display import fmt_pct, fmt_price, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_seconds, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
@@ -236,13 +236,16 @@ class AccountScreen(DataScreen):
         ]  # fmt: skip
         self.query_one("#vaults", RecordTable).show(vaults)
         legs = []
+        instruments = self.ctx.feed.state.market.instruments
         for name, p in s.perp_positions.items():
+            info = instruments.get(name)
+            tick = info.tick_size if info is not None else None  # the liquidation price at the tick, as prices are
             for i, leg in enumerate(p.legs):
                 cells = [
                     leg.instrument_name or name, p.position_type, leg.side, fmt_amount(leg.size),
                     fmt_average(leg.entry_price), f"{leg.leverage.type} {fmt_amount(leg.leverage.value)}x",
-                    fmt_amount(leg.position_value, 2), fmt_amount(p.liquidation_price) if p.liquidation_price else "-",
-                    fmt_amount(p.im, 2),
+                    fmt_amount(leg.position_value, 2),
+                    fmt_price(p.liquidation_price, tick) if p.liquidation_price else "-", fmt_amount(p.im, 2),
                     fmt_amount(p.mm, 2), fmt_amount(p.upnl, 2),
                 ]  # fmt: skip
                 legs.append((f"{name}:{i}", cells))

@@ -27,6 +27,7 @@ def screen_classes() -> dict[str, type[DataScreen]]:
     from .agents import AgentsScreen
     from .alerts import AlertsScreen
     from .brokers import BrokersScreen
+    from .events import EventLogScreen
     from .explorer import ExplorerScreen
     from .history import HistoryScreen
     from .journal import JournalScreen
@@ -49,6 +50,7 @@ def screen_classes() -> dict[str, type[DataScreen]]:
         "alerts": AlertsScreen,
         "twap": TwapScreen,
         "watchlist": WatchlistScreen,
+        "events": EventLogScreen,
     }
 
 
@@ -77,6 +79,9 @@ SCREEN_BINDINGS = [
             tooltip="TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
     Binding("w", "open_screen('watchlist')", "Watchlist", id="screen_watchlist", show=False,
             tooltip="Watchlist: your instruments with last, 24h change, funding and a sparkline; Enter shows one"),
+    Binding("N", "open_screen('events')", "Event log", id="screen_events", show=False,
+            tooltip="Event log: fills (one line per order), triggers, funding, alerts, TWAP steps, refusals, "
+                    "disconnects, with their time; kept per profile in the data directory"),
 ]  # fmt: skip
 
 

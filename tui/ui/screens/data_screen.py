@@ -26,9 +26,11 @@ from tui.api.errors import ActionRejected, ClientError
 from tui.api.models import DecodeError, ExchangeResponse
 from tui.api.signing import Signer
 from tui.feed.alerts import AlertBook
+from tui.feed.event_file import EventFile
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.keys import KeystoreError
+from tui.ui.messages import FeedChanged
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.footer import Footer
@@ -61,6 +63,7 @@ class ScreenContext(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with
+    event_file: EventFile  # the event log kept on disk: what earlier sessions logged
 
     @classmethod
     def of(cls, session: Session) -> ScreenContext:
@@ -76,6 +79,7 @@ class ScreenContext(msgspec.Struct, frozen=True):
             alerts=session.alerts,
             watchlist=session.watchlist,
             twaps=session.twaps,
+            event_file=session.event_file,
         )
 
 
@@ -256,6 +260,8 @@ class DataScreen(LeanScreen[None]):
             except ActionRejected as exc:
                 tx = f" · tx {exc.tx_hash}" if exc.tx_hash else ""
                 self.show_result(f"{plan.what}: rejected: {exc.message}{tx}", error=True)
+                self.ctx.feed.state.account.events.add("refusal", f"{plan.what}: rejected: {exc.message}")
+                self.app.post_message(FeedChanged(frozenset({"events"})))  # the header counts it
             except (ClientError, KeystoreError, OSError, ValueError) as exc:
                 self.show_result(f"{plan.what}: failed: {exc}", error=True)
             else:

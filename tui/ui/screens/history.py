@@ -7,8 +7,8 @@ or o on a row with a transaction hash (fills, transfers) opens it in the explore
 
 Order history shows what each order did, not only what it asked: its filled size and average fill price,
 summed from the account's fills (read back to the oldest order on the page, up to ``SCAN_LIMIT``), and a
-market order's price as "market" (its protection price is only a bound). Money (fees, PnL, notional,
-funding, transfers) is shown at its collateral's decimals.
+market order's price as "market" (its protection price is only a bound). Money in USDC (notional, fees,
+PnL, funding) is shown in cents, as balances are everywhere; an amount transferred, at its collateral's decimals.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
 
 
 USDC_DECIMALS = 6  # when the collateral list has not said
+MONEY_PLACES = 2  # money in USDC is shown in cents everywhere (exact figures: ``xtui export``)
 
 
 class Filled(msgspec.Struct):
@@ -277,7 +278,19 @@ class HistoryScreen(DataScreen):
             return "-"
         return fmt_amount(price.quantize(self._ticks.get(instrument, Decimal("0.01")).scaleb(-2)))
 
-    def _money(self, value: Decimal, collateral_id: int = 1) -> str:
+    def _tick(self, instrument: str, price: Decimal) -> str:
+        """A price at its instrument's tick (as written when the instrument is not known)."""
+        tick = self._ticks.get(instrument)
+        if tick is None:
+            return fmt_amount(price)
+        return fmt_amount(price, max(0, -int(tick.normalize().as_tuple().exponent)))
+
+    def _money(self, value: Decimal) -> str:
+        """Money (notional, fees, PnL, funding: USDC) in cents, as the balances beside it are."""
+        return fmt_money(value, MONEY_PLACES)
+
+    def _amount(self, value: Decimal, collateral_id: int) -> str:
+        """An amount moved of a collateral (any token): at the collateral's decimals."""
         return fmt_money(value, self._decimals.get(collateral_id, USDC_DECIMALS))
 
     async def _scan(self, method: str, record: type[T], account: str, name_of: Callable[[T], str | None]) -> list[T]:
@@ -304,8 +317,8 @@ class HistoryScreen(DataScreen):
 
     def _fill(self, _: int, f: m.Fill) -> tuple[str, list[str]]:
         return f"{f.trade_id}:{f.order_id}:{f.side}", [
-            fmt_iso(f.block_timestamp), f.instrument, fmt_side(f.side), f.direction, fmt_amount(f.price),
-            fmt_amount(f.size), self._money(f.notional_value), self._money(f.fee, f.fee_token_id),
+            fmt_iso(f.block_timestamp), f.instrument, fmt_side(f.side), f.direction, self._tick(f.instrument, f.price),
+            fmt_amount(f.size), self._money(f.notional_value), self._money(f.fee),
             self._money(f.closed_pnl),
             "taker" if f.crossed else "maker", short_address(f.tx_hash),
         ]  # fmt: skip
@@ -314,11 +327,12 @@ class HistoryScreen(DataScreen):
         flags = " ".join(n for n, on_ in (("reduce-only", o.reduce_only), ("post-only", o.post_only)) if on_)
         kind = "market" if o.is_market else f"limit {o.tif}"
         if o.trigger_px:
-            kind += f" trigger {fmt_amount(o.trigger_px)}" + (f" {o.tpsl}" if o.tpsl else "")
+            kind += f" trigger {self._tick(o.instrument, o.trigger_px)}" + (f" {o.tpsl}" if o.tpsl else "")
         filled = self._filled.get(o.order_id, Filled())
         return str(o.order_id), [
             fmt_iso(o.timestamp), o.instrument, str(o.order_id), fmt_side(o.side), kind,
-            "market" if o.is_market else fmt_amount(o.limit_price), fmt_amount(o.size), fmt_amount(filled.size),
+            "market" if o.is_market else self._tick(o.instrument, o.limit_price),
+            fmt_amount(o.size), fmt_amount(filled.size),
             self._price(o.instrument, filled.average),
             o.state, flags or "-", o.cloid or "-",
         ]  # fmt: skip
@@ -326,13 +340,13 @@ class HistoryScreen(DataScreen):
     def _funding(self, i: int, f: m.FundingRecord) -> tuple[str, list[str]]:
         name = self._names.get(f.instrument_id, str(f.instrument_id))
         return f"{f.timestamp}:{f.instrument_id}:{i}", [
-            fmt_iso(f.timestamp), name, fmt_amount(f.size), fmt_amount(f.mark_price), fmt_amount(f.funding_rate),
+            fmt_iso(f.timestamp), name, fmt_amount(f.size), self._tick(name, f.mark_price), fmt_amount(f.funding_rate),
             self._money(f.funding_payment),
         ]  # fmt: skip
 
     def _transfer(self, i: int, t: m.TransferRecord) -> tuple[str, list[str]]:
         return f"{t.tx_hash}:{i}", [
             fmt_iso(t.timestamp), t.type, short_address(t.from_), short_address(t.to),
-            self._symbols.get(t.collateral_id, str(t.collateral_id)), self._money(t.amount, t.collateral_id),
+            self._symbols.get(t.collateral_id, str(t.collateral_id)), self._amount(t.amount, t.collateral_id),
             short_address(t.tx_hash),
         ]  # fmt: skip

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 from decimal import Decimal
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,14 +21,16 @@ from textual.widgets import Label
 from textual_plotext import PlotextPlot
 
 from tui.feed.journal import Journal, Totals, journal_of, read_history
+from tui.ui.widgets.money_axis import money_axis
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen, ScreenContext
 
-__all__ = ["JournalScreen"]
+__all__ = ["JournalScreen", "draw_journal"]
 
 DAYS = (7, 30, 90, 365)
+MIN_DAYS_WIDE = 7.0  # the chart is at least a week wide: fewer days are bars of a day's width, not blocks
 COLUMNS = [
     ("fills", "Fills"), ("volume", "Volume"), ("realized", "Realized"), ("fees", "Fees"), ("funding", "Funding"),
     ("net", "Net"),
@@ -128,27 +131,39 @@ class JournalScreen(DataScreen):
         self._draw(j)
 
     def _draw(self, j: Journal) -> None:
-        plot = self.query_one("#journal-chart", PlotextPlot)
-        plt = plot.plt
-        plt.clear_data()
-        plt.clear_figure()
-        if not j.by_day:
-            plt.title(f"No fills or funding in the last {self.days} days")
-            plot.refresh()
-            return
-        colours = Palette.of(self.app)
-        days = list(j.by_day)
-        nets = [float(t.net) for t in j.by_day.values()]
-        running, total = [], 0.0
-        for n in nets:
-            total += n
-            running.append(total)
-        xs = [float(i) for i in range(len(days))]
-        up, down = Color.parse(colours.up).rgb, Color.parse(colours.down).rgb
-        plt.bar(xs, [max(n, 0.0) for n in nets], color=up, label="net a day: gain")
-        plt.bar(xs, [min(n, 0.0) for n in nets], color=down, label="loss")
-        plt.plot(xs, running, color=Color.parse(colours.accent).rgb, label="running net")
-        step = max(1, len(days) // 8)
-        plt.xticks(xs[::step], [d.isoformat()[5:] for d in days[::step]])
-        plt.title(f"Net PnL a day and running, USDC · {len(days)} day(s)")
+        draw_journal(self.query_one("#journal-chart", PlotextPlot), j, self.app, self.days)
+
+
+def draw_journal(plot: PlotextPlot, j: Journal, app: Any, days_back: int) -> None:
+    """Net PnL a day as bars (gains up, losses down) and the running net as a line, on an axis of money; a few
+    days are bars a day wide in a week's room."""
+    plt = plot.plt
+    plt.clear_data()
+    plt.clear_figure()
+    if not j.by_day:
+        plt.title(f"No fills or funding in the last {days_back} days")
         plot.refresh()
+        return
+    colours = Palette.of(app)
+    days = list(j.by_day)
+    nets = [float(t.net) for t in j.by_day.values()]
+    running, total = [], 0.0
+    for n in nets:
+        total += n
+        running.append(total)
+    xs = [float(i) for i in range(len(days))]
+    up, down = Color.parse(colours.up).rgb, Color.parse(colours.down).rgb
+    plt.bar(xs, [max(n, 0.0) for n in nets], color=up, label="net a day: gain")
+    plt.bar(xs, [min(n, 0.0) for n in nets], color=down, label="loss")
+    plt.plot(xs, running, color=Color.parse(colours.accent).rgb, label="running net")
+    # a few days are bars among empty days' room (one day alone was a bar as wide as the chart), on an
+    # axis of money from below the lowest (or 0) to above the highest
+    plt.xlim(-1.0, max(float(len(days)), MIN_DAYS_WIDE))
+    exact = [t.net for t in j.by_day.values()]
+    axis = money_axis([*exact, *itertools.accumulate(exact)], include_zero=True)
+    plt.ylim(*axis.limits)
+    plt.yticks(axis.ticks, axis.labels)
+    step = max(1, len(days) // 8)
+    plt.xticks(xs[::step], [d.isoformat()[5:] for d in days[::step]])
+    plt.title(f"Net PnL a day and running, USDC · {len(days)} day(s)")
+    plot.refresh()

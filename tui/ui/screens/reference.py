@@ -8,6 +8,7 @@ Instruments and collateral are read once (and on r); prices every ``poll_s``.
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from typing import ClassVar
 
 from textual import on
@@ -16,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from tui.api.models import Bbo, Collateral, Instruments, Mid, Oracle, PerpInstrument
-from tui.ui.widgets.display import fmt_pct
+from tui.ui.widgets.display import fmt_pct, fmt_price
 from tui.ui.widgets.record_format import fmt_amount, fmt_ms, yes_no
 from tui.ui.widgets.record_table import RecordTable
 
@@ -188,14 +189,24 @@ class ReferenceScreen(DataScreen):
         mid_of = {x.symbol: x.mid_price for x in mids}
         bbo_of = {x.symbol: x for x in bbos}
         names = list(mid_of) + [s for s in bbo_of if s not in mid_of]
+        ins = self.instruments
+        ticks = {p.name: p.tick_size for p in ins.perps} | {s.name: s.tick_size for s in ins.spot} if ins else {}
         rows = []
         for name in names:
             b, o = bbo_of.get(name), oracles.get(name)
             spread = b.best_ask_price - b.best_bid_price if b and b.best_bid_price and b.best_ask_price else None
+            tick = ticks.get(name)
+
+            def px(value: Decimal | None, tick: Decimal | None = tick) -> str:
+                """A price at the instrument's tick (a mid may be half a tick finer: one place more)."""
+                return "-" if value is None else fmt_price(value, tick) if tick else fmt_amount(value)
+
+            mid = mid_of.get(name)
             rows.append((name, [
-                name, fmt_amount(mid_of.get(name)), fmt_amount(b.best_bid_price) if b else "-",
-                fmt_amount(b.best_bid_size) if b else "-", fmt_amount(b.best_ask_price) if b else "-",
-                fmt_amount(b.best_ask_size) if b else "-", fmt_amount(spread), fmt_amount(o.index_price) if o else "-",
-                fmt_amount(o.ext_mark_price) if o else "-", fmt_ms(o.updated_at)[11:] if o else "-",
+                name, fmt_price(mid, tick.scaleb(-1)) if mid is not None and tick else fmt_amount(mid),
+                px(b.best_bid_price) if b else "-", fmt_amount(b.best_bid_size) if b else "-",
+                px(b.best_ask_price) if b else "-", fmt_amount(b.best_ask_size) if b else "-", px(spread),
+                px(o.index_price) if o else "-", px(o.ext_mark_price) if o else "-",
+                fmt_ms(o.updated_at)[11:] if o else "-",
             ]))  # fmt: skip
         self.query_one("#prices-table", RecordTable).show(rows)

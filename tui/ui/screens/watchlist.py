@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Label
 from tui.feed.watchlist import Watchlist
 from tui.trading.grammar import FieldError
 from tui.ui.messages import InstrumentChosen
-from tui.ui.widgets.display import DOWN, UP, fmt_pct, fmt_price
+from tui.ui.widgets.display import DOWN, UNKNOWN, UP, fmt_pct, fmt_price
 from tui.ui.widgets.funding import fmt_funding
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
@@ -139,7 +139,7 @@ class WatchlistScreen(DataScreen):
                 funding = fmt_funding(t.funding_rate, market.funding_period_s) if info.kind == "perp" else "-"
                 cells = [
                     symbol,
-                    _right(fmt_price(t.last_price, info.tick_size)),
+                    _right(fmt_price(t.last_price, info.tick_size) if t.last_price > 0 else UNKNOWN),  # no trade yet
                     _right(change),
                     _right(funding),
                     spark,

@@ -1,4 +1,4 @@
-"""The account bar: equity (split into derivatives and spot), available balance, uPnL, total PnL, the
+"""The account bar: equity (split into derivatives, spot and vault holdings), available balance, uPnL, total PnL, the
 margin in use (isolated margin included) and utilisation. Parts that do not fit the width are left out,
 least wanted first: the split, then the utilisation."""
 
@@ -46,11 +46,13 @@ class AccountBar(FeedLine):
             return
         sep = ("  │ ", "$foreground-muted")
         muted = "$foreground-muted"
+        vaults = sum((v.amount for v in s.vault_balances.values()), Decimal(0))
         split = Content.assemble(
             (" = perps ", muted),
             fmt_money(s.derivative_account_equity),
             (" + spot ", muted),
             fmt_money(s.spot_account_equity),
+            *(((" + vaults ", muted), fmt_money(vaults)) if vaults else ()),
         )
         utilisation = Content.assemble(
             sep,

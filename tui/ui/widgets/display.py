@@ -6,6 +6,7 @@ from decimal import Decimal
 
 __all__ = [
     "DOWN",
+    "UNKNOWN",
     "UP",
     "fit",
     "fmt_age",
@@ -20,6 +21,7 @@ __all__ = [
 
 UP = "▲"
 DOWN = "▼"
+UNKNOWN = "—"  # a figure not known yet (never shown as 0); "-" is a figure that does not apply
 
 
 def _places(step: Decimal | None) -> int:

@@ -10,7 +10,7 @@ from tui.api.models import Fill, to_datetime
 from tui.feed.events import LIQUIDATION_FILL
 from tui.feed.state import FeedState
 
-from .display import DOWN, UP, fmt_price, fmt_size
+from .display import DOWN, UP, fmt_money, fmt_price, fmt_size
 from .pane import TablePane
 
 __all__ = ["FillsPane", "fill_key", "fill_role"]
@@ -75,7 +75,7 @@ class FillsPane(TablePane):
             Text(f"{UP if buy else DOWN} {'buy' if buy else 'sell'}", style=c.side(buy)),
             _r(fmt_size(f.size, lot)),
             _r(fmt_price(f.price, tick)),
-            _r(f"{f.fee:,.4f}", c.up if f.fee < 0 else ""),  # a negative fee is a rebate
+            _r(fmt_money(f.fee), c.up if f.fee < 0 else ""),  # a negative fee is a rebate; cents, as balances
             Text(f" {role}", style=f"bold {c.error}" if role == "liq." else ""),
             _r(str(f.order_id) if f.order_id else "-", c.muted),
         ]

@@ -2,6 +2,7 @@
 
 Whoever signs is always on show: "account 0x… · signer agent 0x…" when an agent trades for the account,
 "own key" when the account signs for itself, and a READ-ONLY or watch-only mark when nothing can sign.
+The number of event log entries not yet seen, when there are any ("✉ 3 new events").
 PAPER when the exchange is a mirror of another (``xtui sim --mirror``, the paper profile): fake money at the
 source's prices, and, while the source does not answer, how long its prices have been frozen and why.
 """
@@ -31,7 +32,7 @@ CONNECTION_STYLES = {
 
 
 class ProfileHeader(FeedLine):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"status", "markets", "account"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"status", "markets", "account", "events"})
 
     DEFAULT_CSS = """
     ProfileHeader {
@@ -103,5 +104,14 @@ class ProfileHeader(FeedLine):
                 (f"{dot} {status.connection}", colour),
                 "  ",
                 (self.state.market.selected, "bold $accent"),
+                self._unread(),
             )
         )
+
+    def _unread(self) -> Content:
+        """How many entries of the event log are not yet seen (N opens it); nothing when none."""
+        unread = self.state.account.events.book.unread
+        if not unread:
+            return Content("")
+        plural = "s" if unread != 1 else ""
+        return Content.assemble("  ", (f"✉ {unread} new event{plural}", "bold $accent"))

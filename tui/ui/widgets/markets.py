@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input
 from tui.feed.state import InstrumentInfo
 from tui.ui.messages import InstrumentChosen, WatchToggled
 
-from .display import DOWN, UP, fmt_compact, fmt_pct, fmt_price
+from .display import DOWN, UNKNOWN, UP, fmt_compact, fmt_pct, fmt_price
 from .funding import FundingView
 from .pane import TablePane
 
@@ -130,22 +130,23 @@ class MarketsPane(TablePane):
         t = self.state.market.tickers.get(name)
         period = self.state.market.funding_period_s
         label = Text(name, style=f"bold {c.accent}" if selected else "")
-        if t is None:
-            cells: dict[str, str | Text] = {"market": label}
+        if t is None:  # nothing heard of it yet: every figure unknown
+            cells: dict[str, str | Text] = {"market": label} if perp else {"market": label, "funding": "-", "oi": "-"}
         else:
             up = t.change_24h >= 0
             change = Text(f"{UP if up else DOWN}{fmt_pct(abs(t.change_24h), signed=False)}", style=c.move(up))
+            traded = t.last_price > 0  # a last price of 0: no trade known yet, so no volume or interest either
             cells = {
                 "market": label,
-                "last": fmt_price(t.last_price, tick),
-                "mark": fmt_price(t.mark_price, tick),
+                "last": fmt_price(t.last_price, tick) if traded else UNKNOWN,
+                "mark": fmt_price(t.mark_price, tick) if t.mark_price > 0 else UNKNOWN,
                 "change": change,
-                "volume": fmt_compact(t.volume_24h),
+                "volume": fmt_compact(t.volume_24h) if traded else UNKNOWN,
                 "funding": self.funding.text(t.funding_rate, period) if perp else "-",
-                "oi": fmt_compact(t.open_interest) if perp else "-",
+                "oi": (fmt_compact(t.open_interest) if traded else UNKNOWN) if perp else "-",
             }
         keys = [k for k, _, _ in COLUMNS]
-        return [_right(cells.get(k, "-")) if k != "market" else cells[k] for k in keys]
+        return [_right(cells.get(k, UNKNOWN)) if k != "market" else cells[k] for k in keys]
 
 
 def _plain(cell: object) -> str:

@@ -25,6 +25,7 @@ from tui.trading.latency import Latency
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
 from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, preview_plan, risk_lines
 from tui.trading.settle import Placed, place_settled, with_cloids
+from tui.ui.messages import FeedChanged
 from tui.ui.widgets.display import short_address
 
 from ..confirm import ConfirmScreen
@@ -123,6 +124,7 @@ class Desk:
         why = self.guard.refusal(plans)
         if why is not None:
             log.warning("guard refused: %s", why)
+            self.log("refusal", f"Refused by this profile's guard: {why}")
         return why
 
     def guarded(self, plans: Sequence[OrderPlan]) -> bool:
@@ -151,6 +153,11 @@ class Desk:
             )
         return self.read_only or self.watch_only
 
+    def log(self, kind: str, text: str) -> None:
+        """Enter ``text`` in the event log (the header's count of new events follows)."""
+        self.state.account.events.add(kind, text)
+        self.screen.app.post_message(FeedChanged(frozenset({"events"})))
+
     @contextmanager
     def submitting(self) -> Iterator[None]:
         """Count a submission in flight while the block runs."""
@@ -174,6 +181,7 @@ class Desk:
                 message = await call()
             except ActionRejected as exc:
                 refusal = exc.message
+                self.log("refusal", f"{what}: rejected: {exc.message}")
                 self.screen.notify(
                     f"{what}: rejected: {exc.message}", title="Exchange", severity="error", timeout=8, markup=False
                 )

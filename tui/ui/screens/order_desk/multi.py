@@ -26,7 +26,7 @@ from tui.trading import (
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
 from tui.trading.scale import scale_prices
-from tui.ui.widgets.display import short_address
+from tui.ui.widgets.display import fmt_money, fmt_price, short_address
 
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
@@ -150,6 +150,8 @@ class MultiOrders:
             refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
             said = "; ".join(str(r) for r in refused)
             done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
+            if refused:
+                self.desk.log("refusal", f"Order: {done}, refused: {said}")
             return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
 
         self.desk.run("Order", call)
@@ -187,10 +189,13 @@ class MultiOrders:
             if self.desk.armed and not always:
                 self._place_scale(plan)
                 return
+            info = self.desk.state.market.instruments.get(symbol)
+            tick = info.tick_size if info is not None else None  # the average at the tick, as every price
             lines = [f"{o.side.upper()} {fmt_decimal(o.size)} @ {fmt_decimal(o.price)}" for o in plan.orders]
             lines = lines[:12] + ([f"… and {len(lines) - 12} more"] if len(lines) > 12 else [])
             lines.append(
-                f"total {fmt_decimal(plan.size)} {symbol} · {plan.notional:,.2f} USDC · average {plan.average:,.2f}"
+                f"total {fmt_decimal(plan.size)} {symbol} · {fmt_money(plan.notional)} USDC · "
+                f"average {fmt_price(plan.average, tick)}"
             )
             lines.append(f"One placeOrder; cancelled together with K (group {plan.group}).")
             lines += always
