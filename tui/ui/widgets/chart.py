@@ -2,7 +2,9 @@
 
 ``chart_layout`` lays the picture out (no Textual); ``CandleChart`` shows it through the line API, a Strip
 cached per line, and repaints only the lines that changed: a new tick moves the live candle, the last-price
-line and its label, and the rest of the pane is not written to the terminal again.
+line and its label, and the rest of the pane is not written to the terminal again. The trader's levels (entry,
+liquidation, TP/SL, resting orders: ``levels``) are part of the picture, so they are redrawn when they or the
+scale change, never written again per tick.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tui.api.models import Candle
 
 from .chart_layout import Line, Picture, Role, auto_slot, body_width, draw, message, zoomed
 from .display import fmt_price
+from .levels import chart_levels, fill_markers
 from .pane import FeedPane
 
 __all__ = ["CHART_TYPES", "RESOLUTIONS", "CandleChart", "ChartPane"]
@@ -151,7 +154,7 @@ def _changed_span(was: Line, now: Line) -> tuple[int, int]:
 
 
 class ChartPane(FeedPane):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"chart", "orders", "positions", "fills"})
     AGE_TOPIC: ClassVar[str | None] = "chart"
     PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10 (see ``pace``)
 
@@ -174,6 +177,7 @@ class ChartPane(FeedPane):
         v = self.app.theme_variables
         c = self.colours
         on = v.get("surface", "#000000")
+        sell = v.get("primary", c.accent)  # red is for danger only: a sell's line is the theme's primary colour
         self.query_one(CandleChart).set_role_styles(
             {
                 "up": Style.parse(c.up),
@@ -184,6 +188,12 @@ class ChartPane(FeedPane):
                 "line": Style.parse(c.stale),
                 "last-up": Style.parse(f"bold {on} on {c.up}"),
                 "last-down": Style.parse(f"bold {on} on {c.down}"),
+                "lv-buy": Style.parse(c.bid),
+                "lv-sell": Style.parse(sell),
+                "lv-entry": Style.parse(f"bold {v.get('foreground', 'white')}"),
+                "lv-liq": Style.parse(f"bold {c.warning}"),
+                "fill-buy": Style.parse(f"bold {c.bid}"),
+                "fill-sell": Style.parse(f"bold {sell}"),
             }
         )
 
@@ -231,7 +241,14 @@ class ChartPane(FeedPane):
             return  # not laid out yet: its first render draws it (``_paint``)
         slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
-        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles))
+        account = self.state.account
+        ticker = market.tickers.get(market.selected)
+        lot = info.lot_size if info is not None else None
+        mark = ticker.mark_price if ticker is not None else None
+        levels = chart_levels(market.selected, account.positions, account.open_orders, mark, account.summary,
+                              tick=tick, lot=lot)  # fmt: skip
+        markers = fill_markers(market.selected, account.fills)
+        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles), levels, markers)
         if key == self._drawn:
             return
         self._drawn = key
@@ -240,5 +257,6 @@ class ChartPane(FeedPane):
             self.picture = message(width, height, "loading…" if market.chart_loading else "no candles yet")
         else:
             self._chart = chart
-            self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution)
+            self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution,
+                                levels=levels, markers=markers)  # fmt: skip
         plot.show(self.picture.lines, refresh=refresh)
