@@ -78,7 +78,7 @@ class MainScreen(LeanScreen[None]):
         layout: grid;
         grid-size: 3 4;
         grid-columns: 1fr 46 30;
-        grid-rows: 10 1fr 6 7;
+        grid-rows: 10 1fr 6 9;  /* the orders' cell: 6 rows of orders under the tab strip and the header */
     }
     MainScreen #book, MainScreen #tape {
         row-span: 2;
@@ -144,6 +144,12 @@ class MainScreen(LeanScreen[None]):
     }
     MainScreen #orders, MainScreen #fills, MainScreen #orders:focus-within, MainScreen #fills:focus-within {
         border-top: none;
+    }
+    /* z: the pane fills the screen, whatever its grid cell (or a shared cell that hid it) gave it */
+    MainScreen.-maximized-view .-maximized {
+        display: block;
+        width: 1fr;
+        height: 1fr;
     }
     """
 
@@ -469,6 +475,19 @@ class MainScreen(LeanScreen[None]):
 
     def action_refresh_account(self) -> None:
         self.run_worker(self.feed.refresh_account(), group="refresh", exclusive=True, exit_on_error=False)
+
+    def action_zoom_pane(self) -> None:
+        """The pane with the focus (else the chart) fills the screen; again, or Escape, puts it back."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        around = self.focused.ancestors_with_self if self.focused is not None else []
+        pane = next((w for w in around if isinstance(w, FeedPane)), None)
+        chart = self.query_one(ChartPane)
+        target = pane if pane is not None else chart if chart.display else None
+        if target is not None and self.maximize(target, container=False):
+            target.dirty = True
+            self.call_after_refresh(self.flush_panes)
 
     def action_focus_pane(self, pane: str) -> None:
         table = self.query_one(OrderBookPane).view if pane == "book" else self.query_one(f"#{pane}-table")

@@ -91,6 +91,7 @@ class FeedPane(FollowsFeed, Vertical):
         scrollbar-size-vertical: 1;
     }
     """
+    ALLOW_MAXIMIZE = True  # z: the pane fills the screen (the dashboard's zoom_pane)
 
     def __init__(self, state: FeedState, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

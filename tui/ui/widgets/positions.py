@@ -75,14 +75,15 @@ class PositionsPane(TablePane):
     AGE_TOPIC: ClassVar[str | None] = "positions"
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
+    # at 80x24 the pane is ~40 columns: the signed size says the side, so the mark and liquidation price fit
     PRIORITY = (
         "market",
-        "side",
         "size",
-        "upnl",
-        "entry",
         "mark",
         "liq",
+        "side",
+        "upnl",
+        "entry",
         "tp",
         "sl",
         "roe",
@@ -141,7 +142,7 @@ class PositionsPane(TablePane):
         return [
             Text(p.instrument),
             Text(f"{UP if long else DOWN} {'long' if long else 'short'}", style=c.side(long)),
-            _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 12)),
+            _r(fit(fmt_size(p.size, lot), p.size, 12)),  # signed: a short's is negative
             _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 12)),
             _r(fit(fmt_price(v.mark, tick), v.mark, 12)),
             _r(fit(fmt_money(v.value), v.value, 12)),
