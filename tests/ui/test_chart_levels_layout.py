@@ -75,3 +75,12 @@ def test_any_levels_at_any_size_fill_exactly_the_pane(prices: list[Decimal], wid
     levels = [Level(p, "TP", "lv-sell") for p in prices]
     lines = texts(levels, [Marker(T0 + 60_000 * 39, Decimal("102"), True)], width=width, height=height)
     assert len(lines) == height and all(len(line) == width for line in lines)
+
+
+def test_a_narrow_chart_keeps_what_the_line_is_and_its_price() -> None:
+    """At 40 columns (an 80x24 terminal's chart) the full label does not fit: its first word and the price do."""
+    lines = texts(
+        [Level(Decimal("101"), "entry long 0.5000", "lv-entry"), Level(Decimal("230"), "liq", "lv-liq")], width=24
+    )
+    assert any(line.startswith(" entry 101.0 ") for line in lines), lines
+    assert lines[0].startswith("↑ liq 230.0")

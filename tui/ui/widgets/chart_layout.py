@@ -333,16 +333,23 @@ def _level_labels(
     said at the top (above it, highest first) and the bottom (below it, lowest last)."""
     ends: dict[int, int] = {}  # row -> the column after the last label put on it
 
-    def say(y: int, text: str, role: Role) -> None:
-        x = ends.get(y, 0)
-        if x + len(text) > plot:
-            return
-        grid.put(x, y, text, role)
-        ends[y] = x + len(text) + 1
+    def say(y: int, lv: Level, arrow: str) -> None:
+        """The longest of the label and price, its first word and price, its first word, that fits the row."""
+        x, price, word = ends.get(y, 0), fmt_price(lv.price, tick), lv.label.split(" ")[0]
+        pad = "" if arrow else " "
+        for text in (
+            f"{arrow}{pad}{lv.label} {price}{pad}",
+            f"{arrow}{pad}{word} {price}{pad}",
+            f"{arrow}{pad}{word}{pad}",
+        ):
+            if x + len(text) <= plot:
+                grid.put(x, y, text, lv.role)
+                ends[y] = x + len(text) + 1
+                return
 
     for lv in sorted(inside, key=lambda v: v.price, reverse=True):
-        say(to_row(lv.price), f" {lv.label} {fmt_price(lv.price, tick)} ", lv.role)
+        say(to_row(lv.price), lv, "")
     for lv in sorted((v for v in levels if v.price > high), key=lambda v: v.price):
-        say(0, f"↑ {lv.label} {fmt_price(lv.price, tick)}", lv.role)
+        say(0, lv, "↑ ")
     for lv in sorted((v for v in levels if v.price < low), key=lambda v: v.price, reverse=True):
-        say(rows - 1, f"↓ {lv.label} {fmt_price(lv.price, tick)}", lv.role)
+        say(rows - 1, lv, "↓ ")
