@@ -19,6 +19,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.widgets.chart import CandleChart
 from tui.ui.widgets.display import fmt_money_short, fmt_price
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.positions import PositionsPane
@@ -109,3 +110,24 @@ async def test_160x48_shows_six_open_orders_and_z_zooms_the_pane(
         await settle(pilot, lambda: app.main.maximized is pane and pane.size.height > 30, what="the zoomed pane")
         await pilot.press("z")
         await settle(pilot, lambda: app.main.maximized is None and pane.size.height == before, what="back")
+
+
+async def test_z_zooms_the_chart_and_it_is_drawn_for_the_whole_screen(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The chart focused (as Tab reaches it), `z`: the chart fills the screen and its picture is drawn for the new
+    size; Escape puts it back and draws it for its cell again."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        plot = app.main.query_one(CandleChart)
+        await settle(pilot, lambda: len(plot.lines) == plot.size.height > 0, what="the chart drawn")
+        small = plot.size
+        plot.focus()
+        await pilot.press("z")
+        await settle(
+            pilot, lambda: plot.size.height > small.height and len(plot.lines) == plot.size.height, what="zoomed"
+        )
+        assert plot.size.width > small.width
+        await pilot.press("escape")
+        await settle(pilot, lambda: plot.size == small and len(plot.lines) == small.height, what="back in its cell")

@@ -75,8 +75,9 @@ def tick_positions(n: int, width: int, spacing: int = 10) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-class CandleChart(Widget):
-    """Lines of (text, role) runs; roles take their colours from ``set_styles``."""
+class CandleChart(Widget, can_focus=True):
+    """Lines of (text, role) runs; roles take their colours from ``set_styles``. It takes the focus (Tab, a
+    click) so that the dashboard's pane keys reach the chart: z zooms it to the whole screen."""
 
     DEFAULT_CSS = """
     CandleChart {
