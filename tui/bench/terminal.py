@@ -190,9 +190,12 @@ def _wait_ended(pids: list[int], timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
-# typed into the default run once it is live (``measure_default_run(..., trade=True)``): buy 0.05 at the best ask,
-# which fills in part and rests the rest, so the chart draws an entry line, a resting order's line and fill marks
-TRADE_KEYS = (b"b", b"0.05", b"\r")
+# typed into the default run once it is live (``measure_default_run(..., trade=True)``), each with the pause after
+# it: sell 0.01 at the best bid (filled: a short, its entry line and a fill mark), then pick the book's 18th row (a
+# bid a few ticks under the best) and buy 0.05 there (a resting order's line)
+DOWN = b"\x1b[B"
+TRADE_KEYS = ((b"s", 1.0), (b"0.01", 0.3), (b"\r", 2.0), (b"2", 0.3), *((DOWN, 0.05),) * 18, (b"b", 1.0),
+              (b"0.05", 0.3), (b"\r", 2.0))  # fmt: skip
 
 
 def measure_default_run(
@@ -204,14 +207,14 @@ def measure_default_run(
     trade: bool = False,
 ) -> TerminalCost:
     """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``
-    (``trade``: after half the warm-up, type ``TRADE_KEYS``: the chart has lines and the account a position)."""
+    (``trade``: after half the warm-up, type ``TRADE_KEYS``: a position and a resting order, drawn on the chart)."""
     regions = pane_regions(size)
     with _xtui_in_pty(size, extra_args) as (proc, master):
         if trade:
             _drain(master, warmup / 2, None, None)
-            for key in TRADE_KEYS:
+            for key, pause in TRADE_KEYS:
                 os.write(master, key)
-                _drain(master, 0.5, None, None)  # the form opens before the size is typed
+                _drain(master, pause, None, None)  # the form opens before the size is typed
         _drain(master, warmup / 2 if trade else warmup, None, None)
         cpu0 = _cpu_s(proc.pid)
         by_pane: Counter[str] = Counter()

@@ -237,6 +237,8 @@ class MainScreen(LeanScreen[None]):
 
     def on_mount(self) -> None:
         self._panes = self._live()
+        for pane in self._panes:
+            pane.set_tick(self._refresh_s)
         self.set_interval(self._refresh_s, self.flush_panes)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)

@@ -25,9 +25,10 @@ def _pnl(value: Decimal, money: Callable[[Decimal], str]) -> tuple[str, str]:
 
 class AccountBar(FeedLine):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"account", "positions"})
-    # twice a second at the dashboard's 10: with a position open its uPnL moves with every mark, and the whole
-    # line written ~5 times a second was a quarter of the default run's bytes
-    PACE: ClassVar[int] = 5
+    # at most once a second while figures keep moving (a change after a quiet spell is drawn at once): with a
+    # position open its equity and uPnL move with every mark, and each redraw writes the whole line (~500
+    # bytes); the positions pane gives each position's uPnL twice a second
+    PACE_S: ClassVar[float | None] = 1.0
 
     DEFAULT_CSS = """
     AccountBar {
@@ -40,15 +41,23 @@ class AccountBar(FeedLine):
     def on_resize(self) -> None:
         self.dirty = True  # what fits changed
 
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """News that leaves the line as it is does not wait for a redraw (a poll repeating the summary)."""
+        if topics & self.TOPICS and not self.dirty and self.shows(self.line()):
+            return
+        super().feed_changed(topics)
+
     def refresh_state(self) -> None:
+        self.show(self.line())
+
+    def line(self) -> Content:
+        """The bar as the state and the width have it now."""
         account = self.state.account
         s = account.summary
         if account.address is None:
-            self.show(Content.styled("no account", "$stale"))
-            return
+            return Content.styled("no account", "$stale")
         if s is None:
-            self.show(Content.styled("account loading…", "$stale"))
-            return
+            return Content.styled("account loading…", "$stale")
         sep = ("  │ ", "$foreground-muted")
         muted = "$foreground-muted"
         split = Content.assemble(
@@ -89,4 +98,4 @@ class AccountBar(FeedLine):
                 break
         while len(shown) > 1 and sum(part.cell_length for part in shown) > room > 0:
             shown.pop()  # the last whole part goes rather than a figure cut at the edge
-        self.show(Content.assemble(*shown))
+        return Content.assemble(*shown)

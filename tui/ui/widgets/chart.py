@@ -23,7 +23,7 @@ from textual.widget import Widget
 
 from tui.api.models import Candle
 
-from .chart_layout import Line, Picture, Role, auto_slot, body_width, draw, message, zoomed
+from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
 from .display import fmt_price
 from .levels import chart_levels, fill_markers
 from .pane import FeedPane
@@ -155,7 +155,8 @@ def _changed_span(was: Line, now: Line) -> tuple[int, int]:
 
 
 class ChartPane(FeedPane):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"chart", "orders", "positions", "fills"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
+    LEVEL_TOPICS: ClassVar[frozenset[str]] = frozenset({"orders", "positions", "fills", "account", "markets"})
     AGE_TOPIC: ClassVar[str | None] = "chart"
     PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10 (see ``pace``)
 
@@ -165,6 +166,7 @@ class ChartPane(FeedPane):
         self._drawn: tuple[Any, ...] | None = None
         self._chart: tuple[str, str, str] | None = None  # (instrument, type, resolution) of the candles shown
         self.picture: Picture | None = None
+        self._marks: tuple[tuple[Level, ...], tuple[Marker, ...]] = ((), ())  # the levels and fills drawn
 
     def compose(self) -> ComposeResult:
         yield CandleChart(paint=self._paint, id="chart-plot")
@@ -214,6 +216,28 @@ class ChartPane(FeedPane):
         shown = self.picture.shown if self.picture is not None else 0
         return f"Candles {body_width(self.slot)} wide" + (f", {shown} shown" if shown else "")
 
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """New candles redraw the chart; account news only when it moves a line or adds a fill mark."""
+        super().feed_changed(topics)
+        if not self.dirty and topics & self.LEVEL_TOPICS and self._levels() != self._marks:
+            self.dirty = True
+
+    def _levels(self) -> tuple[tuple[Level, ...], tuple[Marker, ...]]:
+        """The levels and fill marks of the selected instrument, as the state has them now."""
+        market, account = self.state.market, self.state.account
+        info = market.instruments.get(market.selected)
+        ticker = market.tickers.get(market.selected)
+        levels = chart_levels(
+            market.selected,
+            account.positions,
+            account.open_orders,
+            ticker.mark_price if ticker is not None else None,
+            account.summary,
+            tick=info.tick_size if info is not None else DEFAULT_TICK,
+            lot=info.lot_size if info is not None else None,
+        )
+        return levels, fill_markers(market.selected, account.fills)
+
     def pace(self) -> int:
         """Twice a second while a chart shows (a candle moves slowly); at once when another chart is due."""
         market = self.state.market
@@ -242,13 +266,7 @@ class ChartPane(FeedPane):
             return  # not laid out yet: its first render draws it (``_paint``)
         slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
-        account = self.state.account
-        ticker = market.tickers.get(market.selected)
-        lot = info.lot_size if info is not None else None
-        mark = ticker.mark_price if ticker is not None else None
-        levels = chart_levels(market.selected, account.positions, account.open_orders, mark, account.summary,
-                              tick=tick, lot=lot)  # fmt: skip
-        markers = fill_markers(market.selected, account.fills)
+        levels, markers = self._marks = self._levels()
         key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles), levels, markers)
         if key == self._drawn:
             return

@@ -73,6 +73,9 @@ def position_key(p: Position) -> str:
 class PositionsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets", "orders"})
     AGE_TOPIC: ClassVar[str | None] = "positions"
+    # twice a second at most while marks keep moving (mark, value, uPnL of every row); a change after a quiet
+    # spell (a fill) is drawn at once
+    PACE_S: ClassVar[float | None] = 0.5
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
     # at 80x24 the pane is ~40 columns: the signed size says the side, so the mark and liquidation price fit
