@@ -484,10 +484,8 @@ class MainScreen(LeanScreen[None]):
             self.minimize()
             return
         around = self.focused.ancestors_with_self if self.focused is not None else []
-        pane = next((w for w in around if isinstance(w, FeedPane)), None)
-        chart = self.query_one(ChartPane)
-        target = pane if pane is not None else chart if chart.display else None
-        if target is not None and self.maximize(target, container=False):
+        target = next((w for w in around if isinstance(w, FeedPane)), self.query_one(ChartPane))
+        if target.display and self.maximize(target, container=False):
             target.dirty = True
             self.call_after_refresh(self.flush_panes)
 
