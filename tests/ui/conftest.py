@@ -176,7 +176,8 @@ async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
             break
         await pilot.pause(0.05)
     else:
-        raise AssertionError("the panes did not draw the state they were told of")
+        late = [w.id for w in app.screen.query("*") if isinstance(w, FollowsFeed) and waiting(w)]
+        raise AssertionError(f"the panes did not draw the state they were told of: {late}")
     # A DataTable sizes its columns to new rows on its next idle event: on a busy machine that can come after
     # the screenshot, which would then show the columns as wide as their labels.
     for _ in range(int(timeout_s / 0.05)):

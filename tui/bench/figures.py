@@ -290,11 +290,17 @@ async def bench_dashboard_cpu(seconds: float) -> None:
 
 def bench_terminal(seconds: float) -> None:
     """The default run (``xtui``, built-in exchange) in a real pty at 160x48: bytes to the terminal a second,
-    per pane, and CPU of the whole process; then the same with --low-bandwidth."""
+    per pane, and CPU of the whole process; then with a position and a resting order (the chart's lines drawn);
+    then the default run with --low-bandwidth."""
     from tui.bench.terminal import measure_default_run
 
-    for label, args in (("", ()), (" --low-bandwidth", ("--low-bandwidth",))):
-        cost = measure_default_run(seconds, (160, 48), extra_args=args)
+    runs = (
+        ("", (), False),
+        (" with a position and an order", (), True),
+        (" --low-bandwidth", ("--low-bandwidth",), False),
+    )
+    for label, args, trade in runs:
+        cost = measure_default_run(seconds, (160, 48), extra_args=args, trade=trade)
         _report(f"terminal bytes, default run{label}", cost.bytes_per_s, "B/s", "<= 12,000 B/s" if not args else "")
         for pane, n in cost.by_pane.most_common():
             _report(f"  of which {pane}", n / cost.seconds, "B/s")

@@ -190,13 +190,32 @@ def _wait_ended(pids: list[int], timeout: float = 10.0) -> None:
         time.sleep(0.01)
 
 
+# typed into the default run once it is live (``measure_default_run(..., trade=True)``), each with the pause after
+# it: sell 0.01 at the best bid (filled: a short, its entry line and a fill mark), then pick the book's 18th row (a
+# bid a few ticks under the best) and buy 0.05 there (a resting order's line)
+DOWN = b"\x1b[B"
+TRADE_KEYS = ((b"s", 1.0), (b"0.01", 0.3), (b"\r", 2.0), (b"2", 0.3), *((DOWN, 0.05),) * 18, (b"b", 1.0),
+              (b"0.05", 0.3), (b"\r", 2.0))  # fmt: skip
+
+
 def measure_default_run(
-    seconds: float, size: tuple[int, int] = (160, 48), warmup: float = 8.0, extra_args: tuple[str, ...] = ()
+    seconds: float,
+    size: tuple[int, int] = (160, 48),
+    warmup: float = 8.0,
+    extra_args: tuple[str, ...] = (),
+    *,
+    trade: bool = False,
 ) -> TerminalCost:
-    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``."""
+    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``
+    (``trade``: after half the warm-up, type ``TRADE_KEYS``: a position and a resting order, drawn on the chart)."""
     regions = pane_regions(size)
     with _xtui_in_pty(size, extra_args) as (proc, master):
-        _drain(master, warmup, None, None)
+        if trade:
+            _drain(master, warmup / 2, None, None)
+            for key, pause in TRADE_KEYS:
+                os.write(master, key)
+                _drain(master, pause, None, None)  # the form opens before the size is typed
+        _drain(master, warmup / 2 if trade else warmup, None, None)
         cpu0 = _cpu_s(proc.pid)
         by_pane: Counter[str] = Counter()
         t0 = time.perf_counter()
@@ -288,16 +307,19 @@ def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Count
     return total
 
 
-def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [-- xtui args]
+def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [-- xtui args]
     args = sys.argv[1:]
     extra: tuple[str, ...] = ()
     if "--" in args:
         i = args.index("--")
         args, extra = args[:i], tuple(args[i + 1 :])
+    trade = "--trade" in args
+    args = [a for a in args if a != "--trade"]
     seconds = float(args[0]) if args else 20.0
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
-    cost = measure_default_run(seconds, (cols, rows), extra_args=extra)
-    print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}")
+    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade)
+    said = " with a position and a resting order" if trade else ""
+    print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}{said}")
     print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")
     for name, n in cost.by_pane.most_common():
         print(f"  {name:<12} {n / cost.seconds:>10,.0f} B/s")

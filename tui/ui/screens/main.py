@@ -164,6 +164,8 @@ class MainScreen(LeanScreen[None]):
 
     def on_mount(self) -> None:
         self._panes = self._live()
+        for pane in self._panes:
+            pane.set_tick(self._refresh_s)
         self.set_interval(self._refresh_s, self.flush_panes)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
@@ -417,6 +419,17 @@ class MainScreen(LeanScreen[None]):
 
     def action_refresh_account(self) -> None:
         self.run_worker(self.feed.refresh_account(), group="refresh", exclusive=True, exit_on_error=False)
+
+    def action_zoom_pane(self) -> None:
+        """The pane with the focus (else the chart) fills the screen; again, or Escape, puts it back."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        around = self.focused.ancestors_with_self if self.focused is not None else []
+        target = next((w for w in around if isinstance(w, FeedPane)), self.query_one(ChartPane))
+        if target.display and self.maximize(target, container=False):
+            target.dirty = True
+            self.call_after_refresh(self.flush_panes)
 
     def action_focus_pane(self, pane: str) -> None:
         table = self.query_one(OrderBookPane).view if pane == "book" else self.query_one(f"#{pane}-table")

@@ -56,6 +56,8 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Poll the account now"),
     Binding("v", "cycle_panes", "Panes", id="cycle_panes",
             tooltip="Where the book, the tape and the chart share a place (a small terminal): show the next"),
+    Binding("z", "zoom_pane", "Zoom pane", id="zoom_pane", show=False,
+            tooltip="The focused pane (Tab to the chart) fills the screen; z or Escape puts it back"),
     Binding("1", "focus_pane('markets')", "Markets", id="focus_markets", show=False, tooltip="Focus the markets"),
     Binding("2", "focus_pane('book')", "Book", id="focus_book", show=False, tooltip="Focus the order book"),
     Binding("3", "focus_pane('positions')", "Positions", id="focus_positions", show=False,

@@ -9,7 +9,7 @@ MAIN_CSS = """
         layout: grid;
         grid-size: 3 4;
         grid-columns: 1fr 46 30;
-        grid-rows: 10 1fr 6 7;
+        grid-rows: 10 1fr 6 9;  /* the orders' cell: 6 rows of orders under the tab strip and the header */
     }
     MainScreen #book, MainScreen #tape {
         row-span: 2;
@@ -76,4 +76,10 @@ MAIN_CSS = """
     MainScreen #orders, MainScreen #fills, MainScreen #orders:focus-within, MainScreen #fills:focus-within {
         border-top: none;
     }
-    """
+    /* z: the pane fills the screen, whatever its grid cell (or a shared cell that hid it) gave it */
+    MainScreen.-maximized-view .-maximized {
+        display: block;
+        width: 1fr;
+        height: 1fr;
+    }
+"""

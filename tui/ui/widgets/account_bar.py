@@ -1,9 +1,11 @@
 """The account bar: equity (split into derivatives, spot and vault holdings), available balance, uPnL, total PnL, the
-margin in use (isolated margin included) and utilisation. Parts that do not fit the width are left out,
-least wanted first: the split, then the utilisation."""
+margin in use (isolated margin included) and utilisation. What does not fit the width gives way, least
+wanted first: the split, then the utilisation, then the full figures (short forms instead: ``M 4.0k``), then
+whole parts from the right. A figure is never cut."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import ClassVar
 
@@ -11,18 +13,22 @@ from textual.content import Content
 
 from tui.feed.risk import margin_in_use
 
-from .display import fmt_money, fmt_pct
+from .display import fmt_money, fmt_money_short, fmt_pct
 from .pane import FeedLine
 
 __all__ = ["AccountBar"]
 
 
-def _pnl(value: Decimal) -> tuple[str, str]:
-    return fmt_money(value), "$up" if value >= 0 else "$down"
+def _pnl(value: Decimal, money: Callable[[Decimal], str]) -> tuple[str, str]:
+    return money(value), "$up" if value >= 0 else "$down"
 
 
 class AccountBar(FeedLine):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"account", "positions"})
+    # at most once a second while figures keep moving (a change after a quiet spell is drawn at once): with a
+    # position open its equity and uPnL move with every mark, and each redraw writes the whole line (~500
+    # bytes); the positions pane gives each position's uPnL twice a second
+    PACE_S: ClassVar[float | None] = 1.0
 
     DEFAULT_CSS = """
     AccountBar {
@@ -35,15 +41,23 @@ class AccountBar(FeedLine):
     def on_resize(self) -> None:
         self.dirty = True  # what fits changed
 
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """News that leaves the line as it is does not wait for a redraw (a poll repeating the summary)."""
+        if topics & self.TOPICS and not self.dirty and self.shows(self.line()):
+            return
+        super().feed_changed(topics)
+
     def refresh_state(self) -> None:
+        self.show(self.line())
+
+    def line(self) -> Content:
+        """The bar as the state and the width have it now."""
         account = self.state.account
         s = account.summary
         if account.address is None:
-            self.show(Content.styled("no account", "$stale"))
-            return
+            return Content.styled("no account", "$stale")
         if s is None:
-            self.show(Content.styled("account loading…", "$stale"))
-            return
+            return Content.styled("account loading…", "$stale")
         sep = ("  │ ", "$foreground-muted")
         muted = "$foreground-muted"
         vaults = sum((v.amount for v in s.vault_balances.values()), Decimal(0))
@@ -63,29 +77,27 @@ class AccountBar(FeedLine):
         )
         margin = margin_in_use(s, account.positions)
 
-        def line(with_split: bool, with_utilisation: bool) -> Content:
-            return Content.assemble(
-                "Equity ",
-                (fmt_money(s.total_account_equity), "bold"),
-                split if with_split else "",
-                sep,
-                "Avail ",
-                (fmt_money(s.available_balance), "bold"),
-                sep,
-                "uPnL ",
-                _pnl(s.upnl),
-                sep,
-                "PnL ",
-                _pnl(s.total_pnl),
-                sep,
-                "Margin ",
-                fmt_money(margin),
-                utilisation if with_utilisation else "",
-            )
+        def parts(with_split: bool, with_utilisation: bool, short: bool) -> list[Content]:
+            money = fmt_money_short if short else fmt_money
+            return [
+                Content.assemble(
+                    "Eq " if short else "Equity ",
+                    (money(s.total_account_equity), "bold"),
+                    split if with_split else "",
+                ),
+                Content.assemble(sep, "Avail ", (money(s.available_balance), "bold")),
+                Content.assemble(sep, "uPnL ", _pnl(s.upnl, money)),
+                Content.assemble(sep, "PnL ", _pnl(s.total_pnl, money)),
+                Content.assemble(sep, "M " if short else "Margin ", money(margin)),
+                *([utilisation] if with_utilisation else []),
+            ]
 
         room = self.size.width - 2  # the padding
-        for choice in ((True, True), (False, True), (False, False)):
-            content = line(*choice)
-            if room <= 0 or content.cell_length <= room:
+        choices = ((True, True, False), (False, True, False), (False, False, False), (False, True, True))
+        for choice in (*choices, (False, False, True)):
+            shown = parts(*choice)
+            if room <= 0 or sum(part.cell_length for part in shown) <= room:
                 break
-        self.show(content)
+        while len(shown) > 1 and sum(part.cell_length for part in shown) > room > 0:
+            shown.pop()  # the last whole part goes rather than a figure cut at the edge
+        return Content.assemble(*shown)

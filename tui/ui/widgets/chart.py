@@ -2,7 +2,9 @@
 
 ``chart_layout`` lays the picture out (no Textual); ``CandleChart`` shows it through the line API, a Strip
 cached per line, and repaints only the lines that changed: a new tick moves the live candle, the last-price
-line and its label, and the rest of the pane is not written to the terminal again.
+line and its label, and the rest of the pane is not written to the terminal again. The trader's levels (entry,
+liquidation, TP/SL, resting orders: ``levels``) are part of the picture, so they are redrawn when they or the
+scale change, never written again per tick.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from textual.widget import Widget
 
 from tui.api.models import Candle
 
-from .chart_layout import Line, Picture, Role, auto_slot, body_width, draw, message, zoomed
+from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
 from .display import fmt_price
+from .levels import chart_levels, fill_markers
 from .pane import FeedPane
 
 __all__ = ["CHART_TYPES", "RESOLUTIONS", "CandleChart", "ChartPane"]
@@ -72,8 +75,9 @@ def tick_positions(n: int, width: int, spacing: int = 10) -> list[int]:
     return sorted({round(j * (n - 1) / (k - 1)) for j in range(k)})
 
 
-class CandleChart(Widget):
-    """Lines of (text, role) runs; roles take their colours from ``set_styles``."""
+class CandleChart(Widget, can_focus=True):
+    """Lines of (text, role) runs; roles take their colours from ``set_styles``. It takes the focus (Tab, a
+    click) so that the dashboard's pane keys reach the chart: z zooms it to the whole screen."""
 
     DEFAULT_CSS = """
     CandleChart {
@@ -152,6 +156,7 @@ def _changed_span(was: Line, now: Line) -> tuple[int, int]:
 
 class ChartPane(FeedPane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"chart"})
+    LEVEL_TOPICS: ClassVar[frozenset[str]] = frozenset({"orders", "positions", "fills", "account", "markets"})
     AGE_TOPIC: ClassVar[str | None] = "chart"
     PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10 (see ``pace``)
 
@@ -161,6 +166,7 @@ class ChartPane(FeedPane):
         self._drawn: tuple[Any, ...] | None = None
         self._chart: tuple[str, str, str] | None = None  # (instrument, type, resolution) of the candles shown
         self.picture: Picture | None = None
+        self._marks: tuple[tuple[Level, ...], tuple[Marker, ...]] = ((), ())  # the levels and fills drawn
 
     def compose(self) -> ComposeResult:
         yield CandleChart(paint=self._paint, id="chart-plot")
@@ -174,6 +180,7 @@ class ChartPane(FeedPane):
         v = self.app.theme_variables
         c = self.colours
         on = v.get("surface", "#000000")
+        sell = v.get("primary", c.accent)  # red is for danger only: a sell's line is the theme's primary colour
         self.query_one(CandleChart).set_role_styles(
             {
                 "up": Style.parse(c.up),
@@ -184,6 +191,12 @@ class ChartPane(FeedPane):
                 "line": Style.parse(c.stale),
                 "last-up": Style.parse(f"bold {on} on {c.up}"),
                 "last-down": Style.parse(f"bold {on} on {c.down}"),
+                "lv-buy": Style.parse(c.bid),
+                "lv-sell": Style.parse(sell),
+                "lv-entry": Style.parse(f"bold {v.get('foreground', 'white')}"),
+                "lv-liq": Style.parse(f"bold {c.warning}"),
+                "fill-buy": Style.parse(f"bold {c.bid}"),
+                "fill-sell": Style.parse(f"bold {sell}"),
             }
         )
 
@@ -202,6 +215,28 @@ class ChartPane(FeedPane):
         self.refresh_state()
         shown = self.picture.shown if self.picture is not None else 0
         return f"Candles {body_width(self.slot)} wide" + (f", {shown} shown" if shown else "")
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """New candles redraw the chart; account news only when it moves a line or adds a fill mark."""
+        super().feed_changed(topics)
+        if not self.dirty and topics & self.LEVEL_TOPICS and self._levels() != self._marks:
+            self.dirty = True
+
+    def _levels(self) -> tuple[tuple[Level, ...], tuple[Marker, ...]]:
+        """The levels and fill marks of the selected instrument, as the state has them now."""
+        market, account = self.state.market, self.state.account
+        info = market.instruments.get(market.selected)
+        ticker = market.tickers.get(market.selected)
+        levels = chart_levels(
+            market.selected,
+            account.positions,
+            account.open_orders,
+            ticker.mark_price if ticker is not None else None,
+            account.summary,
+            tick=info.tick_size if info is not None else DEFAULT_TICK,
+            lot=info.lot_size if info is not None else None,
+        )
+        return levels, fill_markers(market.selected, account.fills)
 
     def pace(self) -> int:
         """Twice a second while a chart shows (a candle moves slowly); at once when another chart is due."""
@@ -231,7 +266,8 @@ class ChartPane(FeedPane):
             return  # not laid out yet: its first render draws it (``_paint``)
         slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
-        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles))
+        levels, markers = self._marks = self._levels()
+        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles), levels, markers)
         if key == self._drawn:
             return
         self._drawn = key
@@ -240,5 +276,6 @@ class ChartPane(FeedPane):
             self.picture = message(width, height, "loading…" if market.chart_loading else "no candles yet")
         else:
             self._chart = chart
-            self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution)
+            self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution,
+                                levels=levels, markers=markers)  # fmt: skip
         plot.show(self.picture.lines, refresh=refresh)

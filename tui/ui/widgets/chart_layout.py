@@ -1,7 +1,12 @@
 """The chart's picture without Textual: which candles fit, the price scale and its labels, the time labels,
-the volume strip, and every cell of the pane as runs of (text, role). The widget maps roles to theme colours.
+the volume strip, the trader's levels (entry, liquidation, TP/SL, resting orders) and fill markers, and every
+cell of the pane as runs of (text, role). The widget maps roles to theme colours.
 
-Up bodies are hollow (box lines), down bodies filled (█), so the monochrome theme reads without colour.
+Up bodies are hollow (box lines), down bodies filled (█), so the monochrome theme reads without colour; so do
+levels (each is labelled) and fills (▲ a buy, ▼ a sell).
+
+A level a little outside the candles' range widens the price axis to take it in (up to ``REACH`` of the range
+each way); one farther off is said at the edge ("↑ TP 105,000.0") instead of squeezing the candles flat.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from .display import fmt_price
 
 __all__ = [
     "SLOTS",
+    "Level",
     "Line",
+    "Marker",
     "Picture",
     "Role",
     "Run",
@@ -43,6 +50,25 @@ STEP_MS |= {"1D": 86_400_000, "1W": 7 * 86_400_000}
 # round spans of time between two time labels, in minutes: a label falls on a whole multiple of one
 LABEL_MINUTES = (1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 10080, 20160, 40320, 80640, 161280)
 VOLUME_BLOCKS = " ▁▂▃▄▅▆▇█"
+REACH = Decimal("0.25")  # a level this far (a fraction of the candles' range) beyond it widens the axis
+LEVEL_LINE = "╌"
+BUY_MARK, SELL_MARK = "▲", "▼"
+
+
+class Level(msgspec.Struct, frozen=True):
+    """A price the trader has a stake at: drawn as a labelled line across the plot."""
+
+    price: Decimal
+    label: str  # what it is, shown before the price: "entry long", "liq", "TP", "sell 0.50"
+    role: Role
+
+
+class Marker(msgspec.Struct, frozen=True):
+    """One of the trader's fills: a mark on the candle it happened in, at its price."""
+
+    time: int  # ms
+    price: Decimal
+    buy: bool
 
 
 class Picture(msgspec.Struct, frozen=True):
@@ -132,9 +158,20 @@ def message(width: int, height: int, text: str) -> Picture:
     return Picture(grid.lines(), 0, 0)
 
 
-def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick: Decimal, resolution: str) -> Picture:
+def draw(
+    candles: Sequence[Candle],
+    width: int,
+    height: int,
+    *,
+    slot: int,
+    tick: Decimal,
+    resolution: str,
+    levels: Sequence[Level] = (),
+    markers: Sequence[Marker] = (),
+) -> Picture:
     """The pane's ``width`` x ``height`` cells: candles at ``slot`` columns each, the newest at the right, a price
-    axis on the right with the last price marked, time labels below, and a volume strip when there is volume."""
+    axis on the right with the last price marked, time labels below, a volume strip when there is volume, the
+    ``levels`` as labelled lines (or at the edge when far off) and the ``markers`` on their candles."""
     if not candles:
         return message(width, height, "no candles yet")
     if height < 4 or width < 12:
@@ -142,7 +179,10 @@ def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick:
     volume_rows = (3 if height >= 20 else 2 if height >= 12 else 0) if any(c.volume > 0 for c in candles) else 0
     rows = height - 1 - volume_rows
     last = candles[-1].close
-    axis = 3 + max(len(fmt_price(c, tick)) for c in (max(k.high for k in candles), min(k.low for k in candles), last))
+    top, bottom = max(k.high for k in candles), min(k.low for k in candles)
+    reach = (top - bottom) * REACH
+    near = [lv.price for lv in levels if bottom - reach <= lv.price <= top + reach]
+    axis = 3 + max(len(fmt_price(c, tick)) for c in (top, bottom, last, *near))
     plot = width - axis
     if plot < 2:
         return message(width, height, "too small")
@@ -151,6 +191,9 @@ def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick:
     if high == low:  # a flat series: a band of ticks around it
         pad = tick * max(1, rows // 2)
         high, low = high + pad, low - pad
+    reach = (high - low) * REACH
+    near = [lv.price for lv in levels if low - reach <= lv.price <= high + reach]
+    high, low = max([high, *near]), min([low, *near])
     span = float(high - low)
 
     def row(price: Decimal) -> int:
@@ -160,10 +203,15 @@ def draw(candles: Sequence[Candle], width: int, height: int, *, slot: int, tick:
     last_row = row(last)
     up_last = last >= candles[-1].open
     grid.put(0, last_row, "┄" * plot, "line")
+    inside = [lv for lv in levels if low <= lv.price <= high]
+    for lv in inside:
+        grid.put(0, row(lv.price), LEVEL_LINE * plot, lv.role)
     body = body_width(slot)
     left = plot - len(shown) * slot  # the newest candle next to the axis
     for i, c in enumerate(shown):
         _candle(grid, left + i * slot, body, c, row)
+    _markers(grid, shown, left, slot, body, markers, row, rows, STEP_MS.get(resolution, 60_000))
+    _level_labels(grid, inside, levels, high, low, row, rows, plot, tick)
     _axis(grid, plot, rows, last_row, [(row(p), fmt_price(p, tick)) for p in price_labels(low, high, rows, tick)])
     grid.put(plot + 2, last_row, fmt_price(last, tick).ljust(axis - 3), "last-up" if up_last else "last-down")
     _time_labels(grid, shown, left, slot, body, height - 1, plot, resolution)
@@ -245,3 +293,63 @@ def _volume(grid: _Grid, shown: Sequence[Candle], left: int, slot: int, body: in
             part = max(0, min(8, eighths - r * 8))
             if part:
                 grid.put(left + i * slot, rows + strip - 1 - r, VOLUME_BLOCKS[part] * body, role)
+
+
+def _markers(
+    grid: _Grid,
+    shown: Sequence[Candle],
+    left: int,
+    slot: int,
+    body: int,
+    markers: Sequence[Marker],
+    to_row: Callable[[Decimal], int],
+    rows: int,
+    step: int,
+) -> None:
+    """Each fill on the candle whose interval holds it, at its price (▲ a buy, ▼ a sell); older ones are off."""
+    if not shown:
+        return
+    first = shown[0].time
+    for m in markers:
+        if m.time < first or m.time >= shown[-1].time + step:
+            continue
+        i = next((k for k in range(len(shown) - 1, -1, -1) if shown[k].time <= m.time), 0)
+        y = max(0, min(rows - 1, to_row(m.price)))
+        grid.put(left + i * slot + body // 2, y, BUY_MARK if m.buy else SELL_MARK, "fill-buy" if m.buy else "fill-sell")
+
+
+def _level_labels(
+    grid: _Grid,
+    inside: Sequence[Level],
+    levels: Sequence[Level],
+    high: Decimal,
+    low: Decimal,
+    to_row: Callable[[Decimal], int],
+    rows: int,
+    plot: int,
+    tick: Decimal,
+) -> None:
+    """Each line's label at the plot's left, side by side when two share a row; the levels off the scale are
+    said at the top (above it, highest first) and the bottom (below it, lowest last)."""
+    ends: dict[int, int] = {}  # row -> the column after the last label put on it
+
+    def say(y: int, lv: Level, arrow: str) -> None:
+        """The longest of the label and price, its first word and price, its first word, that fits the row."""
+        x, price, word = ends.get(y, 0), fmt_price(lv.price, tick), lv.label.split(" ")[0]
+        pad = "" if arrow else " "
+        for text in (
+            f"{arrow}{pad}{lv.label} {price}{pad}",
+            f"{arrow}{pad}{word} {price}{pad}",
+            f"{arrow}{pad}{word}{pad}",
+        ):
+            if x + len(text) <= plot:
+                grid.put(x, y, text, lv.role)
+                ends[y] = x + len(text) + 1
+                return
+
+    for lv in sorted(inside, key=lambda v: v.price, reverse=True):
+        say(to_row(lv.price), lv, "")
+    for lv in sorted((v for v in levels if v.price > high), key=lambda v: v.price):
+        say(0, lv, "↑ ")
+    for lv in sorted((v for v in levels if v.price < low), key=lambda v: v.price, reverse=True):
+        say(rows - 1, lv, "↓ ")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 __all__ = [
     "DOWN",
@@ -12,6 +12,7 @@ __all__ = [
     "fmt_age",
     "fmt_compact",
     "fmt_money",
+    "fmt_money_short",
     "fmt_pct",
     "fmt_price",
     "fmt_rate",
@@ -73,6 +74,22 @@ def fmt_compact(value: Decimal | None) -> str:
         if size >= limit:
             return f"{value / limit:,.2f}{suffix}"
     return f"{value:,.2f}"
+
+
+MONEY_UNITS = ((Decimal(1), ""), (Decimal(10) ** 3, "k"), (Decimal(10) ** 6, "M"), (Decimal(10) ** 9, "B"))
+TENTH = Decimal("0.1")
+
+
+def fmt_money_short(value: Decimal | None) -> str:
+    """Money in at most one decimal and a unit, for a line with no room for the full figure: 4,000 -> 4.0k,
+    999.95 -> 1.0k (rounded first, then given the unit it reaches), -1,234,567 -> -1.2M, 12.34 -> 12.3."""
+    if value is None:
+        return "-"
+    for limit, suffix in MONEY_UNITS:
+        shown = (value / limit).quantize(TENTH, ROUND_HALF_UP) + 0  # + 0: no "-0.0"
+        if abs(shown) < 1000 or suffix == MONEY_UNITS[-1][1]:
+            return f"{shown:,.1f}{suffix}"
+    raise AssertionError("unreachable: the last unit takes every value")
 
 
 def fit(text: str, value: Decimal | None, width: int) -> str:

@@ -35,7 +35,10 @@ class FollowsFeed:
     # redraw on at most every PACE-th refresh tick: an overview need not keep the book's pace, and every
     # redraw of changing figures is bytes to the terminal (issue 14)
     PACE: ClassVar[int] = 1
+    # or at most once in PACE_S seconds, whatever the tick (``set_tick``): figures that move with every mark
+    PACE_S: ClassVar[float | None] = None
     _ticks_since_drawn: int = 1 << 30
+    _tick_s: float = 0.1
     dirty: bool
     is_mounted: bool
     display: bool
@@ -44,9 +47,13 @@ class FollowsFeed:
         if topics & self.TOPICS:
             self.dirty = True
 
+    def set_tick(self, tick_s: float) -> None:
+        """The screen's refresh tick comes every ``tick_s`` seconds (``PACE_S`` is counted in ticks)."""
+        self._tick_s = tick_s
+
     def pace(self) -> int:
         """How many refresh ticks at least between two redraws (``PACE``; a pane may hurry for a while)."""
-        return self.PACE
+        return self.PACE if self.PACE_S is None else max(1, round(self.PACE_S / self._tick_s))
 
     def redraw_soon(self) -> None:
         """Redraw on the next tick whatever the pace: the user changed what it shows."""
@@ -91,6 +98,7 @@ class FeedPane(FollowsFeed, Vertical):
         scrollbar-size-vertical: 1;
     }
     """
+    ALLOW_MAXIMIZE = True  # z: the pane fills the screen (the dashboard's zoom_pane)
 
     def __init__(self, state: FeedState, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -341,6 +349,10 @@ class FeedLine(FollowsFeed, Static):
         self.state = state
         self.dirty = True
         self._shown: tuple[str, list[Span]] | None = None
+
+    def shows(self, content: Content) -> bool:
+        """Whether ``content`` is what is shown."""
+        return (content.plain, list(content.spans)) == self._shown
 
     def show(self, content: Content) -> None:
         """Show ``content`` if it differs from what is shown, without a layout pass.

@@ -13,6 +13,7 @@ from tui.feed.funding import FundingPaid, funding_paid
 from tui.feed.risk import Liquidation, liquidation
 
 from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
+from .levels import Exits, position_exits
 from .pane import TablePane
 
 __all__ = ["PositionView", "PositionsPane", "position_view"]
@@ -30,6 +31,8 @@ COLUMNS = (
     ("funding", "Funding", 11),  # received (+) or paid (-) since the position opened
     ("liq", "Liq.", 12),
     ("dist", "Liq.dist", 8),
+    ("tp", "TP", 12),  # the open reduce-only trigger orders on the instrument (see ``levels.position_exits``)
+    ("sl", "SL", 12),
     ("lev", "Lev", 5),
     ("mode", "Mode", 8),
 )
@@ -68,18 +71,24 @@ def position_key(p: Position) -> str:
 
 
 class PositionsPane(TablePane):
-    TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets"})
+    TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets", "orders"})
     AGE_TOPIC: ClassVar[str | None] = "positions"
+    # twice a second at most while marks keep moving (mark, value, uPnL of every row); a change after a quiet
+    # spell (a fill) is drawn at once
+    PACE_S: ClassVar[float | None] = 0.5
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
+    # at 80x24 the pane is ~40 columns: the signed size says the side, so the mark and liquidation price fit
     PRIORITY = (
         "market",
-        "side",
         "size",
-        "upnl",
-        "entry",
         "mark",
         "liq",
+        "side",
+        "upnl",
+        "entry",
+        "tp",
+        "sl",
         "roe",
         "dist",
         "funding",
@@ -114,7 +123,8 @@ class PositionsPane(TablePane):
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
             paid = funding_paid(p, account.fills, account.funding)
-            rows.append((position_key(p), self._cells(view, info, paid)))
+            exits = position_exits(p, account.open_orders)
+            rows.append((position_key(p), self._cells(view, info, paid, exits)))
             if paid.estimate and paid.payments:
                 notes[f"{ESTIMATE} funding since the oldest fill held"] = None
             if view.liquidation.reason:
@@ -125,7 +135,7 @@ class PositionsPane(TablePane):
         keys = ["c close · a TP/SL"] if self.offers("close_position") else []  # none where nothing can be sent
         self.show_account_titles("Positions", len(rows), " · ".join([*keys, *notes]))
 
-    def _cells(self, v: PositionView, info: Any, paid: FundingPaid) -> list[str | Text]:
+    def _cells(self, v: PositionView, info: Any, paid: FundingPaid, exits: Exits) -> list[str | Text]:
         c = self.colours
         p = v.position
         tick = info.tick_size if info else None
@@ -135,7 +145,7 @@ class PositionsPane(TablePane):
         return [
             Text(p.instrument),
             Text(f"{UP if long else DOWN} {'long' if long else 'short'}", style=c.side(long)),
-            _r(fit(fmt_size(abs(p.size), lot), abs(p.size), 12)),
+            _r(fit(fmt_size(p.size, lot), p.size, 12)),  # signed: a short's is negative
             _r(fit(fmt_price(p.entry_price, tick), p.entry_price, 12)),
             _r(fit(fmt_price(v.mark, tick), v.mark, 12)),
             _r(fit(fmt_money(v.value), v.value, 12)),
@@ -144,6 +154,8 @@ class PositionsPane(TablePane):
             self._funding_cell(paid),
             self._liq_cell(v.liquidation, tick),
             _r(fmt_pct(v.liq_distance, places=1, signed=False)),
+            _r(fit(fmt_price(exits.tp, tick), exits.tp, 12)),
+            _r(fit(fmt_price(exits.sl, tick), exits.sl, 12)),
             _r(f"{p.leverage.normalize():f}x"),
             Text(p.margin_mode),
         ]
