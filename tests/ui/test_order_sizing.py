@@ -91,7 +91,7 @@ async def test_size_from_risk_with_its_stop_as_a_bracket(
         form.query_one("#stop", Input).value = str(entry + 10)
         await settle(pilot, lambda: "a buy's stop goes below its entry" in text(form, "#err-stop"), what="wrong side")
         form.query_one("#stop", Input).value = str(entry - 1000)
-        await settle(pilot, lambda: "loss at the stop" in text(form, "#summary"), what="the loss line")
+        await settle(pilot, lambda: "loss at stop" in text(form, "#summary"), what="the loss line")
         size = form.query_one("#size", Input)
         assert size.disabled  # the risk decides the size while it is filled
         inputs = form.sizing.risk()
@@ -101,7 +101,10 @@ async def test_size_from_risk_with_its_stop_as_a_bracket(
         stop = entry - 1000
         assert loss_at("buy", sized, entry, stop, inputs.taker_rate) <= budget
         assert loss_at("buy", sized + D("0.0001"), entry, stop, inputs.taker_rate) > budget
-        assert f"risk {budget:,.2f} USDC → size {sized}" in text(form, "#summary")
+        assert f"risk {budget:,.2f} USDC → size {sized} · stop not placed" in text(form, "#summary")
+        assert f"loss at stop {loss_at('buy', sized, entry, stop, inputs.taker_rate):,.2f} with fees" in text(
+            form, "#summary"
+        )
         form.query_one("#with_stop", Checkbox).value = True
         await pilot.pause()
         form.submit()

@@ -47,8 +47,10 @@ class SizePresets(Horizontal):
     """
 
     def compose(self) -> ComposeResult:
-        for percent in PRESETS:
-            yield Button(f"{percent}%", id=f"preset-{percent}", classes="preset", compact=True)
+        for percent in PRESETS:  # clicked, or ctrl+o: Tab goes from the size straight on to the risk
+            button = Button(f"{percent}%", id=f"preset-{percent}", classes="preset", compact=True)
+            button.can_focus = False
+            yield button
 
 
 class RiskRow(Horizontal):
@@ -180,11 +182,11 @@ class SizeTools:
         if sized is None:
             return [line] if (line := self.preset_line()) else []
         places = max(0, -int(ctx.tick.normalize().as_tuple().exponent))
-        stop = "stop placed with it" if self.with_stop() else "no stop placed (tick 'place stop')"
+        stop = "stop placed with it" if self.with_stop() else "stop not placed"
         return [
             f"risk {sized.budget:,.2f} USDC → size {fmt_decimal(sized.size)} · {stop}",
-            f"loss at the stop {sized.loss:,.2f} (fees incl.) · at its bound {sized.worst_price:,.{places}f}:"
-            f" {sized.worst_loss:,.2f}",
+            f"loss at stop {sized.loss:,.2f} with fees · {sized.worst_loss:,.2f} at its bound"
+            f" {sized.worst_price:,.{places}f}",
         ]
 
     def stop_plan(self, entry: OrderPlan, ctx: OrderContext) -> tuple[OrderPlan | None, str]:

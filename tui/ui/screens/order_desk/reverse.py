@@ -43,8 +43,8 @@ class Reversal:
             plan.describe(),
             *self.desk.questions([plan], ctx),  # the reversal's own question is always among them
             *filter(None, [market_estimate(plan, ctx), self.desk.liquidation_line(plan, ctx)]),
-            "One IOC order: what the book gives within the bound fills, the rest is cancelled; the position",
-            "after it is read back and said.",
+            "One IOC order: what the book gives within the bound fills, the rest is cancelled; the position after it"
+            " is read back and said.",
         ]
         self.desk.ask(f"Reverse the {symbol} position?", lines, lambda: self._send(plan, before), yes="Reverse (y)")
 
