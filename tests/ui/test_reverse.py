@@ -6,9 +6,10 @@ from __future__ import annotations
 from decimal import Decimal as D
 
 import pytest
+from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -17,6 +18,8 @@ from tui.sim.server.fault_plan import FaultPlan
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
 from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.help import HelpScreen
+from tui.ui.widgets.key_table import KeyTable
 
 ALICE = Signer(ALICE_KEY)
 
@@ -58,6 +61,26 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
         False,
         True,
     )
+
+
+async def test_the_palette_and_the_help_list_reverse(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    """ctrl+p, "reverse": the palette's first command is the reverse, and running it from there asks the same
+    question; the help lists ctrl+r, and the order form's ctrl+o."""
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+        await pilot.press("3", "ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "reverse", "Reverse")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        assert "REVERSES the BTC-PERP position" in reasons(app)
+        await pilot.press("n", "question_mark")
+        await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        rows = {ident: keys for keys, _, ident, _ in app.screen.query_one(KeyTable).rows}
+        assert (rows["reverse_position"], rows["form.size_preset"]) == ("^r", "^o")
 
 
 @pytest.mark.parametrize(
