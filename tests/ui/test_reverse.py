@@ -13,6 +13,7 @@ from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, sett
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
+from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.fault_plan import FaultPlan
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
@@ -33,9 +34,11 @@ def reasons(app: object) -> str:
 
 
 async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
-    """Long 0.02, armed: ctrl+r on the position asks (it REVERSES the position), No sends nothing; asked again and
-    answered y, one IOC sell of 0.04 leaves a short of 0.02, and the notice says so."""
+    """Long 0.02 with a reduce-only sell resting far above, armed: ctrl+r on the position asks (it REVERSES the
+    position, and the reduce-only order stays as it is), No sends nothing; asked again and answered y, one IOC sell
+    of 0.04 leaves a short of 0.02, and the notice says so."""
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
+    await trader.place_order([order_item(1, "s", "150000", "0.02", reduce_only=True)])
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
@@ -44,6 +47,7 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
         await pilot.press("exclamation_mark", "3", "ctrl+r")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question, though armed")
         assert "REVERSES the BTC-PERP position: long 0.02 becomes short 0.02" in reasons(app)
+        assert "1 reduce-only order(s) on BTC-PERP (TP/SL, closes) were for the position as it is" in reasons(app)
         await pilot.press("n")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert await held(trader) == [D("0.02")]

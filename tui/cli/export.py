@@ -1,6 +1,7 @@
 """``xtui export fills|orders|funding|transfers|positions``: an account's history as CSV or JSON, for spreadsheets
 and taxes. ``positions`` is the closed positions rebuilt from every fill and funding record
-(``tui.feed.position_history``), newest close first; positions still open are left out and counted on stderr.
+(``tui.feed.position_history``), newest close first; positions still open are left out and counted on stderr, and
+``--since`` keeps the positions closed from then on.
 
 Read-only: it signs nothing and needs no key (the account is ``--address``, or the profile's account or
 its key's address, read without unlocking it). Exact decimals as the exchange records them, ISO times,

@@ -39,10 +39,14 @@ class Reversal:
         if self.desk.guarded([plan]):
             return
         before = ctx.position
+        exits = [o for o in self.desk.state.account.open_orders if o.instrument == symbol and o.reduce_only]
+        left = [f"{len(exits)} reduce-only order(s) on {symbol} (TP/SL, closes) were for the position as it is: they"
+                " stay as they are; cancel or replace them after."] if exits else []  # fmt: skip
         lines = [
             plan.describe(),
             *self.desk.questions([plan], ctx),  # the reversal's own question is always among them
             *filter(None, [market_estimate(plan, ctx), self.desk.liquidation_line(plan, ctx)]),
+            *left,
             "One IOC order: what the book gives within the bound fills, the rest is cancelled; the position after it"
             " is read back and said.",
         ]
