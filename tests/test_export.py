@@ -86,3 +86,29 @@ async def test_export_since_a_date_and_refusals(alice: Client, bob: Client, sim:
 def test_since_reads_dates_and_times() -> None:
     assert parse_since("2026-11-01").isoformat() == "2026-11-01T00:00:00+00:00"
     assert parse_since("2026-11-01T12:30:00Z").isoformat() == "2026-11-01T12:30:00+00:00"
+
+
+async def test_export_positions_rebuilt_from_the_fills(alice: Client, bob: Client, sim: LocalExchange) -> None:
+    """Alice's round trip (long 0.1 from 100,000 to 101,000, over a funding hour), then she sells 0.2 at 102,000
+    (a short of 0.1 opens) and is left short: the export has the closed long, realized (101,000 - 100,000) x 0.1
+    = 100, its two fees and its funding as the exchange recorded them; the open short is counted on stderr."""
+    await trade_a_round_trip(alice, bob, sim)
+    await bob.place_order([wire.order_item(1, "b", "102000", "0.1")])
+    await alice.place_order([wire.order_item(1, "s", "102000", "0.1", tif="IOC")])
+    who = address(alice)
+    fills = await read_history(alice, who, "fills")
+    funding = await read_history(alice, who, "funding")
+    rc, out, err = await xtui("export", "positions", "--json", "--url", sim.url, "--address", who)
+    assert rc == 0, err
+    [long] = json.loads(out)
+    assert (long["instrument"], long["side"], long["size"], long["entry"], long["exit"]) == (
+        "BTC-PERP", "long", "0.1", "100000", "101000",
+    )  # fmt: skip
+    assert long["realized_pnl"] == "100"
+    assert D(long["fees"]) == sum((f.fee for f in fills[1:]), D(0)) > 0  # the two fills of the long
+    assert D(long["funding"]) == sum((p.funding_payment for p in funding), D(0)) != 0
+    assert D(long["net_pnl"]) == D(100) - D(long["fees"]) + D(long["funding"])
+    assert long["duration"] == "3600" and long["fills"] == "2"
+    assert "1 position(s) still open, not exported (BTC-PERP)" in err
+    rc, out, _ = await xtui("export", "positions", "--csv", "--url", sim.url, "--address", who)
+    assert rc == 0 and out.splitlines()[0].startswith("instrument,side,size,peak,entry,exit,realized_pnl")

@@ -1,4 +1,7 @@
-"""``xtui export fills|orders|funding|transfers``: an account's history as CSV or JSON, for spreadsheets and taxes.
+"""``xtui export fills|orders|funding|transfers|positions``: an account's history as CSV or JSON, for spreadsheets
+and taxes. ``positions`` is the closed positions rebuilt from every fill and funding record
+(``tui.feed.position_history``), newest close first; positions still open are left out and counted on stderr, and
+``--since`` keeps the positions closed from then on.
 
 Read-only: it signs nothing and needs no key (the account is ``--address``, or the profile's account or
 its key's address, read without unlocking it). Exact decimals as the exchange records them, ISO times,
@@ -29,6 +32,7 @@ from tui.config.errors import StartupError
 __all__ = ["add_export_arguments", "run_export"]
 
 MAX_LIMIT_DIGITS = 12
+KINDS = ("fills", "orders", "funding", "transfers")
 
 
 def _row_count(text: str) -> int:
@@ -41,7 +45,7 @@ def _row_count(text: str) -> int:
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
     from tui.cli.target_options import add_doctor_arguments
 
-    p.add_argument("kind", choices=("fills", "orders", "funding", "transfers"), help="which history")
+    p.add_argument("kind", choices=(*KINDS, "positions"), help="which history (positions: closed, from the fills)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="comma-separated values with a header row (the default)")
     fmt.add_argument("--json", action="store_true", help="a JSON array of objects")
@@ -107,6 +111,8 @@ def _summary(kind: str, export: _Export, out: str | None) -> str:
     said = f"{export.written} {kind} record(s) written to {out}\n" if out else ""
     if export.more:
         said += f"xtui: more {kind} records than --limit {export.limit}: only the newest {export.written} written\n"
+    if export.note:
+        said += f"xtui: {export.note}\n"
     return said
 
 
@@ -220,6 +226,7 @@ class _Export:
         self.rows = rows
         self.written = 0
         self.more = False  # a record past --limit was seen
+        self.note = ""  # what else stderr says (positions: those still open, those not rebuilt)
 
     async def run(self, target: Any, timeout: float) -> None:
         from tui.api.client import Client
@@ -230,6 +237,9 @@ class _Export:
             ends.api, explorer_url=ends.explorer, testnet=target.testnet, dialect=target.dialect, timeout=timeout
         )
         async with client as c:
+            if self.kind == "positions":
+                await self._positions(c, target.account)
+                return
             names: dict[int, str] = {}
             if self.kind == "funding":
                 instruments = await c.instruments()
@@ -244,6 +254,30 @@ class _Export:
                 self.written += len(kept)
                 if self.more:
                     return
+
+    async def _positions(self, c: Any, account: str) -> None:
+        """Every fill and funding record read (a position may have opened long ago), then the closed positions."""
+        from tui.feed.journal import read_history
+        from tui.feed.position_history import POSITION_COLUMNS, position_book, position_rows
+
+        instruments = await c.instruments()
+        names = {p.id: p.name for p in instruments.perps}
+        fills, funding = await asyncio.gather(read_history(c, account, "fills"), read_history(c, account, "funding"))
+        book = position_book(fills, funding, names)
+        kept = [p for p in book.closed if self.since is None or (p.closed and p.closed >= self.since)]
+        if self.limit is not None and len(kept) > self.limit:
+            self.more = True
+            kept = kept[: self.limit]
+        self.rows.write(list(POSITION_COLUMNS), position_rows(kept))
+        self.written = len(kept)
+        notes = []
+        if book.open:
+            notes.append(
+                f"{len(book.open)} position(s) still open, not exported ({', '.join(p.instrument for p in book.open)})"
+            )
+        if book.unknown_fills:
+            notes.append(f"{book.unknown_fills} fill(s) of a position opened before the oldest fill kept, left out")
+        self.note = "; ".join(notes)
 
     def _keeps(self, record: Any) -> bool:
         if self.since is None:

@@ -100,3 +100,12 @@ def position_exit_plans(ctx: OrderContext, tp: str, sl: str) -> tuple[list[Order
         return None, {"tp": "no price to check the levels against"}
     plans, errors = _exit_plans(ctx, side, abs(ctx.position), ref, tp, sl, "position")
     return (None, errors) if errors else (plans, {})
+
+
+def stop_loss_plan(ctx: OrderContext, entry: OrderPlan, stop: str) -> tuple[OrderPlan | None, str]:
+    """The stop-loss that goes with ``entry`` as a bracket (a reduce-only trigger market order for its size at
+    ``stop``, grouped "normal": it waits for the entry to fill); or None and why."""
+    if ctx.kind != "perp":
+        return None, "a stop with the order is for perps"
+    plans, errors = _exit_plans(ctx, entry.side, entry.size, entry.reference_price, "", stop, "normal")
+    return (plans[0], "") if plans else (None, errors.get("sl") or next(iter(errors.values()), "no stop"))

@@ -1,4 +1,9 @@
-"""The history screen: fills, order history, funding and transfers, a page at a time, filterable by instrument.
+"""The history screen: fills, order history, funding, transfers and closed positions, a page at a time, filterable
+by instrument.
+
+Positions (5) are rebuilt from the account's fills and funding records (``tui.feed.position_history``), read back
+up to ``SCAN_LIMIT`` of each: instrument, side, size, entry, exit, realized PnL, fees, funding, net and how long it
+was held, newest close first. A position still open is not shown (the page line counts them).
 
 [ and ] turn the pages of the active tab; f filters by instrument (all tabs but transfers, which name no
 instrument). Unfiltered, each page is one request for that page; filtered, the records are read page by
@@ -14,6 +19,7 @@ PnL, funding) is shown in cents, as balances are everywhere; an amount transferr
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 from collections.abc import Callable, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, ClassVar, TypeVar
@@ -25,6 +31,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from tui.api import models as m
+from tui.feed.position_history import PositionRecord, position_book
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_iso, fmt_side
 from tui.ui.widgets.record_table import RecordTable
@@ -36,7 +43,7 @@ from .prompt import PromptScreen
 __all__ = ["KINDS", "HistoryScreen"]
 
 T = TypeVar("T")
-KINDS = ("fills", "orders", "funding", "transfers")
+KINDS = ("fills", "orders", "funding", "transfers", "positions")
 SCAN_LIMIT = 5_000  # records read to filter by instrument
 FETCH = 100  # records per request while scanning
 
@@ -58,6 +65,11 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
     "transfers": [
         ("time", "Time"), ("type", "Type"), ("from", "From"), ("to", "To"), ("collateral", "Collateral"),
         ("amount", "Amount"), ("tx", "Tx"),
+    ],
+    "positions": [
+        ("closed", "Closed"), ("instrument", "Instrument"), ("side", "Side"), ("size", "Size"), ("entry", "Entry"),
+        ("exit", "Exit"), ("pnl", "Realized PnL"), ("fees", "Fees"), ("funding", "Funding"), ("net", "Net"),
+        ("held", "Held for"), ("opened", "Opened"),
     ],
 }  # fmt: skip
 
@@ -113,6 +125,14 @@ class HistoryScreen(DataScreen):
         Binding("2", "tab('orders')", "Orders", id="history.orders", show=False, tooltip="Your order history"),
         Binding("3", "tab('funding')", "Funding", id="history.funding", show=False, tooltip="Your funding payments"),
         Binding("4", "tab('transfers')", "Transfers", id="history.transfers", show=False, tooltip="Your transfers"),
+        Binding(
+            "5",
+            "tab('positions')",
+            "Positions",
+            id="history.positions",
+            show=False,
+            tooltip="Your closed positions, rebuilt from your fills and funding",
+        ),
         Binding("left_square_bracket", "page(-1)", "Prev page", id="history.prev_page", tooltip="Previous page"),
         Binding("right_square_bracket", "page(1)", "Next page", id="history.next_page", tooltip="Next page"),
         Binding("f", "filter", "Instrument", id="history.filter", tooltip="Show one instrument only (empty: all)"),
@@ -143,6 +163,7 @@ class HistoryScreen(DataScreen):
         self._filled: dict[int, Filled] = {}  # order id -> its fills, for the orders shown
         self._tx: dict[str, dict[str, str]] = {k: {} for k in KINDS}  # row key -> tx hash, of the rows shown
         self._tab = "fills"  # the tab loaded (the first load is on mount, not on the first tab's activation)
+        self._note = ""  # what the page line adds for the tab loaded (positions: those still open)
 
     def compose_body(self) -> ComposeResult:
         yield Label("", id="page-line")
@@ -223,6 +244,7 @@ class HistoryScreen(DataScreen):
             self._symbols = {x.id: x.symbol for x in collateral}
             self._decimals = {x.id: x.decimals for x in collateral}
         kind = self.kind
+        self._note = ""
         rows, total, pages = await self._load(kind, account)
         self.page_counts[kind] = pages
         self.pages[kind] = min(self.pages[kind], pages)
@@ -230,12 +252,17 @@ class HistoryScreen(DataScreen):
         where = f" · instrument {self.instrument}" if self.instrument else ""
         if self.instrument and kind == "transfers":
             where = " · transfers name no instrument: all shown"
+        where += self._note
         self.query_one("#page-line", Label).update(
             f"{kind.capitalize()} · page {self.pages[kind]} of {pages} · {total} records{where} · [ ] pages · f filter"
         )
 
     async def _load(self, kind: str, account: str) -> tuple[list[tuple[str, list[str]]], str, int]:
         c, page, size = self.ctx.client, self.pages[kind], self.page_size
+        if kind == "positions":
+            closed = await self._positions(account)
+            shown, count = paged(closed, page, size)
+            return self._rows(kind, shown), str(len(closed)), count
         if kind == "transfers":
             items = await c.transfer_history(account, page=page, limit=size)
             more = len(items) == size
@@ -271,6 +298,22 @@ class HistoryScreen(DataScreen):
             if f.block_timestamp < oldest or seen >= SCAN_LIMIT:
                 break
         return filled_by_order(found)
+
+    async def _positions(self, account: str) -> list[PositionRecord]:
+        """The closed positions (of the instrument filtered, if any), from up to ``SCAN_LIMIT`` fills and funding
+        records; the page line says how many are still open and when the oldest could not be rebuilt."""
+        fills, funding = await asyncio.gather(
+            self._scan("fills", m.Fill, account, lambda _: self.instrument),
+            self._scan("funding_history", m.FundingRecord, account, lambda _: self.instrument),
+        )
+        book = position_book(fills, funding, self._names)
+        mine = [p for p in book.closed if self.instrument is None or p.instrument == self.instrument]
+        still = [p for p in book.open if self.instrument is None or p.instrument == self.instrument]
+        notes = [f"{len(still)} open, not shown"] if still else []
+        if book.unknown_fills or len(fills) >= SCAN_LIMIT:
+            notes.append(f"positions opened before the {len(fills)} fills read are left out")
+        self._note = "".join(f" · {n}" for n in notes)
+        return mine
 
     def _price(self, instrument: str, price: Decimal | None) -> str:
         """An average price: two places finer than the instrument's tick, trailing zeros dropped."""
@@ -309,6 +352,7 @@ class HistoryScreen(DataScreen):
     def _rows(self, kind: str, items: Sequence[Any]) -> list[tuple[str, list[str]]]:
         make: dict[str, Callable[[int, Any], tuple[str, list[str]]]] = {
             "fills": self._fill, "orders": self._order, "funding": self._funding, "transfers": self._transfer,
+            "positions": self._position,
         }  # fmt: skip
         rows = [make[kind](i, x) for i, x in enumerate(items)]
         if kind in ("fills", "transfers"):
@@ -350,3 +394,26 @@ class HistoryScreen(DataScreen):
             self._symbols.get(t.collateral_id, str(t.collateral_id)), self._amount(t.amount, t.collateral_id),
             short_address(t.tx_hash),
         ]  # fmt: skip
+
+    def _position(self, _: int, p: PositionRecord) -> tuple[str, list[str]]:
+        return f"{p.instrument}:{p.opened.isoformat()}", [
+            fmt_iso(p.closed.isoformat() if p.closed else ""), p.instrument, p.side, fmt_amount(p.size),
+            self._price(p.instrument, p.entry), self._price(p.instrument, p.exit), self._money(p.realized),
+            self._money(p.fees), self._money(p.funding), self._money(p.net), fmt_duration(p.duration),
+            fmt_iso(p.opened.isoformat()),
+        ]  # fmt: skip
+
+
+def fmt_duration(span: dt.timedelta | None) -> str:
+    """How long a position was held: '45s', '12m 05s', '3h 07m', '2d 04h'."""
+    if span is None:
+        return "-"
+    total = int(span.total_seconds())
+    days, rest = divmod(total, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes, seconds = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    return f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"

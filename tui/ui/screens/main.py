@@ -300,7 +300,7 @@ class MainScreen(LeanScreen[None]):
 
     TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset({
         "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
-        "bracket", "attach_exits", "cancel_cloid", "close_position", "panic", "toggle_armed",
+        "bracket", "attach_exits", "cancel_cloid", "close_position", "reverse_position", "panic", "toggle_armed",
     })  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -380,6 +380,9 @@ class MainScreen(LeanScreen[None]):
 
     def action_close_position(self) -> None:
         self.desk.close_position(self.query_one(PositionsPane).selected())
+
+    def action_reverse_position(self) -> None:
+        self.desk.reverse_position(self.query_one(PositionsPane).selected())
 
     def action_panic(self) -> None:
         self.desk.panic()

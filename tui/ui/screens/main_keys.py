@@ -31,6 +31,8 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Cancel an order by its client order id"),
     Binding("c", "close_position", "Close", id="close_position",
             tooltip="Close all or part of the selected position, at market or at a limit price"),
+    Binding("ctrl+r", "reverse_position", "Reverse", id="reverse_position", show=False,
+            tooltip="Reverse the selected position: one IOC market order of twice its size the other way (asks first)"),
     Binding("P", "panic", "PANIC", id="panic",
             tooltip="PANIC: cancel every open order and close every position (asks first)"),
     Binding("exclamation_mark", "toggle_armed", "Arm", id="toggle_armed", show=False,

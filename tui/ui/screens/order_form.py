@@ -1,5 +1,9 @@
 """The order form: side, type, price, trigger, size (base, quote or % of available), TIF, post-only, reduce-only.
 
+Sizing tools (``order_sizing``): preset buttons 25/50/75/100% (ctrl+o steps through them) of the position when the
+order goes against it, else of the buying power; a risk percent of equity and a stop price give the size, with the
+loss at the stop (fees included) shown, and the stop sent with the order as a bracket when "place stop" is ticked.
+
 Enter in any field submits. Everything is validated here before anything is sent (``tui.trading``);
 each problem shows under its field. As it is typed, the order's risk shows under the form
 (``tui.trading.risk_preview``): the margin it takes and its fee, the liquidation price and available balance
@@ -37,6 +41,7 @@ from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line
 from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
+from .order_sizing import RISK_FIELDS, SizePresets, SizeTools, risk_row
 
 __all__ = ["OrderFormScreen", "Send", "Settled"]
 
@@ -46,6 +51,7 @@ log = logging.getLogger("tui.ui")
 # fix here (accepted; or an outcome unknown, when sending again could place the order twice).
 Settled = Callable[[str | None], None]
 Send = Callable[[OrderPlan, Settled], None]  # how the form sends a plan
+SendGroup = Callable[[list[OrderPlan], Settled], None]  # how it sends an order with its stop, in one placeOrder
 
 
 class Gate(Protocol):
@@ -65,7 +71,8 @@ KIND_OPTIONS = [
 ]
 TIF_OPTIONS = [("GTC", "GTC"), ("IOC", "IOC"), ("FOK", "FOK")]
 FOLLOW_S = 1.0  # how often the estimates follow the book and the account while nothing is typed
-ERROR_FIELDS = ("kind", "price", "trigger", "size", "tif", "post_only", "reduce_only", "cloid")
+ERROR_FIELDS = ("kind", "price", "trigger", "size", *RISK_FIELDS, "tif", "post_only", "reduce_only", "cloid")
+COMPACT_BELOW = 32  # terminal rows under which the form's rows lose the blank line between them
 
 
 class OrderFormScreen(ModalScreen[OrderPlan | None]):
@@ -74,6 +81,8 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side"),
         Binding("ctrl+l", "change_leverage", "Leverage", id="form.change_leverage",
                 tooltip="Change the leverage in force on this instrument (asks first)"),
+        Binding("ctrl+o", "size_preset", "Size preset", id="form.size_preset",
+                tooltip="Size: 25, 50, 75, 100% of the position (an order against it) or of buying power, in turn"),
     ]  # fmt: skip
 
     DEFAULT_CSS = """
@@ -145,6 +154,16 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     OrderFormScreen Button {
         margin-left: 2;
     }
+    OrderFormScreen #unit {
+        width: 12;
+    }
+    OrderFormScreen.-compact .row {
+        margin-top: 0;
+    }
+    OrderFormScreen.-compact #buttons {
+        margin-top: 1;
+        margin-bottom: 0;
+    }
     """
 
     def __init__(
@@ -158,8 +177,11 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         gate: Gate | None = None,
         risk: Callable[[], RiskInputs | None] = lambda: None,
         change_leverage: Callable[[], object] | None = None,
+        send_group: SendGroup | None = None,
     ) -> None:
         super().__init__()
+        self._send_group = send_group
+        self.sizing = SizeTools(self, context, risk)
         self._gate = gate
         self._risk = risk
         self._change_leverage = change_leverage
@@ -199,11 +221,12 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             with Horizontal(classes="row"):
                 yield Label("Size", classes="field")
                 yield Input("", id="size", compact=True, placeholder=f"in {base}")
-                yield Label("", classes="gap")
-                yield Label("in", classes="field")
+                yield Label(" in ")
                 units = [(base, "base"), ("USDC", "quote"), ("% avail", "percent")]
                 yield Select(units, value="base", allow_blank=False, id="unit", compact=True)
+                yield SizePresets()
             yield Static("", id="err-size", classes="error -empty", markup=False)
+            yield from risk_row()
             with Horizontal(classes="row"):
                 yield Label("TIF", classes="field")
                 yield Select(TIF_OPTIONS, value="GTC", allow_blank=False, id="tif", compact=True)
@@ -224,6 +247,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
                 yield Button("Submit (enter)", id="submit", variant="primary", compact=True)
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.height < COMPACT_BELOW, "-compact")
         self._update_title()
         self.query_one("#size", Input).focus()
         self._refresh()
@@ -293,8 +317,17 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         event.stop()
         self.submit()
 
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < COMPACT_BELOW, "-compact")
+
+    def action_size_preset(self) -> None:
+        self._error_line("size", self.sizing.next_preset() or "")
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
+        if event.button.id and event.button.id.startswith("preset-"):
+            self._error_line("size", self.sizing.apply_preset(int(event.button.id.removeprefix("preset-"))) or "")
+            return
         if event.button.id == "submit":
             self.submit()
         else:
@@ -329,9 +362,13 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         if ctx is None:
             self._show({"kind": "no instrument data yet"})
             return
+        sized, risk_errors = self.sizing.follow()
         result = validate(self.form_input(), ctx)
         if self._tried:
-            self._show(result.errors)
+            self._show(result.errors | risk_errors)
+        else:
+            for name in RISK_FIELDS:  # said at once: a risk that cannot be sized leaves the size as it was
+                self._error_line(name, risk_errors.get(name, ""))
         summary = self.query_one("#summary", Static)
         avail = f"avail {fmt_money(ctx.available)} USDC"
         inputs = self._risk() if ctx.kind == "perp" else None
@@ -339,6 +376,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         if result.plan is not None:
             estimate = market_estimate(result.plan, ctx)
             lines = [f"≈ {fmt_money(result.plan.notional)} USDC", *([estimate] if estimate else []), *lines]
+        lines += self.sizing.lines(sized, ctx)
         _set_text(summary, "\n".join(lines))
         summary.display = bool(lines)
         risk = self.query_one("#risk", Static)
@@ -382,40 +420,53 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         if ctx is None:
             self._show({"kind": "no instrument data yet"})
             return
+        _, risk_errors = self.sizing.follow()
         result = validate(self.form_input(), ctx)
-        self._show(result.errors)
+        self._show(result.errors | risk_errors)
         plan = result.plan
-        if plan is None:
+        if plan is None or risk_errors:
             return
-        refused = self._gate.refusal([plan]) if self._gate is not None else None
+        stop, why = self.sizing.stop_plan(plan, ctx)
+        if why:
+            self._show({"stop": why})
+            return
+        if stop is not None and self._send_group is None:
+            self._show({"stop": "this form cannot send a stop with the order: untick 'place stop'"})
+            return
+        plans = [plan, stop] if stop is not None else [plan]
+        refused = self._gate.refusal(plans) if self._gate is not None else None
         if refused is not None:  # the profile's guard: said, never asked
             self._error_line("send", f"Refused by this profile's guard: {refused}. Nothing was sent.")
             return
         if self._gate is not None:
-            reasons = self._gate.questions([plan], ctx)
+            reasons = self._gate.questions(plans, ctx)
         else:
             reasons = confirmation_reasons(plan, ctx, self._policy)
         if not reasons:
-            self._send_plan(plan)
+            self._send_plan(plans)
             return
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._send_plan(plan)
+                self._send_plan(plans)
 
         estimate = market_estimate(plan, ctx)
         inputs = self._risk() if ctx.kind == "perp" else None
         liq = liquidation_line(plan, ctx, inputs) if inputs is not None else ""
-        lines = [*reasons, *filter(None, [estimate, liq])]
+        with_stop = [f"with its stop: {stop.describe()}"] if stop is not None else []
+        lines = [*with_stop, *reasons, *filter(None, [estimate, liq])]
         self.app.push_screen(ConfirmScreen(f"Send {plan.describe()}?", lines), answered)
 
-    def _send_plan(self, plan: OrderPlan) -> None:
-        """Send ``plan`` and stay open until the exchange answers: the frame that closes the form comes after
-        the acknowledgement, not before the order leaves."""
-        self.sending = plan
+    def _send_plan(self, plans: list[OrderPlan]) -> None:
+        """Send ``plans`` (an order, or an order and its stop) and stay open until the exchange answers: the frame
+        that closes the form comes after the acknowledgement, not before the order leaves."""
+        self.sending = plans[0]
         self._update_title()
         self._error_line("send", "")
-        self._send(plan, self._settled)
+        if len(plans) > 1 and self._send_group is not None:
+            self._send_group(plans, self._settled)
+            return
+        self._send(plans[0], self._settled)
 
     def _settled(self, refusal: str | None) -> None:
         plan, self.sending = self.sending, None

@@ -6,8 +6,8 @@ In read-only mode (or watch-only, with no key) every trading key says why it doe
 
 ``OrderDesk`` holds one ``Desk`` (``base``: the screen, the client, the feed's state; refusing, sending,
 reporting, asking first) and the groups of actions that use it, split by what they send: ``orders`` (one order
-at a time), ``multi`` (several in one placeOrder), ``amend`` and ``panic``. What they decide without Textual is
-``tui.trading``.
+at a time), ``multi`` (several in one placeOrder), ``amend``, ``reverse`` and ``panic``. What they decide without
+Textual is ``tui.trading``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from .base import Desk
 from .multi import MultiOrders
 from .orders import SingleOrders
 from .panic import Panic
+from .reverse import Reversal
 
 __all__ = ["Desk", "OrderDesk"]
 
@@ -43,6 +44,7 @@ class OrderDesk:
         self.cancel_group = multi.cancel_group
         self.amend_order = amends.amend_order
         self.panic = panic.panic
+        self.reverse_position = Reversal(desk).reverse
         self.context = desk.context
         self.risk_preview = desk.risk_preview  # a form's lines for an order's risk (the TWAP form uses it)
         self.read_risk = desk.read_risk

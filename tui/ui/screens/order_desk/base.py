@@ -222,6 +222,28 @@ class Desk:
 
         self.run("Order", call, settled)
 
+    def place_group(self, plans: list[OrderPlan], settled: Settled | None = None, prefix: str = "ex") -> None:
+        """``plans`` in one placeOrder (a bracket: the entry, then its exits), each settled by its cloid."""
+        if self.guarded(plans):
+            if settled is not None:
+                settled(None)
+            return
+
+        async def call() -> str:
+            placed = await self.place_settled(plans, prefix)
+            if placed.response is None:
+                return placed.words()
+            resp = placed.response
+            statuses = resp.data.get("status", []) if isinstance(resp.data, dict) else []
+            refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
+            said = "; ".join(str(r) for r in refused)
+            done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
+            if refused:
+                self.log("refusal", f"Order: {done}, refused: {said}")
+            return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
+
+        self.run("Order", call, settled)
+
     async def place_settled(self, plans: list[OrderPlan], prefix: str) -> Placed:
         """``plans`` in one placeOrder, each with a cloid (``prefix`` where it had none). A lost answer is settled
         from the exchange's record before anything else: every order placed or not (``Placed.words``), or

@@ -141,20 +141,7 @@ class MultiOrders:
         return form
 
     def _place_many(self, plans: list[OrderPlan]) -> None:
-        async def call() -> str:
-            placed = await self.desk.place_settled(plans, "ex")
-            if placed.response is None:
-                return placed.words()
-            resp = placed.response
-            statuses = resp.data.get("status", []) if isinstance(resp.data, dict) else []
-            refused = [s["error"] for s in statuses if isinstance(s, dict) and "error" in s]
-            said = "; ".join(str(r) for r in refused)
-            done = f"{len(plans) - len(refused)} of {len(plans)} order(s) placed"
-            if refused:
-                self.desk.log("refusal", f"Order: {done}, refused: {said}")
-            return f"{done}{' (refused: ' + said + ')' if said else ''} · tx {short_address(resp.tx_hash)}"
-
-        self.desk.run("Order", call)
+        self.desk.place_group(plans)
 
     def scale(self) -> None:
         """A form for N limit orders between two prices; a preview of every order; one placeOrder."""

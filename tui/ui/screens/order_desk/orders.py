@@ -43,6 +43,7 @@ class SingleOrders:
             context=lambda: self.desk.context(symbol),
             policy=self.desk.policy,
             send=self.desk.place,
+            send_group=self.desk.place_group,
             gate=self.desk,
             risk=lambda: self.desk.risk(symbol),
             change_leverage=lambda: change_leverage(self.desk, symbol, form.risk_read),

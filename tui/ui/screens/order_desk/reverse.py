@@ -1,0 +1,82 @@
+"""Reverse the selected position: one IOC market order of twice its size the other way (``tui.trading.reverse``),
+always asked first, armed or not; the outcome settled by its cloid and the position read back after it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from tui.api.errors import ClientError
+from tui.api.models import Position
+from tui.trading import OrderPlan, market_estimate
+from tui.trading.reverse import reverse_outcome, reverse_plan
+from tui.trading.settle import PLACE_EXPIRY_S, settle_within, with_cloids
+
+from .base import Desk
+
+READ_LIMIT_S = 10.0  # how long the order's record is asked for its filled size after the exchange accepted it
+
+
+class Reversal:
+    """The reverse key of the positions pane."""
+
+    def __init__(self, desk: Desk) -> None:
+        self.desk = desk
+
+    def reverse(self, position: Position | None) -> None:
+        if self.desk.refuse("reverse"):
+            return
+        if position is None:
+            self.desk.screen.notify("No position selected.", severity="warning")
+            return
+        symbol = position.instrument
+        ctx = self.desk.context(symbol)
+        if ctx is None:
+            return
+        plan, why = reverse_plan(ctx)
+        if plan is None:
+            self.desk.screen.notify(f"Reverse not sent: {why}", severity="warning", markup=False)
+            return
+        if self.desk.guarded([plan]):
+            return
+        before = ctx.position
+        exits = [o for o in self.desk.state.account.open_orders if o.instrument == symbol and o.reduce_only]
+        left = [f"{len(exits)} reduce-only order(s) on {symbol} (TP/SL, closes) were for the position as it is: they"
+                " stay as they are; cancel or replace them after."] if exits else []  # fmt: skip
+        lines = [
+            plan.describe(),
+            *self.desk.questions([plan], ctx),  # the reversal's own question is always among them
+            *filter(None, [market_estimate(plan, ctx), self.desk.liquidation_line(plan, ctx)]),
+            *left,
+            "One IOC order: what the book gives within the bound fills, the rest is cancelled; the position after it"
+            " is read back and said.",
+        ]
+        self.desk.ask(f"Reverse the {symbol} position?", lines, lambda: self._send(plan, before), yes="Reverse (y)")
+
+    def _send(self, plan: OrderPlan, before: Decimal) -> None:
+        if self.desk.guarded([plan]):  # asked again as it goes: the account may have moved while the question stood
+            return
+        [plan] = with_cloids([plan], "rv")
+        client = self.desk.client
+        account = client.acting_for or self.desk.state.account.address or ""
+
+        async def call() -> str:
+            placed = await self.desk.place_settled([plan], "rv")
+            record = placed.orders[0] if placed.orders else None
+            if placed.response is not None:  # accepted: its fill is read from the record by its cloid
+                expires = client.server_clock.now_ms() + int(PLACE_EXPIRY_S * 1000)
+                record = await settle_within(client, account, plan.cloid, expires_ms=expires, limit_s=READ_LIMIT_S)
+            after = await self._position(account, plan.symbol)
+            if record is None:
+                now = "unknown" if after is None else str(after)
+                return f"{plan.symbol}: the reverse was accepted, its fill not read yet (see Fills); position {now}"
+            return reverse_outcome(plan.symbol, before, plan.size, record.filled, after)
+
+        self.desk.run("Reverse", call)
+
+    async def _position(self, account: str, symbol: str) -> Decimal | None:
+        """The signed size held on ``symbol`` as the exchange says now (0 when flat); None when it cannot be read."""
+        try:
+            held = await self.desk.client.positions(account)
+        except ClientError:
+            return None
+        return sum((p.size for p in held if p.instrument == symbol), Decimal(0))
