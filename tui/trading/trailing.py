@@ -76,10 +76,9 @@ class Trail(msgspec.Struct):
     def waiting(self) -> bool:
         return bool(self.unconfirmed)
 
-    def label(self) -> str:
-        """What the open orders show for its stop: 'trailing 50 · peak 100,250'."""
-        peak = f" · peak {fmt_decimal(self.peak)}" if self.peak is not None else ""
-        return f"trailing {self.spec.distance_words}{peak}"
+    def label(self) -> tuple[str, str]:
+        """What the open orders show for its stop: ('trailing 50', 'peak 100,250')."""
+        return f"trailing {self.spec.distance_words}", f"peak {fmt_decimal(self.peak)}" if self.peak else "no peak yet"
 
     def resting(self) -> str:
         """What it leaves on the exchange, in words."""
@@ -136,13 +135,15 @@ class TrailRunner:
     def active(self) -> list[Trail]:
         return [t for t in self.trails if t.active]
 
-    def labels(self) -> dict[str, str]:
-        """cloid -> what the open orders show for it, for every stop of an active trail."""
-        out: dict[str, str] = {}
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """cloid -> what the open orders show for it (its type, and the peak), for every stop of an active trail."""
+        out: dict[str, tuple[str, str]] = {}
         for trail in self.active:
-            for stop in (trail.stop, trail.old):
-                if stop is not None:
-                    out[stop.cloid] = trail.label() if stop is trail.stop else f"{trail.label()} (old)"
+            kind, peak = trail.label()
+            if trail.stop is not None:
+                out[trail.stop.cloid] = (kind, peak)
+            if trail.old is not None:
+                out[trail.old.cloid] = (f"{kind} (old)", "being cancelled")
         return out
 
     def start(self, spec: TrailSpec, first: Decimal) -> Trail:
