@@ -8,10 +8,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -101,3 +102,18 @@ async def test_l_without_a_position_says_so(sim: LocalExchange, clock: FrozenClo
         await pilot.press("3", "l")
         await settle(pilot, lambda: any("a trailing stop follows a position" in m for m in notes.messages))
         assert not isinstance(app.screen, FormScreen)
+
+
+async def test_the_palette_opens_the_trailing_stop_form(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    """ctrl+p, "trailing stop", Enter, with the position selected: the same form as `l`."""
+    await go_long(trader)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await settle(pilot, lambda: any(p.size for p in app.feed.state.account.positions), what="the position")
+        await pilot.press("3", "ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "trailing stop", "Trailing stop for the selected position")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the form from the palette")
+        assert "Trailing stop · BTC-PERP" in form_text(app)
