@@ -117,3 +117,32 @@ async def test_the_palette_opens_the_trailing_stop_form(sim: LocalExchange, cloc
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the form from the palette")
         assert "Trailing stop · BTC-PERP" in form_text(app)
+
+
+async def test_panic_stops_the_trail_first_and_leaves_nothing(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """A trail on the long, then `P` and `y`: the trail is stopped first ("PANIC"), every order cancelled (its stop
+    too) and the position closed: nothing rests and nothing is held on the exchange."""
+    await go_long(trader)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await settle(pilot, lambda: any(p.size for p in app.feed.state.account.positions), what="the position")
+        runner = app.trails
+        assert runner is not None
+        await pilot.press("3", "l")
+        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the form")
+        app.screen.query_one("#field-distance", Input).value = "500"
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("y")
+        await settle(pilot, lambda: bool(runner.trails) and runner.trails[0].stop is not None, what="the stop")
+        await pilot.press("P")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="PANIC?")
+        await pilot.press("y")
+        await settle(pilot, lambda: not runner.active, what="the trail stopped")
+        assert runner.trails[0].reason.startswith("PANIC: ")
+        await settle(pilot, lambda: not any(p.size for p in app.feed.state.account.positions), what="closed")
+    assert (await trader.open_orders(ALICE.address)).data == []
+    assert not any(p.size for p in await trader.positions(ALICE.address))
