@@ -105,6 +105,25 @@ async def test_closing_the_position_ends_the_trail_and_cancels_its_stop(exchange
     assert await StopWatch(exchange.url).read() == ([], D(0))
 
 
+async def test_a_stop_cancelled_by_hand_ends_the_trail_and_says_so(exchange: SimProcess) -> None:
+    """The trail's stop cancelled elsewhere (`x` on its row, another client) while the position stays: at its next
+    look at the record the trail ends, saying the stop was cancelled and that no stop of it rests; it places
+    nothing more however far the price then runs."""
+    ctx = await go_long(exchange.url)
+    market, said = Market(ctx, D(95_000)), Said()
+    async with Client(exchange.url, signer=ALICE, testnet=True) as alice:
+        trails = runner(alice, market, said)
+        trail = trails.start(SPEC, D(94_500))
+        await said.until(lambda: trail.stop is not None)
+        assert trail.stop is not None
+        await alice.cancel_by_cloid([(trail.stop.cloid, ctx.instrument_id)])
+        market.now = D(99_000)
+        await said.until(lambda: not trail.active)
+    assert trail.state == "ended" and trail.moves == 0
+    assert trail.reason == "the stop at 94,500 was cancelled, not by this trail: trail ended; no stop of it rests"
+    assert await StopWatch(exchange.url).read() == ([], SIZE)
+
+
 async def test_a_move_frozen_half_way_is_confirmed_before_the_next(exchange: SimProcess) -> None:
     """The exchange frozen (SIGSTOP) just after a move placed its new stop, so the old one's cancel times out;
     the price runs on while it is frozen. The trail places nothing more until the old stop's cancel is confirmed

@@ -212,8 +212,8 @@ class TrailRunner:
         ctx = self.context(spec.symbol)
         seen_gone = ctx is not None and not (ctx.position > 0 if spec.side == "sell" else ctx.position < 0)
         since = self.clock() - trail.checked_at
-        if (since >= self.check_s or (seen_gone and since >= self.retry_s)) and not await self._still_rests(trail):
-            return  # the feed saw the position closed or flipped, or it is time: the record says
+        if since >= self.check_s or (seen_gone and since >= self.retry_s):
+            await self._check(trail)  # the feed saw the position closed or flipped, or it is time: the record says
         price = self.price(spec.symbol, spec.source)
         if ctx is None or price is None or trail.stop is None or not trail.active:
             return
@@ -222,7 +222,7 @@ class TrailRunner:
         target = None if target is None else kept_from_mark(spec.side, target, ctx.mark, ctx.tick)
         if target is None or not improves(spec.side, target, trail.stop.trigger, move_step(spec, trail.peak, ctx.tick)):
             return
-        held = await self._position(trail)
+        held = await self._check(trail)  # a stop that fired or was cancelled is never replaced
         if held is None or not trail.active:
             return
         new = await self._place(trail, target, held)
@@ -256,24 +256,26 @@ class TrailRunner:
         self._end(trail, "ended", f"the {spec.symbol} {spec.held} position is {what}: trail ended; {left}")
         return None
 
-    async def _still_rests(self, trail: Trail) -> bool:
-        """Whether the stop still rests (or its record cannot say); a stop gone ends the trail."""
+    async def _check(self, trail: Trail) -> Decimal | None:
+        """The exchange's record of the trail: the size its stop protects, when the stop still rests and the
+        position is open; None otherwise (it cannot say now, or the trail has ended: a stop gone, a position closed
+        or flipped, each said)."""
         trail.checked_at = self.clock()
         stop = trail.stop
         if stop is None:
-            return True
+            return None
         try:
             settled = await settle_order(self.client, self.account, stop.cloid, expires_ms=0)
         except Unsettled as exc:
             self._say(trail, f"the stop's record is not readable ({exc.reason}): the stop stays where it is")
-            return True
+            return None
         held = await self._position(trail)  # closed or flipped: that ends it
         if settled.open or held is None:
-            return trail.active
+            return held
         how = "fired" if settled.filled else "was cancelled, not by this trail" if settled.found else "is gone"
         trail.stop = None
         self._end(trail, "ended", f"the stop at {fmt_decimal(stop.trigger)} {how}: trail ended; no stop of it rests")
-        return False
+        return None
 
     async def _place(self, trail: Trail, trigger: Decimal, size: Decimal) -> Stop | None:
         """Place a stop at ``trigger`` for ``size``: the stop, once the answer or the record says it rests; None
