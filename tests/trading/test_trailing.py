@@ -116,3 +116,23 @@ async def test_a_shorts_stop_follows_the_mark_down(sim: LocalExchange, clock: Fr
     [stop] = (await alice.open_orders(alice.signer.address)).data  # type: ignore[union-attr]
     assert stop.side == "b" and stop.reduce_only and stop.trigger_px == D(99_990) and stop.size == D("0.1")
     assert trail.state == "stopped"
+
+
+async def test_a_position_that_flips_ends_the_trail_and_cancels_its_stop(
+    sim: LocalExchange, clock: FrozenClock, alice: Client
+) -> None:
+    """Long 0.1 with a trail; Alice sells 0.2 at market elsewhere: short 0.1. The trail ends ("flipped to short
+    0.1") and cancels its sell stop, which could only ever have reduced the long: nothing rests."""
+    await holding(sim, clock, alice, "b")
+    said: list[str] = []
+    trails = runner_on(sim, alice, said)
+    mark_to(sim, 100_000)
+    trail = trails.start(TrailSpec("BTC-PERP", "sell", D(300)), D(99_700))
+    await until(lambda: trail.stop is not None)
+    async with client_for(sim, BOB_KEY, clock) as bob:
+        await bob.place_order([order_item(1, "b", "99980", "1")])
+    await alice.place_order([order_item(1, "s", "99980", "0.2", tif="IOC")])
+    await until(lambda: not trail.active)
+    assert trail.state == "ended"
+    assert trail.reason == "the BTC-PERP long position is flipped to short 0.1: trail ended; no stop of it rests"
+    assert (await alice.open_orders(alice.signer.address)).data == []  # type: ignore[union-attr]
