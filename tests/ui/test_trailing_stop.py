@@ -42,11 +42,11 @@ def form_text(app: object) -> str:
 async def test_l_on_a_position_trails_a_stop_and_l_again_stops_it(
     sim: LocalExchange, clock: FrozenClock, trader: Client, size: tuple[int, int]
 ) -> None:
-    """Long 0.01 BTC. `3` then `l`: the form says the stop rests at all times and stays if xtui stops; "0"
-    is refused on the distance with the text kept; "1%" from the mark, Enter, `y`: one reduce-only stop rests on
-    the exchange, 1% under the mark (on the tick), and its row says "trailing 1%"
-    (and "peak ..." where the cloid column shows). `l` again: "Stop
-    trailing BTC-PERP?", `y`: the trail stops, and its stop stays on the exchange."""
+    """Long 0.01 BTC. `3` then `l`: the form says the stop rests at all times and stays if xtui stops; "0" is
+    refused on the distance with the text kept; "1%" from the mark, Enter, `y`: one reduce-only stop rests on the
+    exchange, 1% under the mark (on the tick), and its row says "trailing 1%" (and "peak ..." where the cloid column
+    shows). `x` on it asks "Cancel the trailing stop on BTC-PERP?" (No keeps it). `l` again: "Stop trailing
+    BTC-PERP?", `y`: the trail stops, and its stop stays on the exchange."""
     await go_long(trader)
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
@@ -83,6 +83,11 @@ async def test_l_on_a_position_trails_a_stop_and_l_again_stops_it(
         )
         if size[0] >= 160:
             assert str(pane.table.get_row_at(0)[-3]).startswith(" peak ")
+        await pilot.press("x")  # on its row: asked, as for any stop, and said to be the trail's
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="cancel it?")
+        assert str(app.screen.query_one(".title").render()) == "Cancel the trailing stop on BTC-PERP?"
+        await pilot.press("enter")  # No
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         await pilot.press("3", "l")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="stop it?")
         assert str(app.screen.query_one(".title").render()) == "Stop trailing BTC-PERP?"

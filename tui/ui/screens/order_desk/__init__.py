@@ -33,7 +33,7 @@ class OrderDesk:
 
     def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
         self._desk = desk
-        single, multi, amends, panic = SingleOrders(desk), MultiOrders(desk), Amends(desk), Panic(desk, trails)
+        single, multi, amends, panic = SingleOrders(desk, trails), MultiOrders(desk), Amends(desk), Panic(desk, trails)
         self.open_form = single.open_form
         self.cancel_order = single.cancel_order
         self.cancel_instrument = single.cancel_instrument
