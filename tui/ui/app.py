@@ -293,8 +293,9 @@ class XtuiApp(LeanApp[None]):
         title = f"Trailing stop {trail.id}"
         if trail.state == "stopped":
             self.notify(what, title=title, severity="error", markup=False)
-        else:
-            self.notify(what, title=title, severity="warning" if loud else "information", markup=False)
+        else:  # a move is news for a moment: the open orders keep showing where the stop is
+            timeout = 3 if what.startswith("moved") else 8
+            self.notify(what, title=title, severity="warning" if loud else "information", timeout=timeout, markup=False)
         self.main.feed_changed(FeedChanged(frozenset({"orders"})))  # its row in the open orders says the new peak
 
     def _check_alerts(self) -> None:
