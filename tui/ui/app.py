@@ -28,6 +28,7 @@ from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
+from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
@@ -121,6 +122,7 @@ class XtuiApp(LeanApp[None]):
             clock=session.clock,
             wall_clock=session.wall_clock,
             guard=session.guard,
+            trails=session.trails,
         )
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
@@ -155,6 +157,10 @@ class XtuiApp(LeanApp[None]):
     @property
     def twaps(self) -> TwapRunner | None:
         return self.session.twaps
+
+    @property
+    def trails(self) -> TrailRunner | None:
+        return self.session.trails
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(SEMANTIC_DEFAULTS)
@@ -210,7 +216,7 @@ class XtuiApp(LeanApp[None]):
         await old.feed.stop()
         self.write_events()
         old.event_file.close()
-        if old.twaps is not None and old.twaps.active:
+        if (old.twaps is not None and old.twaps.active) or (old.trails is not None and old.trails.active):
             self._earlier.append(old)
         elif old.owns_client:
             await old.client.aclose()
@@ -320,6 +326,19 @@ class XtuiApp(LeanApp[None]):
         if isinstance(self.screen, TwapScreen):
             self.screen.show()
 
+    def trail_changed(self, trail: Trail, what: str) -> None:
+        """A trailing stop of this session, or of one it replaced, moved or ended (``Listener``)."""
+        loud = trail.state in ("stopped", "ended") or trail.waiting
+        log.log(logging.WARNING if loud else logging.INFO, "trail %s: %s", trail.id, what)
+        title = f"Trailing stop {trail.id}"
+        self.log_event("trail", f"{title}: {what}")
+        if trail.state == "stopped":
+            self.notify(what, title=title, severity="error", markup=False)
+        else:  # a move is news for a moment: the open orders keep showing where the stop is
+            timeout = 3 if what.startswith("moved") else 8
+            self.notify(what, title=title, severity="warning" if loud else "information", timeout=timeout, markup=False)
+        self.main.feed_changed(FeedChanged(frozenset({"orders"})))  # its row in the open orders says the new peak
+
     def _check_alerts(self) -> None:
         """Tell each alert the latest prices: a notice (and the bell, if the alert rings) for each that fires."""
         prices = {}
@@ -381,8 +400,23 @@ class XtuiApp(LeanApp[None]):
         """The TWAP runners of this session and of those it replaced while a TWAP of theirs ran."""
         return [s.twaps for s in [*self._earlier, self.session] if s.twaps is not None]
 
+    def _trail_runners(self) -> list[TrailRunner]:
+        """The trailing stops' runners of this session and of those it replaced while one of theirs ran."""
+        return [s.trails for s in [*self._earlier, self.session] if s.trails is not None]
+
     def action_quit_app(self) -> None:
         running = [t for runner in self._runners() for t in runner.active]
+        trailing = [t for runner in self._trail_runners() for t in runner.active]
+        if trailing and not running:
+
+            def stop_trails(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
+
+            lines = [f"Trailing stop {t.id}: {t.progress()}" for t in trailing]
+            lines.append("Quitting stops moving them: each last stop stays on the exchange where it is.")
+            self.push_screen(ConfirmScreen(f"Quit with {len(trailing)} trailing stop(s)?", lines), stop_trails)
+            return
         if running:
 
             def stop_them(yes: bool | None) -> None:
@@ -391,6 +425,7 @@ class XtuiApp(LeanApp[None]):
 
             lines = [f"TWAP {t.id}: {t.progress()}" for t in running]
             lines.append("Quitting cancels them; the slices already sent stay as they are.")
+            lines += [f"Trailing stop {t.id}: stops moving; its last stop stays on the exchange" for t in trailing]
             self.push_screen(ConfirmScreen(f"Quit with {len(running)} TWAP(s) running?", lines), stop_them)
             return
         if self.main.desk.in_flight:
@@ -405,9 +440,12 @@ class XtuiApp(LeanApp[None]):
         self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
     async def stop_twaps(self) -> None:
-        """Cancel every TWAP: this session's and those of the sessions it replaced."""
+        """Cancel every TWAP and stop every trailing stop (its last stop stays on the exchange, and it says so):
+        this session's and those of the sessions it replaced."""
         for runner in self._runners():
             await runner.stop_all()
+        for trails in self._trail_runners():
+            await trails.stop_all()
 
     async def _stop_and_exit(self) -> None:
         await self.stop_twaps()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import Any, Protocol, TypedDict, Unpack
 
 import msgspec
@@ -22,8 +23,11 @@ from tui.feed.event_file import EventFile, event_log_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
+from tui.trading import OrderContext
 from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
+from tui.trading.trail_plan import Source
+from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
 
 __all__ = ["Listener", "Relay", "Session", "SessionParts", "open_session"]
@@ -35,6 +39,8 @@ class Listener(Protocol):
     def feed_changed(self, topics: frozenset[str]) -> None: ...
 
     def twap_changed(self, twap: Twap, what: str) -> None: ...
+
+    def trail_changed(self, trail: Trail, what: str) -> None: ...
 
 
 class Relay:
@@ -51,6 +57,10 @@ class Relay:
     def twap_changed(self, twap: Twap, what: str) -> None:
         if self.listener is not None:
             self.listener.twap_changed(twap, what)
+
+    def trail_changed(self, trail: Trail, what: str) -> None:
+        if self.listener is not None:
+            self.listener.trail_changed(trail, what)
 
 
 class Session(msgspec.Struct, frozen=True):
@@ -70,6 +80,7 @@ class Session(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
+    trails: TrailRunner | None  # the trailing stops; None without a key to trade with
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
@@ -120,12 +131,20 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
     )
     guards = Guards(options.max_order_notional, options.daily_loss_limit, options.liquidation_warn_pct)
     guard = OrderGuard(guards, feed.state, lambda: int(wall_clock() * 1000))
-    twaps = None
+    twaps = trails = None
     if signer is not None and account is not None and not options.read_only:
         slippage = options.slippage_pct
-        twaps = TwapRunner(
-            client, account, lambda s: order_context(feed.state, s, slippage), relay.twap_changed, guard=guard.refusal
-        )
+
+        def context(symbol: str) -> OrderContext | None:
+            return order_context(feed.state, symbol, slippage)
+
+        def price(symbol: str, source: Source) -> Decimal | None:
+            ticker = feed.state.market.tickers.get(symbol)
+            seen = None if ticker is None else ticker.mark_price if source == "mark" else ticker.last_price
+            return seen or None  # a 0 is no price
+
+        twaps = TwapRunner(client, account, context, relay.twap_changed, guard=guard.refusal)
+        trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal)
     return Session(
         client=client,
         feed=feed,
@@ -141,6 +160,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         alerts=AlertBook.load(alerts_path(data_dir(), profile)),
         watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
         twaps=twaps,
+        trails=trails,
         guard=guard,
         owns_client=parts.get("close_client", False),
         relay=relay,

@@ -1,10 +1,11 @@
 """SIGTERM, SIGHUP and SIGINT end the dashboard as ``q`` does, and no action in flight goes unrecorded.
 
-A signal stops the TWAPs, gives the signed actions on their way a moment to be answered, and ends the app through
-its own exit, so Textual's teardown restores the terminal and the built-in exchange is told to stop. Whatever way the
-dashboard ends, ``SessionEnd.record`` logs every action that was in flight at that moment with its transaction
-hash or "outcome unknown"; an unknown one leaves a note in the profile's data directory, which the next start of
-that profile shows beside its open orders (``tui.ui.last_session``).
+A signal stops the TWAPs and the trailing stops (each says what it leaves: its last stop stays), gives the signed
+actions on their way a moment to be answered, and ends the app through its own exit, so Textual's teardown restores
+the terminal and the built-in exchange is told to stop. Whatever way the dashboard ends, ``SessionEnd.record`` logs
+every action that was in flight at that moment with its transaction hash or "outcome unknown"; an unknown one leaves
+a note in the profile's data directory, which the next start of that profile shows beside its open orders
+(``tui.ui.last_session``).
 """
 
 from __future__ import annotations

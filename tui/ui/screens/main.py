@@ -27,6 +27,7 @@ from tui.feed.events import notices
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
 from tui.trading.guards import OrderGuard
+from tui.trading.trailing import TrailRunner
 from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen
@@ -90,6 +91,7 @@ class MainScreen(LeanScreen[None]):
         clock: Callable[[], float],
         wall_clock: Callable[[], float],
         guard: OrderGuard | None = None,
+        trails: TrailRunner | None = None,
     ) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
@@ -120,7 +122,8 @@ class MainScreen(LeanScreen[None]):
             guard=guard,
             clock=clock,
         )
-        self.desk = OrderDesk(desk)
+        self.desk = OrderDesk(desk, trails)
+        self._trails = trails
         self.guards = GuardPost(self, desk)  # armed mode, the loss limit in the header, liquidation warnings
 
     def take_breakpoints(self, size: Size) -> None:
@@ -155,12 +158,16 @@ class MainScreen(LeanScreen[None]):
             yield PositionsPane(state, id="positions")
             with TabbedContent(id="orders-tabs"):
                 with TabPane("Open orders", id=TABS["orders"]):
-                    yield OpenOrdersPane(state, now_s=self._wall_clock, id="orders")
+                    yield OpenOrdersPane(state, now_s=self._wall_clock, labels=self._trail_labels, id="orders")
                 with TabPane("Fills", id=TABS["fills"]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
         yield StatusBar(state, clock=self._clock, latency=self.guards.desk.latency, id="status")
         yield Footer()
+
+    def _trail_labels(self) -> dict[str, tuple[str, str]]:
+        """What the open orders show for the trailing stops' orders (type, peak), by cloid."""
+        return self._trails.labels() if self._trails is not None else {}
 
     def on_mount(self) -> None:
         self._panes = self._live()
@@ -301,6 +308,7 @@ class MainScreen(LeanScreen[None]):
     TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset({
         "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
         "bracket", "attach_exits", "cancel_cloid", "close_position", "reverse_position", "panic", "toggle_armed",
+        "trail",
     })  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -362,6 +370,9 @@ class MainScreen(LeanScreen[None]):
 
     def action_attach_exits(self) -> None:
         self.desk.attach_exits(self.query_one(PositionsPane).selected())
+
+    def action_trail(self) -> None:
+        self.desk.trail(self.query_one(PositionsPane).selected())
 
     def action_scale(self) -> None:
         self.desk.scale()

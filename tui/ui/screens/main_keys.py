@@ -23,6 +23,9 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Bracket order: an entry with a take-profit and/or stop-loss that wait for it to fill"),
     Binding("a", "attach_exits", "TP/SL", id="position_tpsl", show=False,
             tooltip="Take-profit and/or stop-loss for the selected position (they go when it closes)"),
+    Binding("l", "trail", "Trail", id="trailing_stop", show=False,
+            tooltip="Trailing stop for the selected position: a real reduce-only stop xtui moves as the price runs "
+            "your way (by a distance or %, from mark or last); again to stop it. If xtui stops, the last stop stays"),
     Binding("S", "scale", "Scale", id="scale_order", show=False,
             tooltip="Scale order: N limit orders between two prices, equal or weighted, previewed, one placeOrder"),
     Binding("K", "cancel_group", "Cancel group", id="cancel_group", show=False,

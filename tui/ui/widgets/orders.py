@@ -1,8 +1,9 @@
-"""Open orders: instrument, side, type, price, trigger, size, unfilled, TIF, flags, client id and age."""
+"""Open orders: instrument, side, type, price, trigger, size, unfilled, TIF, flags, client id and age. A trailing
+stop's order says "trailing" and its distance as its type, and the peak it follows in place of its client id."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -18,7 +19,7 @@ __all__ = ["OpenOrdersPane", "is_protective", "order_flags", "order_type"]
 COLUMNS = (
     ("market", "Market", 12),
     ("side", "Side", 6),  # "▼ sell"
-    ("type", "Type", 11),  # "stop market"
+    ("type", "Type", 14),  # "stop market", "trailing 1.5%"
     ("price", "Price", 14),
     ("trigger", "Trigger", 14),
     ("size", "Size", 12),
@@ -71,10 +72,19 @@ class OpenOrdersPane(TablePane):
     }
     """
 
-    def __init__(self, state: Any, *, now_s: Callable[[], float], id: str | None = None) -> None:
+    def __init__(
+        self,
+        state: Any,
+        *,
+        now_s: Callable[[], float],
+        labels: Callable[[], Mapping[str, tuple[str, str]]] | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(state, id=id)
         self.border_title = "Open orders"
         self._now_s = now_s
+        # cloid -> a trailing stop's type and the peak it follows, shown for it in the type and the cloid columns
+        self._labels = labels
 
     def selected(self) -> Order | None:
         """The order under the cursor."""
@@ -83,7 +93,10 @@ class OpenOrdersPane(TablePane):
 
     def refresh_state(self) -> None:
         account = self.state.account
-        rows = [(str(o.order_id), self._cells(o)) for o in account.open_orders]
+        labels = self._labels() if self._labels is not None else {}
+        rows = [
+            (str(o.order_id), self._cells(o, labels.get(o.cloid) if o.cloid else None)) for o in account.open_orders
+        ]
         under, at = self.cursor_key(), self.table.cursor_row
         self.sync(rows)
         if under is not None and under not in {key for key, _ in rows}:
@@ -109,7 +122,7 @@ class OpenOrdersPane(TablePane):
                     table.move_cursor(row=i, animate=False)
                 return
 
-    def _cells(self, o: Order) -> list[str | Text]:
+    def _cells(self, o: Order, label: tuple[str, str] | None = None) -> list[str | Text]:
         c = self.colours
         info = self.state.market.instruments.get(o.instrument)
         tick = info.tick_size if info else None
@@ -124,14 +137,14 @@ class OpenOrdersPane(TablePane):
         return [
             Text(o.instrument),
             Text(f"{UP if buy else DOWN} {'buy' if buy else 'sell'}", style=c.side(buy)),
-            Text(order_type(o)),
+            Text(label[0] if label else order_type(o)),
             _r(price),
             _r(trigger, "" if o.trigger_px else c.muted),
             _r(fit(fmt_size(o.size, lot), o.size, 12)),
             _r(fit(fmt_size(o.unfilled, lot), o.unfilled, 12)),
             Text(o.tif),
             Text(order_flags(o)),
-            Text(o.cloid or "-", style=c.muted if not o.cloid else ""),
+            Text(label[1] if label else o.cloid or "-", style=c.muted if not o.cloid else ""),
             _r(age, c.muted),
             _r(str(o.order_id), c.muted),
         ]

@@ -6,8 +6,8 @@ In read-only mode (or watch-only, with no key) every trading key says why it doe
 
 ``OrderDesk`` holds one ``Desk`` (``base``: the screen, the client, the feed's state; refusing, sending,
 reporting, asking first) and the groups of actions that use it, split by what they send: ``orders`` (one order
-at a time), ``multi`` (several in one placeOrder), ``amend``, ``reverse`` and ``panic``. What they decide without
-Textual is ``tui.trading``.
+at a time), ``multi`` (several in one placeOrder), ``amend``, ``reverse``, ``panic`` and ``trailing`` (a position's
+trailing stop). What they decide without Textual is ``tui.trading``.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from tui.trading import ConfirmPolicy
+from tui.trading.trailing import TrailRunner
 
 from .amend import Amends
 from .base import Desk
@@ -22,6 +23,7 @@ from .multi import MultiOrders
 from .orders import SingleOrders
 from .panic import Panic
 from .reverse import Reversal
+from .trailing import TrailingStops
 
 __all__ = ["Desk", "OrderDesk"]
 
@@ -29,9 +31,9 @@ __all__ = ["Desk", "OrderDesk"]
 class OrderDesk:
     """The trading actions of ``desk``'s screen against its client."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
         self._desk = desk
-        single, multi, amends, panic = SingleOrders(desk), MultiOrders(desk), Amends(desk), Panic(desk)
+        single, multi, amends, panic = SingleOrders(desk, trails), MultiOrders(desk), Amends(desk), Panic(desk, trails)
         self.open_form = single.open_form
         self.cancel_order = single.cancel_order
         self.cancel_instrument = single.cancel_instrument
@@ -45,6 +47,7 @@ class OrderDesk:
         self.amend_order = amends.amend_order
         self.panic = panic.panic
         self.reverse_position = Reversal(desk).reverse
+        self.trail = TrailingStops(desk, trails).trail
         self.context = desk.context
         self.risk_preview = desk.risk_preview  # a form's lines for an order's risk (the TWAP form uses it)
         self.read_risk = desk.read_risk

@@ -12,6 +12,7 @@ from tui.trading import (
 )
 from tui.trading.grammar import FieldError, parse_cloid
 from tui.trading.outcomes import checked, describe_order
+from tui.trading.trailing import TrailRunner
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective, order_type
 
@@ -25,8 +26,9 @@ from .leverage import change_leverage
 class SingleOrders:
     """One order at a time: the order form, the cancels, the close of a position."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
         self.desk = desk
+        self.trails = trails  # a trailing stop's order says so when `x` asks about it
 
     def open_form(self, side: str) -> None:
         if self.desk.refuse(f"{side} order"):
@@ -72,6 +74,9 @@ class SingleOrders:
             return
         kind = order_type(order)  # a TP/SL guards a position: asked first, No by default
         lines = [f"oid {order.order_id}: {describe_order(order)}", "The position is left without this protection."]
+        if self.trails is not None and order.cloid and order.cloid in self.trails.labels():
+            kind = "trailing stop"
+            lines.append("Its trail ends with it (l on the position stops trailing and keeps the stop).")
         self.desk.ask(f"Cancel the {kind} on {order.instrument}?", lines, lambda: self.desk.run("Cancel", call))
 
     def cancel_instrument(self) -> None:

@@ -1,8 +1,10 @@
-"""PANIC: after a confirmation (default No), cancel every order and close every position at market, reporting
-each result."""
+"""PANIC: after a confirmation (default No), stop the trailing stops (so none moves its stop back in), cancel every
+order and close every position at market, reporting each result."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 
 from msgspec.structs import replace
@@ -13,18 +15,21 @@ from tui.trading import (
     close_position_plan,
 )
 from tui.trading.outcomes import placed_oid, why_failed
+from tui.trading.trailing import TrailRunner
 from tui.ui.widgets.display import short_address
 
 from .base import Desk
 
 log = logging.getLogger(__name__)
+TRAILS_STOP_S = 5.0  # how long the trailing stops may take to settle a move under way before PANIC goes on
 
 
 class Panic:
     """Cancel everything and close every position, each result reported."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
         self.desk = desk
+        self.trails = trails  # stopped first, so that none moves its stop back in after the cancel
 
     def panic(self) -> None:
         """Ask (default No), then cancel every order and close every position, reporting each result."""
@@ -51,6 +56,10 @@ class Panic:
     async def _panic(self, shown_orders: int) -> None:
         with self.desk.submitting():
             failures = 0
+            if self.trails is not None and self.trails.active:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(TRAILS_STOP_S):
+                        await self.trails.stop_all("PANIC")
             try:
                 resp = await self.desk.client.cancel_all()
                 self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")

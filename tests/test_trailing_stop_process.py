@@ -1,0 +1,79 @@
+"""If xtui stops, the last stop stays on the exchange: a real ``xtui`` in a real pty against a real ``xtui sim``
+process, a trailing stop started with its keys, then the dashboard ended by SIGTERM (as ``q`` does: the trail stops
+and the log says what it leaves) or killed outright (SIGKILL: nothing is said, nothing is undone). Either way the
+exchange still holds the trail's one reduce-only stop for the whole position. Every wait has a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ALICE_KEY
+from tests.feed.sim_process import SimProcess, free_port
+from tests.test_signals import Dashboard
+from tests.trading.trail_support import ALICE, SIZE, StopWatch, go_long
+from tui.api.client import Client
+from tui.api.models import Order
+
+DEADLINE_S = 30.0
+
+
+@pytest.fixture
+async def exchange() -> AsyncIterator[SimProcess]:
+    sim = SimProcess(free_port())
+    await sim.start()
+    try:
+        yield sim
+    finally:
+        await sim.stop()
+
+
+async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWatch]:
+    """Alice long 0.1 BTC; xtui on the exchange with her key; `3`, `l`, "500", Enter, `y`: her trailing stop rests."""
+    await go_long(sim.url)
+    d = Dashboard(home, "--url", sim.url, "--key-env", "TRAIL_KEY")
+    watch = StopWatch(sim.url)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, d.read_until, b"long")  # the position is shown
+    for keys, then in ((b"3l", b"Trailing stop"), (b"500\r", b"Start the trailing stop?"), (b"y", b"placed")):
+        os.write(d.master, keys)
+        await loop.run_in_executor(None, d.read_until, then)
+    deadline = time.monotonic() + DEADLINE_S
+    while (await watch.read())[0] == []:
+        assert time.monotonic() < deadline, "no stop rested"
+        await asyncio.sleep(0.05)  # the exchange's record, asked until it shows the stop
+    return d, watch
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+async def test_the_last_stop_stays_when_xtui_ends(
+    exchange: SimProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sig: signal.Signals
+) -> None:
+    """A trail 500 under the mark; xtui ended by ``sig``. The exchange still holds one reduce-only sell stop of
+    0.1 BTC, the trail's; after SIGTERM the log says the trail stopped and what stays on the exchange."""
+    monkeypatch.setenv("TRAIL_KEY", ALICE_KEY)
+    d, watch = await trail_started(tmp_path, exchange)
+    try:
+        [before], _ = await watch.read()
+        d.proc.send_signal(sig)
+        await asyncio.get_running_loop().run_in_executor(None, d.wait_exit)
+        stops, held = await watch.read()
+        assert stops == [before] and held == SIZE
+        [order] = await _orders(exchange.url)
+        assert order.reduce_only and order.side == "s" and order.size == SIZE and order.cloid.startswith("tr1x")
+        if sig == signal.SIGTERM:
+            assert "stopped: xtui quit: the SELL 0.1 BTC-PERP stop at" in d.log()
+            assert "stays on the exchange" in d.log()
+    finally:
+        d.close()
+
+
+async def _orders(url: str) -> list[Order]:
+    async with Client(url, testnet=True) as reader:
+        return list((await reader.open_orders(ALICE.address)).data)

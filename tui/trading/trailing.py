@@ -1,0 +1,379 @@
+"""Trailing stops: a real reduce-only stop kept on the exchange, moved by xtui as the price runs in the trader's
+favour (``tui.trading.trail_plan`` decides where).
+
+The interface has no modify action, so a move places the new stop first and then cancels the old one: for a moment
+two rest, never none. The old one's cancel is confirmed (its answer, or the exchange's record by cloid) before the
+next move; while it is not, nothing more is placed. A new stop whose answer was lost is settled from the record by
+its cloid (``tr<id>x<stamp>-<n>``, signed with a short ``expiresAfter``) before anything else is sent: there, it is
+the stop; absent once its expiry has passed, the old one still is. The position is read from the exchange before
+each move (each stop is for its whole size), and the stop's own record every ``check_s``: a position closed or
+flipped ends the trail (its stop, which can only reduce, is cancelled), a stop gone (fired, or cancelled by hand)
+ends it too, each said in words. Stopped (by the trader, or as xtui quits or is signalled), a trail only stops
+moving: the last stop stays on the exchange, and ``reason`` says what rests there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from decimal import Decimal
+from typing import Literal
+
+import msgspec
+
+from tui.api.client import Client
+from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+
+from .orders import OrderContext, OrderPlan, fmt_decimal
+from .outcomes import placed_oid
+from .settle import Settled, Unsettled, settle_order
+from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
+
+__all__ = ["Stop", "Trail", "TrailRunner"]
+
+STOP_EXPIRY_S = 15.0  # a stop the exchange has not seen by then never rests: a lost answer is settled soon
+STEP_S = 1.0  # how often the price is looked at
+CHECK_S = 5.0  # how often the stop's own record is read (fired? cancelled by hand?)
+RETRY_S = 2.0  # how often an unconfirmed step is asked after again
+MAX_REFUSALS = 3  # moves refused in a row before the trail stops (its last stop rests)
+State = Literal["trailing", "ended", "stopped"]
+
+
+class Stop(msgspec.Struct, frozen=True):
+    """One stop a trail placed, as the exchange took it."""
+
+    cloid: str
+    trigger: Decimal
+    size: Decimal
+    oid: int | None = None
+
+    def words(self, spec: TrailSpec) -> str:
+        return f"{spec.side.upper()} {fmt_decimal(self.size)} {spec.symbol} stop at {fmt_decimal(self.trigger)}"
+
+
+class Trail(msgspec.Struct):
+    id: int
+    spec: TrailSpec
+    state: State = "trailing"
+    peak: Decimal | None = None  # the best price of the source seen since it started
+    stop: Stop | None = None  # the stop it keeps on the exchange
+    old: Stop | None = None  # the stop a move replaced, until its cancel is confirmed
+    moves: int = 0
+    unconfirmed: str = ""  # while a step's outcome is unknown: what the trail waits for, in words
+    halt: str = ""  # told to stop: it does, once the step under way is settled
+    reason: str = ""  # why it ended or stopped, and what rests
+    refusals: int = 0  # stops refused in a row
+    refused: str = ""  # the last refusal, in the exchange's words
+    checked_at: float = 0.0  # when the stop's record was last read (the runner's clock)
+
+    @property
+    def active(self) -> bool:
+        return self.state == "trailing"
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self.unconfirmed)
+
+    def label(self) -> tuple[str, str]:
+        """What the open orders show for its stop: ('trailing 50', 'peak 100,250')."""
+        return f"trailing {self.spec.distance_words}", f"peak {fmt_decimal(self.peak)}" if self.peak else "no peak yet"
+
+    def resting(self) -> str:
+        """What it leaves on the exchange, in words."""
+        if self.stop is None:
+            return "no stop of this trail rests"
+        said = f"the {self.stop.words(self.spec)} (cloid {self.stop.cloid}) stays on the exchange"
+        if self.old is not None:
+            said += f", and the old {self.old.words(self.spec)} may too (its cancel is unconfirmed)"
+        return said
+
+    def progress(self) -> str:
+        stop = f"stop {fmt_decimal(self.stop.trigger)}" if self.stop else "no stop yet"
+        peak = f"peak {fmt_decimal(self.peak)}" if self.peak is not None else "no peak yet"
+        return f"{self.spec.symbol} {self.spec.distance_words} behind the {self.spec.source}: {stop} · {peak}"
+
+
+class TrailRunner:
+    """The trailing stops of one account. ``context(symbol)`` is order entry's view of an instrument now;
+    ``price(symbol, source)`` its mark or last price now (None: not known)."""
+
+    def __init__(
+        self,
+        client: Client,
+        account: str,
+        context: Callable[[str], OrderContext | None],
+        price: Callable[[str, Source], Decimal | None],
+        on_change: Callable[[Trail, str], None],
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        stop_expiry_s: float = STOP_EXPIRY_S,
+        step_s: float = STEP_S,
+        check_s: float = CHECK_S,
+        retry_s: float = RETRY_S,
+        guard: Callable[[list[OrderPlan]], str | None] | None = None,
+    ) -> None:
+        self.client = client
+        self.account = account
+        self.context = context
+        self.price = price
+        self.on_change = on_change
+        self.clock = clock
+        self.sleep = sleep
+        self.stop_expiry_s = stop_expiry_s
+        self.step_s = step_s
+        self.check_s = check_s
+        self.retry_s = retry_s
+        self.guard = guard  # the profile's guards, asked before every stop placed
+        self.trails: list[Trail] = []
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._wake: dict[int, asyncio.Event] = {}
+
+    @property
+    def active(self) -> list[Trail]:
+        return [t for t in self.trails if t.active]
+
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """cloid -> what the open orders show for it (its type, and the peak), for every stop of an active trail."""
+        out: dict[str, tuple[str, str]] = {}
+        for trail in self.active:
+            kind, peak = trail.label()
+            if trail.stop is not None:
+                out[trail.stop.cloid] = (kind, peak)
+            if trail.old is not None:
+                out[trail.old.cloid] = (f"{kind} (old)", "being cancelled")
+        return out
+
+    def start(self, spec: TrailSpec, first: Decimal) -> Trail:
+        """Start trailing ``spec`` with its first stop at ``first`` (``trail_plan.trail_spec``)."""
+        trail = Trail(len(self.trails) + 1, spec)
+        self.trails.append(trail)
+        self._wake[trail.id] = asyncio.Event()
+        self._tasks[trail.id] = asyncio.get_running_loop().create_task(self._run(trail, first))
+        self.on_change(trail, f"started: {spec.describe()}")
+        return trail
+
+    def stop(self, trail: Trail, why: str = "stopped by you") -> None:
+        """Stop moving ``trail`` (once the step under way is settled); its last stop stays on the exchange."""
+        if trail.active and not trail.halt:
+            trail.halt = why
+            self._wake[trail.id].set()
+
+    async def stop_all(self, why: str = "xtui quit") -> None:
+        """Stop every trail and wait for them (xtui is quitting): each says what it leaves on the exchange."""
+        for trail in self.active:
+            self.stop(trail, why)
+        for task in list(self._tasks.values()):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # ---- the loop -------------------------------------------------------------------------------
+
+    async def _run(self, trail: Trail, first: Decimal) -> None:
+        spec = trail.spec
+        trail.peak = self.price(spec.symbol, spec.source)
+        while trail.active and not trail.halt and trail.stop is None:  # the first stop, before anything else
+            held = await self._position(trail)
+            if held is not None and trail.active:
+                trail.stop = await self._place(trail, first, held)
+            if trail.active and trail.refusals >= MAX_REFUSALS:
+                self._end(trail, "stopped", f"the first stop was refused: {trail.refused}")
+            elif trail.stop is None and trail.active:
+                await self._wait(trail, self.retry_s)
+        if trail.stop is not None:
+            self.on_change(trail, f"{trail.stop.words(spec)} placed · {trail.progress()}")
+        trail.checked_at = self.clock()
+        while trail.active and not trail.halt:
+            await self._wait(trail, self.step_s)
+            if trail.active and not trail.halt:
+                await self._step(trail)
+        if trail.active and trail.old is not None:  # told to stop mid-move: the old stop's cancel once more
+            await self._retire(trail)
+        if trail.active:
+            self._end(trail, "stopped", f"{trail.halt}: {trail.resting()}")
+
+    async def _wait(self, trail: Trail, seconds: float) -> None:
+        """Until ``seconds`` have passed, or ``stop`` wakes it."""
+        event = self._wake[trail.id]
+        event.clear()
+        tasks: set[asyncio.Future[object]] = {asyncio.ensure_future(event.wait())}
+        tasks.add(asyncio.ensure_future(self.sleep(seconds)))
+        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+
+    async def _step(self, trail: Trail) -> None:
+        spec = trail.spec
+        if trail.old is not None:  # the last move's cancel is not confirmed: nothing moves until it is
+            await self._retire(trail)
+            return
+        ctx = self.context(spec.symbol)
+        seen_gone = ctx is not None and not (ctx.position > 0 if spec.side == "sell" else ctx.position < 0)
+        since = self.clock() - trail.checked_at
+        if since >= self.check_s or (seen_gone and since >= self.retry_s):
+            await self._check(trail)  # the feed saw the position closed or flipped, or it is time: the record says
+        price = self.price(spec.symbol, spec.source)
+        if ctx is None or price is None or trail.stop is None or not trail.active:
+            return
+        trail.peak = advance(spec.side, trail.peak, price)
+        target = trail_trigger(spec, trail.peak, ctx.tick)
+        target = None if target is None else kept_from_mark(spec.side, target, ctx.mark, ctx.tick)
+        if target is None or not improves(spec.side, target, trail.stop.trigger, move_step(spec, trail.peak, ctx.tick)):
+            return
+        held = await self._check(trail)  # a stop that fired or was cancelled is never replaced
+        if held is None or not trail.active:
+            return
+        new = await self._place(trail, target, held)
+        if new is None:
+            if trail.active and trail.refusals >= MAX_REFUSALS:
+                why = f"{trail.refusals} moves refused in a row (last: {trail.refused})"
+                self._end(trail, "stopped", f"{why}; {trail.resting()}")
+            return
+        trail.old, trail.stop = trail.stop, new
+        trail.moves += 1
+        self.on_change(trail, f"moved to {fmt_decimal(new.trigger)} (peak {fmt_decimal(trail.peak)})")
+        await self._retire(trail)
+
+    # ---- the exchange's record ----------------------------------------------------------------------
+
+    async def _position(self, trail: Trail) -> Decimal | None:
+        """The size a stop is for, from the exchange's positions; None when it cannot be read, or the position
+        is closed or flipped (the trail then ends, and its stop is cancelled: it could only ever reduce)."""
+        spec = trail.spec
+        try:
+            held = sum((p.size for p in await self.client.positions(self.account, spec.symbol)
+                        if p.instrument == spec.symbol), Decimal(0))  # fmt: skip
+        except ClientError as exc:
+            self._say(trail, f"the position is not readable ({exc}): the stop stays where it is")
+            return None
+        self._say(trail, "")
+        if held and (held > 0) == (spec.side == "sell"):
+            return abs(held)
+        what = "closed" if not held else f"flipped to {'long' if held > 0 else 'short'} {fmt_decimal(abs(held))}"
+        left = await self._cancel_all(trail)
+        self._end(trail, "ended", f"the {spec.symbol} {spec.held} position is {what}: trail ended; {left}")
+        return None
+
+    async def _check(self, trail: Trail) -> Decimal | None:
+        """The exchange's record of the trail: the size its stop protects, when the stop still rests and the
+        position is open; None otherwise (it cannot say now, or the trail has ended: a stop gone, a position closed
+        or flipped, each said)."""
+        trail.checked_at = self.clock()
+        stop = trail.stop
+        if stop is None:
+            return None
+        try:
+            settled = await settle_order(self.client, self.account, stop.cloid, expires_ms=0)
+        except Unsettled as exc:
+            self._say(trail, f"the stop's record is not readable ({exc.reason}): the stop stays where it is")
+            return None
+        held = await self._position(trail)  # closed or flipped: that ends it
+        if settled.open or held is None:
+            return held
+        how = "fired" if settled.filled else "was cancelled, not by this trail" if settled.found else "is gone"
+        trail.stop = None
+        self._end(trail, "ended", f"the stop at {fmt_decimal(stop.trigger)} {how}: trail ended; no stop of it rests")
+        return None
+
+    async def _place(self, trail: Trail, trigger: Decimal, size: Decimal) -> Stop | None:
+        """Place a stop at ``trigger`` for ``size``: the stop, once the answer or the record says it rests; None
+        when it does not (refused, or never reached the exchange)."""
+        spec = trail.spec
+        ctx = self.context(spec.symbol)
+        if ctx is None:
+            return None
+        cloid = f"tr{trail.id}x{time.time_ns() // 1_000_000 % 10**10}-{trail.moves + 1}"
+        kept = kept_from_mark(spec.side, trigger, ctx.mark, ctx.tick)  # the mark may have moved since it was chosen
+        if kept is None:
+            return None
+        trigger = kept
+        plan = stop_plan(ctx, spec, trigger, size, cloid)
+        if self.guard is not None and (why := self.guard([plan])) is not None:
+            self._end(trail, "stopped", f"refused by this profile's guard: {why}; {trail.resting()}")
+            return None
+        expires = self.client.server_clock.now_ms() + int(self.stop_expiry_s * 1000)
+        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
+        try:
+            oid = placed_oid(await self.client.act("placeOrder", fields))
+        except ActionRejected as exc:
+            trail.refusals += 1
+            trail.refused = exc.message
+            self.on_change(trail, f"a stop at {fmt_decimal(trigger)} was refused ({exc.message}); {trail.resting()}")
+            return None
+        except AccountMismatch as exc:
+            self._end(trail, "stopped", str(exc))
+            return None
+        except ClientError as exc:  # no answer: it may or may not rest; the record will say
+            self._say(trail, f"the stop at {fmt_decimal(trigger)} is unconfirmed: waiting for the exchange ({exc})")
+            settled = await self._settle(trail, cloid, expires)
+            if settled is None or not settled.found or not settled.open:
+                return None
+            oid = str(settled.oid)
+        trail.refusals = 0
+        return Stop(cloid, trigger, size, int(oid) if oid.isdigit() else None)
+
+    async def _settle(self, trail: Trail, cloid: str, expires: int) -> Settled | None:
+        """The record of the stop ``cloid``, asked until it answers; None when told to stop first."""
+        while True:
+            try:
+                settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
+            except Unsettled as exc:
+                self._say(trail, f"a new stop is unconfirmed: waiting for the exchange ({exc.reason})")
+                if trail.halt:  # told to stop: say plainly what is left unknown
+                    trail.halt += f"; whether the new stop {cloid} rests is unknown: see the open orders"
+                    return None
+                await self._wait(trail, self.retry_s)
+                continue
+            self._say(trail, "")
+            return settled
+
+    async def _retire(self, trail: Trail) -> None:
+        """Cancel the old stop, confirmed by its answer or by the record; left for the next step when neither
+        says (nothing moves until then)."""
+        old = trail.old
+        if old is not None and await self._cancelled(trail, old):
+            trail.old = None
+
+    async def _cancel_all(self, trail: Trail) -> str:
+        """Cancel every stop of the trail (its position is gone); what is left, in words."""
+        left = [s for s in (trail.old, trail.stop) if s is not None and not await self._cancelled(trail, s)]
+        trail.old = trail.stop = None
+        if not left:
+            return "no stop of it rests"
+        trail.stop = left[0]
+        return f"cancelling {' and '.join(s.cloid for s in left)} is unconfirmed: see the open orders"
+
+    async def _cancelled(self, trail: Trail, stop: Stop) -> bool:
+        """Cancel ``stop`` by its cloid: True once it rests no more (its answer, or the record)."""
+        ctx = self.context(trail.spec.symbol)
+        if ctx is None:
+            return False
+        try:
+            await self.client.cancel_by_cloid([(stop.cloid, ctx.instrument_id)])
+            return True
+        except AccountMismatch as exc:
+            self._say(trail, str(exc))
+            return False
+        except ClientError:  # refused (gone already?) or no answer: the record says
+            pass
+        try:
+            settled = await settle_order(self.client, self.account, stop.cloid, expires_ms=0)
+        except Unsettled as exc:
+            self._say(trail, f"the cancel of the stop at {fmt_decimal(stop.trigger)} is unconfirmed ({exc.reason})")
+            return False
+        return not settled.open
+
+    def _say(self, trail: Trail, what: str) -> None:
+        """Set (or clear, with "") what the trail waits for, telling it once."""
+        if what != trail.unconfirmed:
+            trail.unconfirmed = what
+            if what:
+                self.on_change(trail, what)
+
+    def _end(self, trail: Trail, state: State, why: str) -> None:
+        if trail.active:
+            trail.state = state
+            trail.reason = why
+            self.on_change(trail, f"{state}: {why}")
