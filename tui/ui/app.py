@@ -31,6 +31,7 @@ from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
+from tui.ui.layouts import LayoutCommands, next_layout
 from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
@@ -38,6 +39,7 @@ from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.layout_screen import LayoutScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
@@ -57,7 +59,7 @@ def known_themes() -> list[str]:
 
 class XtuiApp(LeanApp[None]):
     TITLE = "xtui"
-    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands, LayoutCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
     # each session's main screen is the base of a screen mode of its own, so that another can replace it whole
@@ -162,6 +164,8 @@ class XtuiApp(LeanApp[None]):
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.watchlist.problem:
             self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
+        if self.session.layouts.problem:
+            self.notify(self.session.layouts.problem, title="Layouts", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         if self.session.fund:
@@ -257,6 +261,9 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
+        for screen in self.screen_stack:  # a layout of several markets, shown or under a form
+            if isinstance(screen, LayoutScreen):
+                screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
@@ -325,6 +332,9 @@ class XtuiApp(LeanApp[None]):
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)
+
+    def action_next_layout(self) -> None:
+        next_layout(self)
 
     def action_next_theme(self) -> None:
         names = self._themes

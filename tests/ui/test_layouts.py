@@ -1,0 +1,191 @@
+"""Layouts on the dashboard: Y switches to a saved layout of several markets (each pane following its own instrument,
+loaded and kept live by its own channels) and back; b opens the order form on the focused pane's instrument, which
+its title names; the palette saves the layout shown under a name and lays out markets side by side; a terminal too
+small for a layout says what it needs; a bad layouts file is set aside with a notice."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.command import CommandPalette
+from textual.widgets import Static
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.feed.layouts import LayoutBook, layouts_path
+from tui.paths import data_dir
+from tui.sim.clock import FrozenClock
+from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.screens.layout_screen import LayoutScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.screens.prompt import PromptScreen
+from tui.ui.widgets.book import OrderBookPane
+from tui.ui.widgets.chart import ChartPane
+from tui.ui.widgets.display import fmt_price
+from tui.ui.widgets.ticker_pane import TickerPane
+
+ALICE = Signer(ALICE_KEY)
+
+TWO_MARKETS = {
+    "name": "two markets",
+    "columns": ["1fr", "1fr"],
+    "rows": [4, "2fr", "1fr", 7],
+    "panes": [
+        {"pane": "ticker", "row": 0, "col": 0, "instrument": "BTC-PERP"},
+        {"pane": "ticker", "row": 0, "col": 1, "instrument": "ETH-PERP"},
+        {"pane": "chart", "row": 1, "col": 0, "instrument": "BTC-PERP"},
+        {"pane": "chart", "row": 1, "col": 1, "instrument": "ETH-PERP"},
+        {"pane": "book", "row": 2, "col": 0, "instrument": "BTC-PERP"},
+        {"pane": "book", "row": 2, "col": 1, "instrument": "ETH-PERP"},
+        {"pane": "positions", "row": 3, "col": 0, "cols": 2},
+    ],
+}
+
+
+def write_layouts(*layouts: dict[str, Any]) -> None:
+    path = layouts_path(data_dir(), "LOCAL")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"layouts": list(layouts)}))
+
+
+async def test_two_markets_follow_their_own_instruments_and_the_form_names_the_focused_one(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """A saved two-market layout at 160x48: Y shows it, each chart and book loads its own instrument (ETH's is not
+    the selected one), the market moving moves both; Tab to ETH's chart and b opens the form titled BUY ETH-PERP;
+    Escape (and Y past the last layout) comes back to the dashboard, and the side channels end."""
+    write_layouts(TWO_MARKETS)
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
+        await feed_ready(app)
+        assert app.feed.state.market.selected == "BTC-PERP"
+        subs_before = app.feed.state.status.subscriptions
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
+        screen = app.screen
+        assert isinstance(screen, LayoutScreen)
+        charts = list(screen.query(ChartPane))
+        books = list(screen.query(OrderBookPane))
+        assert [c.state.market.selected for c in charts] == ["BTC-PERP", "ETH-PERP"]
+        await settle(pilot, lambda: all(b.state.market.book.loaded for b in books), what="both books")
+        await settle(pilot, lambda: all(c.state.market.candles for c in charts), what="both charts")
+        eth = charts[1]
+        assert "ETH-PERP" in str(eth.border_title) and "ETH-PERP" in str(books[1].border_title)
+        seq = books[1].state.market.book.sequence
+        candles = eth.state.market.candles[-1]
+        for _ in range(20):
+            sim.step(250)
+        await settle(pilot, lambda: books[1].state.market.book.sequence > seq, what="ETH's book moving")
+        await settle(pilot, lambda: eth.state.market.candles[-1] != candles, what="ETH's candle moving")
+        assert app.feed.state.status.subscriptions > subs_before  # ETH's channels, held by the layout
+
+        eth.focus()
+        await pilot.pause()
+        assert "b/s trade ETH-PERP" in str(screen.query_one("#layout-bar").render())
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the order form")
+        assert "BUY ETH-PERP" in str(app.screen.query_one("#form-title").render())
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is screen, what="back on the layout")
+
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        await settle(pilot, lambda: app.feed.state.status.subscriptions == subs_before, what="ETH's channels ended")
+        assert notes.messages == ["Layout two markets (Y: the next)"]
+
+
+async def test_palette_lays_out_markets_side_by_side_and_saves_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """At 120x30 with ETH and SOL on the watchlist: the palette's 'markets side by side' shows BTC, ETH and SOL a
+    column each (ticker, chart, book); 'save the current one' under a name writes it to the profile's layouts file,
+    and Y then cycles to it; the tickers show each instrument's own last price."""
+    app = dashboard(trader, sim, clock, ALICE, read_only=True)
+    app.watchlist.symbols = ["ETH-PERP", "SOL-PERP"]
+    notes = Notes()
+    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
+        await feed_ready(app)
+        market = app.feed.state.market
+        await settle(pilot, lambda: {"BTC-PERP", "ETH-PERP", "SOL-PERP"} <= set(market.tickers), what="tickers")
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "side by side", "Layout: markets side by side")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
+        screen = app.screen
+        assert isinstance(screen, LayoutScreen) and not screen.has_class("-small")
+        tickers = list(screen.query(TickerPane))
+        assert [t.symbol for t in tickers] == ["BTC-PERP", "ETH-PERP", "SOL-PERP"]
+        await settle(pilot, lambda: all(b.state.market.book.loaded for b in screen.query(OrderBookPane)), what="books")
+        for t in tickers:
+            shown = str(t.query_one(Static).render())
+            assert t.symbol is not None and f"Ticker {t.symbol}" == t.border_title
+            info = market.instruments[t.symbol]
+            assert f"last {fmt_price(market.tickers[t.symbol].last_price, info.tick_size)}" in shown
+
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "save the current", "Layout: save the current one")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, PromptScreen), what="the name prompt")
+        await pilot.press(*"three alts", "enter")
+        await settle(pilot, lambda: app.screen is screen, what="back on the layout")
+        path = layouts_path(data_dir(), "LOCAL")
+        assert any(f"Layout 'three alts' saved in {path}" in m for m in notes.messages)
+        kept = LayoutBook.load(path)
+        assert kept.problem == "" and kept.names() == ["three alts"]
+        assert kept.layouts[0].instruments == ["BTC-PERP", "ETH-PERP", "SOL-PERP"]
+
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the saved layout")
+        assert app.screen.plan.name == "three alts"  # type: ignore[attr-defined]
+
+
+async def test_a_terminal_too_small_says_what_the_layout_needs(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """At 80x24 the two-market layout shows no squeezed panes but what it needs (its size, its tracks) and what to
+    do; grown to 160x48 it draws its panes; Y past the last layout is the dashboard again."""
+    write_layouts(TWO_MARKETS)
+    app = dashboard(trader, sim, clock, ALICE, read_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed_ready(app)
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
+        screen = app.screen
+        assert isinstance(screen, LayoutScreen)
+        await settle(pilot, lambda: screen.has_class("-small"), what="the size notice")
+        said = str(screen.query_one("#layout-small", Static).render())
+        assert "needs a terminal of at least 48x28 for 2 markets side by side" in said
+        assert "this one is 80x24" in said and "Escape for the dashboard" in said
+        assert not screen.query_one("#layout-grid").display
+        await pilot.resize_terminal(160, 48)
+        await settle(pilot, lambda: not screen.has_class("-small"), what="the panes")
+        await pilot.press("Y")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+
+
+async def test_a_bad_layouts_file_is_set_aside_with_a_notice(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """A layouts file naming a pane xtui does not have: the dashboard starts, says the file was set aside and where,
+    and Y says there is no saved layout yet (nothing of the file was lost: it is kept beside)."""
+    write_layouts({**TWO_MARKETS, "panes": [{"pane": "heatmap-3d", "row": 0, "col": 0}]})
+    path = layouts_path(data_dir(), "LOCAL")
+    app = dashboard(trader, sim, clock, ALICE, read_only=True)
+    notes = Notes()
+    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
+        await feed_ready(app)
+        await settle(pilot, lambda: any("kept as" in m for m in notes.messages), what="the notice")
+        [said] = [m for m in notes.messages if "kept as" in m]
+        [aside] = path.parent.glob(path.name + ".bad-*")
+        assert f"{path} could not be read" in said and "unknown pane 'heatmap-3d'" in said and str(aside) in said
+        await pilot.press("Y")
+        await settle(pilot, lambda: any("No saved layout yet" in m for m in notes.messages), what="no layout")
+        assert app.screen is app.main and not path.exists()
