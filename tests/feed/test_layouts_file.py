@@ -208,7 +208,7 @@ def test_a_save_that_cannot_be_written_leaves_the_book_as_it_was(tmp_path: Path)
 
 def test_min_size_counts_fixed_tracks_and_shares() -> None:
     layout = Layout("x", ("1fr", "46", "2fr"), ("10", "1fr"), (PaneSpot("chart", 0, 0),))
-    assert layout.min_size() == (24 + 46 + 24, 10 + 6)
+    assert layout.min_size() == (24 + 46 + 24, 10 + 7)
 
 
 json_values = st.recursive(

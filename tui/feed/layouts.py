@@ -86,9 +86,10 @@ class Layout(msgspec.Struct, frozen=True):
 
     def min_size(self) -> tuple[int, int]:
         """The smallest grid (columns, lines) its panes can be drawn in: fixed tracks as they are, a share of what
-        is left at least 24 columns (a chart's axis and a few candles) and 6 lines (a bordered pane of 4)."""
+        is left at least 24 columns (a chart's axis and a few candles) and 7 lines (a book's best two levels a
+        side, its header and spread, in its border)."""
         width = sum(int(s) if s.isdigit() else 24 for s in self.columns)
-        height = sum(int(s) if s.isdigit() else 6 for s in self.rows)
+        height = sum(int(s) if s.isdigit() else 7 for s in self.rows)
         return width, height
 
     def with_name(self, name: str) -> Layout:

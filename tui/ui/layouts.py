@@ -37,9 +37,10 @@ async def show_layout(app: XtuiApp, layout: Layout | None) -> None:
     """Show ``layout`` (None: the dashboard's own) in place of the one shown."""
     while len(app.screen_stack) > 1 and app.screen is not app.main:
         await app.pop_screen()
-    if layout is not None:
+    if layout is not None:  # its bar names it
         await app.push_screen(LayoutScreen(layout, app.main, app.session))
-    app.notify(f"Layout {layout.name if layout else 'of the dashboard'} (Y: the next)", timeout=2)
+    else:
+        app.notify("The dashboard's own layout (Y: the next)", timeout=2)
 
 
 def next_layout(app: XtuiApp) -> None:
@@ -73,7 +74,7 @@ def side_by_side(app: XtuiApp) -> Layout:
     panes = [PaneSpot(kind, row, col, instrument=s) for col, s in enumerate(symbols)
              for row, kind in enumerate(("ticker", "chart", "book"))]  # fmt: skip
     panes += [PaneSpot("positions", 3, 0, cols=max(1, n - 1)), PaneSpot("orders", 3, n - 1)] if n > 1 else []
-    rows = ("4", "2fr", "1fr", "7") if n > 1 else ("4", "2fr", "1fr")
+    rows = ("4", "1fr", "1fr", "6") if n > 1 else ("4", "1fr", "1fr")
     return Layout("side by side", ("1fr",) * n, rows, tuple(panes))
 
 

@@ -48,7 +48,7 @@ __all__ = ["CHROME_LINES", "LAYOUT_BINDINGS", "LayoutScreen", "too_small"]
 
 REFRESH_S = 0.1  # as the dashboard's panes
 TICK_S = 1.0
-CHROME_LINES = 5  # the header, the layout's bar, the status bar, the footer, and the armed banner's line kept free
+CHROME_LINES = 4  # the header, the layout's bar, the status bar and the footer (armed: one line more, the banner)
 
 LAYOUT_BINDINGS: list[BindingType] = [
     Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy the focused pane's instrument at its best ask"),
@@ -295,9 +295,11 @@ class LayoutScreen(LeanScreen[None]):
             self._main.desk.picked = event.price
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Buy and sell as the dashboard offers them (not watch-only or read-only); its other trading keys are the
+        dashboard's only, so the panes do not name them here."""
         if action in ("buy", "sell"):
             return self._main.check_action(action, parameters)
-        return True
+        return action not in self._main.TRADING_ACTIONS
 
     def action_buy(self) -> None:
         self._main.desk.open_form("buy", self.focused_symbol())

@@ -27,6 +27,8 @@ class TickerPane(FeedPane):
     DEFAULT_CSS = """
     TickerPane > Static {
         height: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         background: $surface;
         padding: 0 1;
     }
@@ -55,7 +57,7 @@ class TickerPane(FeedPane):
             text = Content.assemble(
                 ("last ", c.muted), (fmt_price(t.last_price, tick), f"bold {colour}"),
                 " ", (fmt_pct(t.change_24h), colour),
-                (" 24h · mark ", c.muted), fmt_price(t.mark_price, tick),
+                (" · mark ", c.muted), fmt_price(t.mark_price, tick),
                 (" · funding ", c.muted), fmt_rate(t.funding_rate), "\n",
                 ("bid ", c.muted), (fmt_price(t.best_bid_price, tick), c.bid),
                 (" ask ", c.muted), (fmt_price(t.best_ask_price, tick), c.ask),
