@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CHROME_LINES", "LAYOUT_BINDINGS", "LayoutScreen", "too_small"]
 
-REFRESH_S = 0.1  # as the dashboard's panes
+REFRESH_S, LOW_BANDWIDTH_REFRESH_S = 0.1, 0.5  # as the dashboard's panes (--low-bandwidth: the slower)
 TICK_S = 1.0
 CHROME_LINES = 4  # the header, the layout's bar, the status bar and the footer (armed: one line more, the banner)
 
@@ -71,6 +71,14 @@ def too_small(layout: Layout, width: int, height: int) -> str | None:
         "Make the terminal larger (or the font smaller), or press Y for the next layout, Escape for the dashboard, "
         "which fits any size (at 80x24 its book, trades and chart take turns: v)."
     )
+
+
+class LayoutChartPane(ChartPane):
+    """A layout's chart: the last price is on its axis (and in the ticker), not also in the border's subtitle.
+    A subtitle that changes repaints the whole pane: with a tick of 0.05 (ETH) that was most of a chart's bytes."""
+
+    def show_titles(self, title: str | None = None, subtitle: str | None = None) -> None:
+        super().show_titles(title, "" if subtitle is not None and subtitle.startswith("close ") else subtitle)
 
 
 class LayoutScreen(LeanScreen[None]):
@@ -170,7 +178,7 @@ class LayoutScreen(LeanScreen[None]):
         pane: FeedPane
         match spot.pane:
             case "chart":
-                pane = ChartPane(state, id=name)
+                pane = LayoutChartPane(state, id=name)
             case "book":
                 pane = OrderBookPane(state, id=name)
             case "tape":
@@ -198,7 +206,8 @@ class LayoutScreen(LeanScreen[None]):
         for pane in book:
             pane.bars = self._main.query_one(OrderBookPane).bars  # none on a slow link, as the dashboard's
         self._open_sides()
-        self.set_interval(REFRESH_S, self.flush_panes)
+        low = self._session.options.low_bandwidth
+        self.set_interval(LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S, self.flush_panes)
         self.set_interval(TICK_S, self._tick)
         self._fit(self.app.size.width, self.app.size.height)
         first = next(iter(self._instrument_of), None)
@@ -219,12 +228,13 @@ class LayoutScreen(LeanScreen[None]):
     # ---- the feed -----------------------------------------------------------------------------------
 
     def feed_changed(self, topics: frozenset[str]) -> None:
-        """The app passes the feed's news here as to the dashboard."""
+        """The app passes the feed's news here as to the dashboard (drawn at once, but on a slow link at the
+        refresh tick only)."""
         if "markets" in topics:
             self._open_sides()
         for pane in self._panes:
             pane.feed_changed(topics)
-        if self.is_mounted:
+        if self.is_mounted and not self._session.options.low_bandwidth:
             self.flush_panes(tick=False)
         if "markets" in topics:
             self._show_bar()
