@@ -6,10 +6,11 @@ small for a layout says what it needs; a bad layouts file is set aside with a no
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from textual.command import CommandPalette
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
@@ -20,7 +21,7 @@ from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.layout_screen import LayoutScreen
-from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.screens.order_form import OrderFormScreen, fmt_plain
 from tui.ui.screens.prompt import PromptScreen
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane
@@ -189,3 +190,42 @@ async def test_a_bad_layouts_file_is_set_aside_with_a_notice(
         await pilot.press("Y")
         await settle(pilot, lambda: any("No saved layout yet" in m for m in notes.messages), what="no layout")
         assert app.screen is app.main and not path.exists()
+
+
+async def test_an_order_from_a_layout_goes_to_the_focused_instrument_through_the_guards(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """On the two-market layout with max_order_notional 500 USDC and BTC selected on the dashboard: b on ETH's book
+    opens BUY ETH-PERP at ETH's best ask; 0.2 ETH (~700 USDC) is refused under the form naming the limit, 0.1 (~350)
+    goes, and the exchange holds one ETH order and no BTC one."""
+    write_layouts(TWO_MARKETS)
+    app = dashboard(trader, sim, clock, ALICE, max_order_notional=Decimal(500))
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
+        screen = app.screen
+        eth_book = list(screen.query(OrderBookPane))[1]
+        await settle(pilot, lambda: eth_book.state.market.book.loaded, what="ETH's book")
+        eth_book.view.focus()
+        await pilot.pause()
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the order form")
+        form = app.screen
+        assert "BUY ETH-PERP" in str(form.query_one("#form-title").render())
+        market = app.feed.state.market
+        assert market.selected == "BTC-PERP"
+        ask = market.tickers["ETH-PERP"].best_ask_price
+        assert form.query_one("#price", Input).value == fmt_plain(ask)
+        form.query_one("#price", Input).value = "3400"  # under the market: it rests
+        await pilot.click("#size")
+        await pilot.press(*"0.2", "enter")
+        error = form.query_one("#err-send", Static)
+        await settle(pilot, lambda: "max_order_notional 500 USDC" in str(error.render()), what="the refusal")
+        form.query_one("#size", Input).value = "0.1"
+        await pilot.press("enter")
+        orders = app.feed.state.account.open_orders
+        await settle(pilot, lambda: [o.instrument for o in orders] == ["ETH-PERP"], what="the ETH order")
+        await settle(pilot, lambda: app.screen is screen, what="back on the layout")
+    [order] = (await trader.open_orders(ALICE.address)).data
+    assert (order.instrument, order.size, order.limit_price) == ("ETH-PERP", Decimal("0.1"), Decimal(3400))
