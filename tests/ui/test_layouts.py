@@ -16,6 +16,7 @@ from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
+from tui.api.wire import order_item
 from tui.feed.layouts import LayoutBook, layouts_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
@@ -229,3 +230,38 @@ async def test_an_order_from_a_layout_goes_to_the_focused_instrument_through_the
         await settle(pilot, lambda: app.screen is screen, what="back on the layout")
     [order] = (await trader.open_orders(ALICE.address)).data
     assert (order.instrument, order.size, order.limit_price) == ("ETH-PERP", Decimal("0.1"), Decimal(3400))
+
+
+async def test_another_instruments_book_goes_stale_when_the_socket_drops_and_is_the_exchanges_after(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The two-market layout, then the exchange drops every socket and refuses new ones: ETH's book (not the
+    selected instrument) is shown stale; a bid placed on ETH meanwhile is missed; once reconnects are allowed, ETH's
+    book is the exchange's again, the bid in it, and no longer stale."""
+    write_layouts(TWO_MARKETS)
+    fast = {"ws_options": {"backoff_min": 0.05, "backoff_max": 0.2}, "poll_s": 0.3}
+    app = dashboard(trader, sim, clock, ALICE, read_only=True, feed_options=fast)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
+        eth = list(app.screen.query(OrderBookPane))[1]
+        book = eth.state.market.book
+        await settle(pilot, lambda: book.loaded and book.symbol == "ETH-PERP", what="ETH's book")
+        status = app.feed.state.status
+
+        sim.limiter.limits.ws_connections = 0
+        for conn in list(sim.hub.connections):
+            await conn.ws.close()
+        await settle(pilot, lambda: status.connection in ("reconnecting", "polling"), what="the drop")
+        await settle(pilot, lambda: book.stale and "resyncing" in str(eth.border_subtitle), what="ETH's book stale")
+        await trader.place_order([order_item(2, "b", "3450.05", "0.5")])
+        assert book.size_at("bids", Decimal("3450.05")) == 0
+
+        sim.limiter.limits.ws_connections = 100
+        await settle(pilot, lambda: status.connection == "live", what="the reconnect")
+        await settle(pilot, lambda: not book.stale, what="ETH's book reloaded")
+        info = await trader.orderbook("ETH-PERP", depth=20)
+        want = [(lv.price, lv.size) for lv in info.bids]
+        await settle(pilot, lambda: book.levels("bids", 20) == want, what="ETH's book as the exchange's")
+        assert book.size_at("bids", Decimal("3450.05")) >= Decimal("0.5")

@@ -46,7 +46,9 @@ class SideMarket:
         core.notify = main.notify  # its changes reach the screen as the selected market's do
         self._frames = FrameHandlers(core)
         self._watches: list[Watch] = []
+        self._info_id = 0
         self.opened = False
+        self.down = False  # the socket was lost: the book is stale until it is reloaded
 
     def open(self) -> None:
         """Subscribe its channels and load its book, trades and chart (in the background); a no-op once open or
@@ -65,7 +67,23 @@ class SideMarket:
             watch("chart", self._frames.handle_chart, instrument_id=info.id, chart_type=SIDE_CHART[0],
                   resolution=SIDE_CHART[1]),
         ]  # fmt: skip
+        self._info_id = info.id
         self._core.spawn(self._load(info.id), f"side market {self.symbol}")
+
+    def lost(self) -> None:
+        """The socket is lost: its book may be wrong from now on (shown stale) until ``back()`` reloads it."""
+        book = self.state.market.book
+        if self.opened and not self.down:
+            self.down = True
+            book.stale = book.loaded
+            self._core.touch("book", self._core.clock())
+
+    def back(self) -> None:
+        """The socket is back (its channels resubscribed by the client): reload the book, the trades and the candles
+        missed meanwhile from /info, as the feed does for the selected instrument."""
+        if self.opened and self.down:
+            self.down = False
+            self._core.spawn(self._load(self._info_id), f"side market {self.symbol} again")
 
     async def _load(self, instrument_id: int) -> None:
         await asyncio.gather(self._frames.resync_book(), self._load_trades(), self._load_chart(instrument_id))

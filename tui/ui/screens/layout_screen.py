@@ -35,7 +35,7 @@ from tui.ui.widgets.markets import MarketsPane
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.pane import FeedLine, FeedPane
 from tui.ui.widgets.positions import PositionsPane
-from tui.ui.widgets.status_bar import StatusBar
+from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.widgets.ticker_pane import TickerPane
 
@@ -232,12 +232,30 @@ class LayoutScreen(LeanScreen[None]):
         refresh tick only)."""
         if "markets" in topics:
             self._open_sides()
+        if "status" in topics:
+            self._follow_connection()
         for pane in self._panes:
             pane.feed_changed(topics)
         if self.is_mounted and not self._session.options.low_bandwidth:
             self.flush_panes(tick=False)
         if "markets" in topics:
             self._show_bar()
+
+    def _follow_connection(self) -> None:
+        """The other instruments' books go stale while the socket is lost, and are reloaded once it is back (the
+        feed does so for the selected one); their panes dim as the dashboard's do."""
+        status = self._main.feed.state.status
+        for side in self._sides.values():
+            if status.connection in ("reconnecting", "polling", "closed"):
+                side.lost()
+            elif status.connection == "live":
+                side.back()
+        down = status.connection != "live"
+        now = self._session.clock()
+        for pane in self._panes:
+            if pane.AGE_TOPIC is not None:
+                at = status.updated.get(pane.AGE_TOPIC)
+                pane.set_class(down and at is not None and now - at > STALE_AFTER_S, "-stale")
 
     def flush_panes(self, tick: bool = True) -> None:
         for pane in self._panes:
@@ -247,6 +265,7 @@ class LayoutScreen(LeanScreen[None]):
         for pane in self._panes:
             if isinstance(pane, (StatusBar, OpenOrdersPane)):
                 pane.dirty = True
+        self._follow_connection()
 
     # ---- focus and size -----------------------------------------------------------------------------
 
