@@ -153,10 +153,12 @@ async def test_a_terminal_too_small_says_what_the_layout_needs(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     """At 80x24 the two-market layout shows no squeezed panes but what it needs (its size, its tracks) and what to
-    do; grown to 160x48 it draws its panes; Y past the last layout is the dashboard again."""
+    do; grown to 160x48 it draws its panes; read-only, b says why it does nothing; Y past the last layout is the
+    dashboard again."""
     write_layouts(TWO_MARKETS)
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    async with app.run_test(size=(80, 24)) as pilot:
+    notes = Notes()
+    async with app.run_test(size=(80, 24), message_hook=notes) as pilot:
         await feed_ready(app)
         await pilot.press("Y")
         await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
@@ -169,6 +171,9 @@ async def test_a_terminal_too_small_says_what_the_layout_needs(
         assert not screen.query_one("#layout-grid").display
         await pilot.resize_terminal(160, 48)
         await settle(pilot, lambda: not screen.has_class("-small"), what="the panes")
+        await pilot.press("b")
+        await settle(pilot, lambda: any("read-only: trading is disabled" in m for m in notes.messages), what="why")
+        assert app.screen is screen
         await pilot.press("Y")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
 

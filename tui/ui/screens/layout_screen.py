@@ -39,6 +39,8 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.widgets.ticker_pane import TickerPane
 
+from .main_keys import locked_key_words
+
 if TYPE_CHECKING:
     from tui.ui.session import Session
 
@@ -329,6 +331,16 @@ class LayoutScreen(LeanScreen[None]):
         if action in ("buy", "sell"):
             return self._main.check_action(action, parameters)
         return action not in self._main.TRADING_ACTIONS
+
+    def on_key(self, event: events.Key) -> None:
+        """b or s when nothing can be sent says why, as on the dashboard (they are not offered)."""
+        bindings = self._bindings.key_to_bindings.get(event.key, [])
+        read_only, watch_only = self._session.read_only, self._session.signer is None
+        words = locked_key_words(bindings, frozenset({"buy", "sell"}), read_only=read_only, watch_only=watch_only)
+        if words:
+            event.stop()
+            event.prevent_default()
+            self.notify(words, severity="warning")
 
     def action_buy(self) -> None:
         self._main.desk.open_form("buy", self.focused_symbol())
