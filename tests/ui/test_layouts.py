@@ -17,7 +17,7 @@ from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, sett
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
-from tui.feed.layouts import LayoutBook, layouts_path
+from tui.feed.layouts import LayoutBook, default_layout, layouts_path
 from tui.paths import data_dir
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
@@ -270,3 +270,34 @@ async def test_another_instruments_book_goes_stale_when_the_socket_drops_and_is_
         want = [(lv.price, lv.size) for lv in info.bids]
         await settle(pilot, lambda: book.levels("bids", 20) == want, what="ETH's book as the exchange's")
         assert book.size_at("bids", Decimal("3450.05")) >= Decimal("0.5")
+
+
+async def test_saving_on_the_dashboard_keeps_its_own_layout_at_this_size(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """On the dashboard at 120x30, the palette's save under "mine": the file holds the dashboard's own layout at
+    that size (markets, book, positions, orders; no instrument named: they follow the selection); Y shows it, its
+    book on the selected instrument; a name with an escape sequence is refused and nothing is written."""
+    app = dashboard(trader, sim, clock, ALICE, read_only=True)
+    notes = Notes()
+    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
+        await feed_ready(app)
+        path = layouts_path(data_dir(), "LOCAL")
+        for name in ("bad\x1bname", "mine"):
+            await pilot.press("ctrl+p")
+            await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+            await palette_search(pilot, "save the current", "Layout: save the current one")
+            await pilot.press("enter")
+            await settle(pilot, lambda: isinstance(app.screen, PromptScreen), what="the name prompt")
+            app.screen.query_one(Input).value = name
+            await pilot.press("enter")
+            await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+            if name != "mine":
+                await settle(pilot, lambda: any("Layout not saved" in m for m in notes.messages), what="refused")
+                assert "is not a layout name" in notes.messages[-1] and not path.exists()
+        [mine] = LayoutBook.load(path).layouts
+        assert mine == default_layout(120, 30).with_name("mine") and mine.instruments == []
+        await pilot.press("Y")
+        await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the saved layout")
+        [book] = app.screen.query(OrderBookPane)
+        assert book.state is app.feed.state  # the selected instrument's book, not another's
