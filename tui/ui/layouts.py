@@ -11,6 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
 from tui.feed.layouts import MAX_INSTRUMENTS, Layout, PaneSpot, default_layout
+from tui.ui.screens.data_screen import DataScreen
 from tui.ui.screens.layout_screen import LayoutScreen
 from tui.ui.screens.prompt import PromptScreen
 
@@ -34,7 +35,11 @@ def _free(app: XtuiApp) -> bool:
 
 
 async def show_layout(app: XtuiApp, layout: Layout | None) -> None:
-    """Show ``layout`` (None: the dashboard's own) in place of the one shown."""
+    """Show ``layout`` (None: the dashboard's own) in place of the one shown (and of a data screen over it); not
+    over a form or a question, whose typing would be lost."""
+    if not (_free(app) or isinstance(app.screen, DataScreen)):
+        app.notify("Close the form or question first: a layout would replace it.", severity="warning")
+        return
     while len(app.screen_stack) > 1 and app.screen is not app.main:
         await app.pop_screen()
     if layout is not None:  # its bar names it
