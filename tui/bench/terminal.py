@@ -131,12 +131,16 @@ def pane_regions(size: tuple[int, int]) -> list[Region]:
 
 @contextlib.contextmanager
 def _xtui_in_pty(
-    size: tuple[int, int], extra_args: tuple[str, ...] = (), cache: Path | None = None
+    size: tuple[int, int], extra_args: tuple[str, ...] = (), cache: Path | None = None, layouts: Path | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     """``xtui`` (a fresh home: no profile, so the built-in exchange) in a pty of ``size``; (process, pty fd).
-    ``cache``: the cache directory (what an earlier start kept); none: a fresh one, as at the first start."""
+    ``cache``: the cache directory (what an earlier start kept); none: a fresh one, as at the first start.
+    ``layouts``: a layouts file the built-in profile starts with (``Y`` shows its first layout)."""
     cols, rows = size
     with tempfile.TemporaryDirectory(prefix="xtui-bench-") as home:
+        if layouts is not None:
+            Path(home, "data").mkdir()
+            Path(home, "data", "layouts-local.json").write_bytes(layouts.read_bytes())
         env = {
             **os.environ,
             "TERM": "xterm-256color",
@@ -205,17 +209,24 @@ def measure_default_run(
     extra_args: tuple[str, ...] = (),
     *,
     trade: bool = False,
+    layouts: Path | None = None,
 ) -> TerminalCost:
     """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``
-    (``trade``: after half the warm-up, type ``TRADE_KEYS``: a position and a resting order, drawn on the chart)."""
-    regions = pane_regions(size)
-    with _xtui_in_pty(size, extra_args) as (proc, master):
-        if trade:
+    (``trade``: after half the warm-up, type ``TRADE_KEYS``: a position and a resting order, drawn on the chart).
+    ``layouts``: a layouts file; half-way through the warm-up ``Y`` shows its first layout, which is measured
+    (its bytes charged to "layout", not to the dashboard's panes)."""
+    regions = pane_regions(size) if layouts is None else [("layout", 0, 0, size[0], size[1])]
+    with _xtui_in_pty(size, extra_args, layouts=layouts) as (proc, master):
+        if trade or layouts is not None:
             _drain(master, warmup / 2, None, None)
+            warmup /= 2
+        if trade:
             for key, pause in TRADE_KEYS:
                 os.write(master, key)
                 _drain(master, pause, None, None)  # the form opens before the size is typed
-        _drain(master, warmup / 2 if trade else warmup, None, None)
+        if layouts is not None:
+            os.write(master, b"Y")
+        _drain(master, warmup, None, None)
         cpu0 = _cpu_s(proc.pid)
         by_pane: Counter[str] = Counter()
         t0 = time.perf_counter()
@@ -307,7 +318,7 @@ def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Count
     return total
 
 
-def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [-- xtui args]
+def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [--layouts FILE] [-- xtui args]
     args = sys.argv[1:]
     extra: tuple[str, ...] = ()
     if "--" in args:
@@ -315,9 +326,14 @@ def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxRO
         args, extra = args[:i], tuple(args[i + 1 :])
     trade = "--trade" in args
     args = [a for a in args if a != "--trade"]
+    layouts = None
+    if "--layouts" in args:
+        i = args.index("--layouts")
+        layouts = Path(args[i + 1])
+        del args[i : i + 2]
     seconds = float(args[0]) if args else 20.0
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
-    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade)
+    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade, layouts=layouts)
     said = " with a position and a resting order" if trade else ""
     print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}{said}")
     print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")

@@ -30,6 +30,7 @@ from .book import BookState
 from .channels import ChannelSubscriptions, Watch
 from .core import FeedCore
 from .frames import FAST_POLL_S, FrameHandlers
+from .side_market import SideMarket
 from .state import FILLS_KEPT, FUNDING_KEPT, TRADES_KEPT, TapeMark, instruments_from
 
 __all__ = ["CHART_CANDLES", "CHART_TYPES", "RESOLUTIONS", "Feed"]
@@ -178,6 +179,11 @@ class Feed:
         """Subscribe ``channel`` for a screen (in the background); ``handler`` runs on this loop for every
         payload until ``Watch.close()``. The client resubscribes it after a reconnect."""
         return self._channels.watch(channel, handler, **params)
+
+    def side_market(self, symbol: str) -> SideMarket:
+        """``symbol``'s book, trades and chart beside the selected instrument's (a layout of several markets):
+        ``open()`` it once the instruments are known, ``close()`` it when no longer shown."""
+        return SideMarket(self._core, self._channels, symbol)
 
     async def refresh_account(self) -> None:
         """Poll the account now (after an order is acknowledged, say)."""

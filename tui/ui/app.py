@@ -33,6 +33,7 @@ from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
+from tui.ui.layouts import LayoutCommands, next_layout
 from tui.ui.messages import FeedChanged, WatchToggled
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
@@ -41,6 +42,7 @@ from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.layout_screen import LayoutScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
@@ -79,7 +81,7 @@ class XtuiApp(LeanApp[None]):
         padding: 0 1;
     }
     """
-    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands}
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands, LayoutCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
     # each session's main screen is the base of a screen mode of its own, so that another can replace it whole
@@ -200,6 +202,8 @@ class XtuiApp(LeanApp[None]):
             self.notify(self.alerts.problem, title="Alerts", severity="error", timeout=30, markup=False)
         if self.watchlist.problem:
             self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
+        if self.session.layouts.problem:
+            self.notify(self.session.layouts.problem, title="Layouts", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         if self.session.fund:
@@ -299,6 +303,9 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
+        for screen in self.screen_stack:  # a layout of several markets, shown or under a form
+            if isinstance(screen, LayoutScreen):
+                screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
@@ -385,6 +392,9 @@ class XtuiApp(LeanApp[None]):
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)
+
+    def action_next_layout(self) -> None:
+        next_layout(self)
 
     def action_next_theme(self) -> None:
         names = self._themes

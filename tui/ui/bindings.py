@@ -22,6 +22,8 @@ __all__ = ["APP_BINDINGS", "SHADOWS", "KeyHelp", "binding_ids", "contexts", "key
 APP_BINDINGS: list[BindingType] = [
     Binding("q", "quit_app", "Quit", id="quit", tooltip="Quit (asks first while an order is being sent)"),
     Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
+    Binding("Y", "next_layout", "Layout", id="next_layout", show=False,
+            tooltip="Next saved layout (several markets at once, panes where you put them), then the dashboard's own"),
     Binding("T", "next_theme", "Theme", id="next_theme", show=False, tooltip="Switch to the next xtui theme"),
     Binding("f12", "diagnostics", "Diagnostics", id="diagnostics", show=False,
             tooltip="Diagnostics: frame time, terminal bytes/s, CPU, memory, feed messages/s, data ages, rate budget"),
@@ -37,6 +39,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.layout_screen import LayoutScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
     from tui.ui.screens.prompt import PromptScreen
@@ -45,6 +48,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
 
     return [
         ("dashboard", MainScreen.BINDINGS),
+        ("layout", LayoutScreen.BINDINGS),
         ("markets", MarketsPane.BINDINGS),
         ("order book", OrderBookPane.BINDINGS),
         ("order form", OrderFormScreen.BINDINGS),
@@ -57,7 +61,10 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
 
 
 # A dialog's own key standing in for the app's while it is open, on purpose: the help closes on ? and q.
-SHADOWS: frozenset[tuple[str, str]] = frozenset({("help", "question_mark"), ("help", "q")})
+# In a layout's markets pane, Escape clears the filter being typed before it goes back to the dashboard.
+SHADOWS: frozenset[tuple[str, str]] = frozenset(
+    {("help", "question_mark"), ("help", "q"), ("layout markets", "escape")}
+)
 
 
 def _merged(cls: type[Any]) -> list[BindingType]:
@@ -78,6 +85,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
     from tui.ui.screens.help import HelpScreen
+    from tui.ui.screens.layout_screen import LayoutScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
     from tui.ui.screens.prompt import PromptScreen
@@ -94,6 +102,9 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "markets": [_merged(MarketsPane), main, APP_BINDINGS],
         "order book": [_merged(BookLines), book, main, APP_BINDINGS],
         "depth chart": [_merged(DepthChart), book, main, APP_BINDINGS],
+        "layout": [_merged(LayoutScreen), APP_BINDINGS],
+        "layout book": [_merged(BookLines), book, _merged(LayoutScreen), APP_BINDINGS],
+        "layout markets": [_merged(MarketsPane), _merged(LayoutScreen), APP_BINDINGS],
         "order form": [_merged(OrderFormScreen), APP_BINDINGS],
         "confirm": [_merged(ConfirmScreen), APP_BINDINGS],
         "prompt": [_merged(PromptScreen), APP_BINDINGS],

@@ -20,6 +20,7 @@ from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook, alerts_path
 from tui.feed.event_file import EventFile, event_log_path
+from tui.feed.layouts import LayoutBook, layouts_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
@@ -79,6 +80,7 @@ class Session(msgspec.Struct, frozen=True):
     wall_clock: Callable[[], float]  # epoch seconds: compared with the exchange's time
     alerts: AlertBook
     watchlist: Watchlist
+    layouts: LayoutBook  # the profile's saved layouts (Y and the palette switch to them)
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
     trails: TrailRunner | None  # the trailing stops; None without a key to trade with
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
@@ -159,6 +161,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         wall_clock=wall_clock,
         alerts=AlertBook.load(alerts_path(data_dir(), profile)),
         watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
+        layouts=LayoutBook.load(layouts_path(data_dir(), profile)),
         twaps=twaps,
         trails=trails,
         guard=guard,

@@ -30,15 +30,19 @@ class SingleOrders:
         self.desk = desk
         self.trails = trails  # a trailing stop's order says so when `x` asks about it
 
-    def open_form(self, side: str) -> None:
+    def open_form(self, side: str, symbol: str | None = None) -> None:
+        """The order form on ``symbol`` (None: the selected instrument; a layout of several markets names the
+        focused pane's), at the book's picked price when it is the selected instrument's, else the best bid or ask."""
         if self.desk.refuse(f"{side} order"):
             return
-        symbol = self.desk.state.market.selected
+        selected = self.desk.state.market.selected
+        symbol = symbol or selected
         ctx = self.desk.context(symbol)
         if ctx is None:
             self.desk.screen.notify("No instrument data yet.", severity="warning")
             return
-        price = self.desk.picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
+        picked = self.desk.picked if symbol == selected else None
+        price = picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
         form = OrderFormScreen(
             side=side,
             price=price,
