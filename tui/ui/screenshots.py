@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,7 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
     sim = LocalExchange(SimConfig(seed=seed, market=True), clock)
     await sim.start()
     written: list[str] = []
+    stores = Path(tempfile.mkdtemp(prefix="xtui-screenshots-"))
     try:
         for _ in range(SCREENSHOT_SECONDS * 4):
             sim.step(250)
@@ -66,16 +69,25 @@ async def _capture(out: Path, *, seed: int, theme: str) -> list[str]:
                     clock=lambda: 0.0,  # every pane's data "0s" old: no wall-clock text in the pictures
                     wall_clock=lambda: clock.now_ms() / 1000,
                     feed_options={"poll_s": 3600.0},
+                    stores=stores,  # the user's alerts, layouts and event log are not in the pictures
                 )
                 app.feed.state.status.clock_drift_ms = 0  # the HTTP Date header is wall time, not the frozen clock
                 app.animation_level = "none"  # no tab underline caught sliding
-                written += await _shoot(app, size, out, every_screen=size == SCREENSHOT_SIZES[0])
+
+                async def trade(client: Client = client) -> None:  # a fill while the dashboard watches: news
+                    await client.place_order([order_item(1, "s", bid, "0.01", tif="IOC")])
+                    sim.step(500)
+
+                written += await _shoot(app, size, out, every_screen=size == SCREENSHOT_SIZES[0], trade=trade)
     finally:
         await sim.stop()
+        shutil.rmtree(stores, ignore_errors=True)
     return written
 
 
-async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen: bool) -> list[str]:
+async def _shoot(
+    app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen: bool, trade: Callable[[], Awaitable[None]]
+) -> list[str]:
     written = []
     suffix = "" if every_screen else f"-{size[0]}x{size[1]}"
     market = app.feed.state.market
@@ -103,6 +115,9 @@ async def _shoot(app: XtuiApp, size: tuple[int, int], out: Path, *, every_screen
             await _settle(pilot, lambda: app.screen is not app.main)
             written.append(app.save_screenshot("help.svg", str(out)))
             await pilot.press("escape")
+            await trade()  # news for the event log's picture, taken with the data screens
+            book = app.feed.state.account.events.book
+            await _settle(pilot, lambda: book.unread > 0)
             written += await _shoot_data_screens(app, pilot, out, loaded)
     return written
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, Protocol, TypedDict, Unpack
 
 import msgspec
@@ -110,6 +111,7 @@ class SessionParts(TypedDict, total=False):
     fund: bool  # default False
     close_client: bool  # default False: the caller closes the client
     feed_options: Mapping[str, Any]  # to ``Feed`` (poll_s, ws_options...)
+    stores: Path  # the folder of the profile's files (alerts, watchlist, layouts, event log); default data_dir()
 
 
 def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Unpack[SessionParts]) -> Session:
@@ -120,6 +122,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
     mainnet = parts.get("mainnet")
     clock = parts.get("clock", time.monotonic)
     wall_clock = parts.get("wall_clock", time.time)
+    stores = parts.get("stores") or data_dir()
     relay = Relay()
     feed = Feed(
         client,
@@ -159,13 +162,13 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         options=options,
         clock=clock,
         wall_clock=wall_clock,
-        alerts=AlertBook.load(alerts_path(data_dir(), profile)),
-        watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
-        layouts=LayoutBook.load(layouts_path(data_dir(), profile)),
+        alerts=AlertBook.load(alerts_path(stores, profile)),
+        watchlist=Watchlist.load(watchlist_path(stores, profile)),
+        layouts=LayoutBook.load(layouts_path(stores, profile)),
         twaps=twaps,
         trails=trails,
         guard=guard,
         owns_client=parts.get("close_client", False),
         relay=relay,
-        event_file=EventFile(event_log_path(data_dir(), profile)),
+        event_file=EventFile(event_log_path(stores, profile)),
     )
