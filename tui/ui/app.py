@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from rich.console import RenderableType
 from textual import events
@@ -44,6 +44,10 @@ from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
 from tui.ui.worker_errors import report_worker_error
 
+if TYPE_CHECKING:
+    from tui.ui.accounts import Accounts
+    from tui.ui.screens.accounts import RunningTool
+
 __all__ = ["XtuiApp", "known_themes", "make_app"]
 
 log = logging.getLogger("tui.ui")
@@ -63,9 +67,11 @@ class XtuiApp(LeanApp[None]):
     # each session's main screen is the base of a screen mode of its own, so that another can replace it whole
     DEFAULT_MODE: ClassVar[str] = "session-0"
 
-    def __init__(self, session: Session, *, themes: Sequence[Theme]) -> None:
-        """The dashboard on ``session``, with ``themes`` (``xtui_themes()``) to choose from."""
+    def __init__(self, session: Session, *, themes: Sequence[Theme], accounts: Accounts | None = None) -> None:
+        """The dashboard on ``session``, with ``themes`` (``xtui_themes()``) to choose from; ``accounts``: the
+        profiles ``@`` switches to (None: started without a config, as the tests and screenshots are)."""
         super().__init__()
+        self.accounts = accounts
         guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
         self._help_rows: list[Any] | None = None  # what the installed help screen lists
         self.on_exit: list[Callable[[], None]] = []  # called as the app begins to exit, before Textual's teardown
@@ -92,6 +98,7 @@ class XtuiApp(LeanApp[None]):
             client=session.client,
             profile=session.profile,
             mainnet=session.mainnet,
+            network="testnet" if session.client.testnet else "mainnet",
             signer=session.signer.address if session.signer else None,
             demo_key=session.demo_key,
             read_only=options.read_only,
@@ -325,6 +332,25 @@ class XtuiApp(LeanApp[None]):
 
     def action_open_screen(self, name: str) -> None:
         open_screen(self, name, self.context)
+
+    def action_switch_account(self) -> None:
+        """``@``: trade as another of the config's profiles, without a restart (``tui.ui.switch``)."""
+        if self.accounts is None:
+            self.notify("No other accounts: this dashboard was started without the config's profiles", timeout=5)
+            return
+        from tui.ui.switch import switch_account
+
+        self.run_worker(switch_account(self, self.accounts), group="switch", exclusive=True, exit_on_error=False)
+
+    def running_tools(self) -> list[RunningTool]:
+        """The client-side tools still trading, in every session this app has shown, each with its account."""
+        from tui.ui.screens.accounts import RunningTool
+
+        out = []
+        for s in [*self._earlier, self.session]:
+            if s.twaps is not None:
+                out += [RunningTool("TWAP", t.id, s.profile, s.account, t.progress()) for t in s.twaps.active]
+        return out
 
     def action_next_theme(self) -> None:
         names = self._themes

@@ -1,4 +1,5 @@
-"""The header: the profile (MAINNET always in the error colour), the account and its signer, the connection.
+"""The header: the "trading as" banner (the profile in a colour of its own, MAINNET always in the error colour,
+the account, its signer and the network signed for), then the connection.
 
 Whoever signs is always on show: "account 0x… · signer agent 0x…" when an agent trades for the account,
 "own key" when the account signs for itself, and a READ-ONLY or watch-only mark when nothing can sign.
@@ -17,6 +18,7 @@ from tui.api.paper import PaperStatus
 
 from .display import short_address
 from .pane import FeedLine
+from .profile_colour import profile_colour
 
 __all__ = ["CONNECTION_STYLES", "ProfileHeader"]
 
@@ -50,6 +52,7 @@ class ProfileHeader(FeedLine):
         signer: str | None,
         demo_key: bool,
         mainnet: bool = False,
+        network: str = "testnet",
         read_only: bool = False,
         note: Callable[[], str | None] = lambda: None,
         id: str | None = None,
@@ -59,6 +62,7 @@ class ProfileHeader(FeedLine):
         self.signer = signer
         self.demo_key = demo_key
         self.mainnet = mainnet
+        self.network = network  # what signatures are for: another network's account is another account
         self.read_only = read_only
         self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
 
@@ -87,7 +91,9 @@ class ProfileHeader(FeedLine):
     def refresh_state(self) -> None:
         status = self.state.status
         account = self.state.account.address
-        profile_style = "bold reverse $error" if self.mainnet else "bold reverse $primary"
+        # each profile its own colour, so that a switch of account is seen at a glance; red only for mainnet
+        profile_style = "bold reverse $error" if self.mainnet else f"bold #ffffff on {profile_colour(self.profile)}"
+        network_style = "bold $error" if self.network == "mainnet" else ""
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
         self.show(
             Content.assemble(
@@ -95,10 +101,12 @@ class ProfileHeader(FeedLine):
                 (f" {self.profile} ", profile_style),
                 *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),  # first
                 self._paper(status.paper),
-                "  account ",
+                "  trading as ",
                 (short_address(account), "bold"),
                 " · ",
                 self._signer(account),
+                " · ",
+                (self.network, network_style),
                 "  ",
                 (f"{dot} {status.connection}", colour),
                 "  ",
