@@ -34,6 +34,7 @@ __all__ = [
     "unlock_identity",
 ]
 
+NO_ACCOUNT = "it has no key and no account: set keystore (or key_env) or account in the config"
 AccountKind = Literal["own key", "agent", "watch-only", "paper", "read-only", "demo key"]
 
 
@@ -83,7 +84,7 @@ def _why_not(profile: ProfileConfig, started: ProfileConfig, local_url: str | No
         if profile.network != started.network:
             return f"it signs for {profile.network}, the built-in exchange here plays {started.network}: {start}"
     if profile.key is None and profile.account is None and not profile.builtin_exchange:
-        return "it has no key and no account: set keystore (or key_env) or account in the config"
+        return NO_ACCOUNT
     return None
 
 
@@ -107,6 +108,8 @@ def account_choices(config: Config, started: Launch, current: str, local_url: st
         if name == started.profile.name:
             profile = started.profile  # with the command line's flags, as it runs
         why = _why_not(profile, started.profile, local_url)
+        if why == NO_ACCOUNT and not config.lines.defines(("profiles", name)):
+            continue  # a built-in one (testnet, mainnet, sim) the config never gave a key or an account
         out.append(
             AccountChoice(
                 name=name,

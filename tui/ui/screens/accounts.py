@@ -80,7 +80,7 @@ class AccountsScreen(ModalScreen[str | None]):
         + """
     AccountsScreen OptionList {
         height: auto;
-        max-height: 24;
+        max-height: 70vh;
         border: none;
         padding: 0;
     }

@@ -66,6 +66,9 @@ class ProfileHeader(FeedLine):
         self.read_only = read_only
         self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
 
+    def on_resize(self) -> None:
+        self.dirty = True  # more or less room: the banner says it in more or fewer words
+
     def _signer(self, account: str | None) -> Content:
         if self.read_only:
             return Content.styled(" READ-ONLY ", "bold reverse $warning")
@@ -95,13 +98,15 @@ class ProfileHeader(FeedLine):
         profile_style = "bold reverse $error" if self.mainnet else f"bold #ffffff on {profile_colour(self.profile)}"
         network_style = "bold $error" if self.network == "mainnet" else ""
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
-        self.show(
-            Content.assemble(
-                ("xtui ", "bold"),
+        note = self.note()
+        room = self.content_region.width or 1 << 16  # not laid out yet: the whole line (a resize redraws it)
+        for brand, words in (("xtui ", "  trading as "), ("xtui ", "  "), ("", " ")):  # the first that fits
+            line = Content.assemble(
+                (brand, "bold"),
                 (f" {self.profile} ", profile_style),
-                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),  # first
+                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if note else ()),  # first
                 self._paper(status.paper),
-                "  trading as ",
+                words,
                 (short_address(account), "bold"),
                 " · ",
                 self._signer(account),
@@ -112,4 +117,6 @@ class ProfileHeader(FeedLine):
                 "  ",
                 (self.state.market.selected, "bold $accent"),
             )
-        )
+            if line.cell_length <= room:
+                break
+        self.show(line)  # at the narrowest, the market's name is what goes (the book's title says it too)
