@@ -28,10 +28,12 @@ from tui.ui.app import XtuiApp
 from tui.ui.run import dashboard_app, prepare
 from tui.ui.screens.accounts import AccountsScreen, PasswordScreen, RunningToolsScreen
 from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.twap import TwapScreen
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.positions import PositionsPane
+from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
 BOB = Signer(BOB_KEY)
@@ -146,8 +148,10 @@ async def test_a_running_twap_keeps_its_account_then_is_stopped_on_the_way_back(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Alice's TWAP (a slice an hour) has sent its first slice. @, bob-watch: the question lists it with Alice's
-    account; k keeps it: the dashboard shows Bob, the TWAP runs on with Alice's runner and client. @, alice: asked
-    again, s stops it: cancelled before the switch; the exchange's record has its one slice as Alice's fill."""
+    account; k keeps it: the dashboard shows Bob, the TWAP runs on with Alice's runner and client, and Bob's TWAP
+    screen lists it as Alice's and pauses and resumes it. @, alice: asked
+    again, s stops it: cancelled before the switch. The exchange's record has its two slices (the first, and the one
+    resuming sent) as Alice's fills, none as Bob's."""
     app = alice_app(sim, clock, trader, monkeypatch)
     notes = Notes()
     async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
@@ -167,6 +171,18 @@ async def test_a_running_twap_keeps_its_account_then_is_stopped_on_the_way_back(
         assert twap.state == "running" and runner.account == ALICE.address and runner.client is trader
         assert app.twaps is None  # watch-only: no TWAP of Bob's can start
         assert any("1 tool(s) go on as their own account" in m for m in notes.messages)
+        await pilot.press("V")  # the TWAP screen lists it, with its account, and acts on it
+        await until(pilot, lambda: isinstance(app.screen, TwapScreen), "the TWAP screen")
+        table = app.screen.query_one("#twap-table", RecordTable)
+        await until(pilot, lambda: table.row_count == 1, "the kept TWAP listed")
+        assert f"as alice {short_address(ALICE.address)}" in " ".join(str(c) for c in table.get_row_at(0))
+        await pilot.press("p")
+        await until(pilot, lambda: twap.state == "paused", "paused from Bob's dashboard")
+        await pilot.press("u")
+        await until(pilot, lambda: twap.state == "running", "resumed")
+        await until(pilot, lambda: twap.sent == 2 and not twap.unconfirmed, "resuming sends the next slice at once")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.main, "back")
 
         await choose(pilot, "alice")
         await until(pilot, lambda: isinstance(app.screen, RunningToolsScreen), "asked again")
@@ -174,7 +190,8 @@ async def test_a_running_twap_keeps_its_account_then_is_stopped_on_the_way_back(
         await switched_to(pilot, "alice", ALICE.address)
         assert twap.state == "cancelled" and app.running_tools() == []
     fills = (await trader.fills(ALICE.address)).data
-    assert sum(Decimal(f.size) for f in fills) == Decimal("0.005")  # the one slice, Alice's
+    assert twap.sent == 2 and sum(Decimal(f.size) for f in fills) == twap.filled == Decimal("0.010")  # as Alice
+    assert (await trader.fills(BOB.address)).data == []
 
 
 async def test_escape_on_the_running_tools_question_keeps_the_account(

@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from msgspec.structs import replace
+
 from tui.api.client import Client
 from tui.api.endpoints import MAINNET, TESTNET
 from tui.config.accounts import AccountChoice, account_choices, needs_password, switch_launch, unlock_identity
@@ -92,7 +94,9 @@ class Accounts:
 
     def choices(self) -> list[AccountChoice]:
         """Every profile, the one shown now marked, each that cannot be switched to saying why."""
-        return account_choices(self.config, self.started, self.current, self.local_url)
+        listed = account_choices(self.config, self.started, self.current, self.local_url)
+        known = {name: ident.account for name, ident in self._identities.items()}  # an environment key's, say
+        return [replace(c, address=c.address or known.get(c.name)) for c in listed]
 
     def launch(self, name: str) -> Launch:
         return switch_launch(self.config, self.started, name)

@@ -42,6 +42,7 @@ from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
+from tui.ui.widgets.display import short_address
 from tui.ui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
@@ -351,6 +352,11 @@ class XtuiApp(LeanApp[None]):
             if s.twaps is not None:
                 out += [RunningTool("TWAP", t.id, s.profile, s.account, t.progress()) for t in s.twaps.active]
         return out
+
+    def kept_twap_runners(self) -> list[tuple[TwapRunner, str]]:
+        """The TWAP runners of the accounts switched away from while a TWAP of theirs ran, each with its account in
+        words: the TWAP screen lists them, and pauses, resumes or cancels theirs too."""
+        return [(s.twaps, f"as {s.profile} {short_address(s.account)}") for s in self._earlier if s.twaps is not None]
 
     def action_next_theme(self) -> None:
         names = self._themes

@@ -66,9 +66,13 @@ def choice_prompt(choice: AccountChoice) -> Content:
     second = (
         Content.styled(f"    cannot switch: {choice.unavailable}", "$foreground-muted")
         if choice.unavailable
-        else Content.styled(f"    on {choice.exchange}", "$foreground-muted")
+        else Content.styled(f"    on {_where(choice.exchange)}", "$foreground-muted")
     )
     return Content("\n").join([first, second])
+
+
+def _where(exchange: str) -> str:
+    return "the built-in exchange" if exchange == "built-in" else exchange
 
 
 class AccountsScreen(ModalScreen[str | None]):
@@ -124,6 +128,9 @@ class PasswordScreen(ModalScreen[Identity | None]):
     PasswordScreen > Vertical {
         width: 64;
         padding: 1 2;
+    }
+    PasswordScreen Label {
+        width: 100%;
     }
     PasswordScreen #password-error {
         color: $error;
