@@ -1,5 +1,6 @@
-"""What the account switcher lists and refuses, without the dashboard: each profile's kind, its network, whether
-the running dashboard can trade as it (the built-in exchange it started is the only one it has) and why not."""
+"""What the account switcher lists and refuses, without the dashboard: each profile's kind, its network, where it
+trades (a built-in exchange like the one running, or one started for it), why one cannot be switched to, and the
+keystore's password asked for on demand."""
 
 from __future__ import annotations
 
@@ -51,44 +52,42 @@ def started_on(name: str, flags: Flags | None = None) -> Launch:
     return apply_flags(resolve(name, env={"XTUI_CONFIG": str(path)}), flags or Flags())
 
 
-def choices_from(start: str, local_url: str | None = "http://127.0.0.1:9999") -> dict[str, Any]:
+def choices_from(start: str, running: set[tuple[str, str | None]]) -> dict[str, Any]:
     launch = started_on(start)
-    return {c.name: c for c in account_choices(launch.settings.config, launch, start, local_url)}
+    return {c.name: c for c in account_choices(launch.settings.config, launch, start, running)}
 
 
-def test_each_profile_says_what_it_is_and_the_paper_one_needs_its_own_exchange() -> None:
-    """Started on the built-in exchange (profile me): the built-in profiles on it can be switched to, the paper one
-    cannot (its exchange is a paper copy of another, started only by ``xtui --profile paper``), a profile signing
-    for mainnet on the built-in exchange cannot either (it plays testnet), a URL profile can."""
-    chosen = choices_from("me")
+def test_each_profile_says_what_it_is_and_where_it_trades() -> None:
+    """Started on the built-in exchange (profile me, testnet, the local market): the profiles on it trade there;
+    the paper one and one signing for mainnet on the built-in exchange each get one started for them (said);
+    a URL profile trades at its URL; a profile with neither key nor account cannot be switched to, and says why;
+    the built-in testnet, mainnet and sim profiles, which the file never gave an account, are left out."""
+    chosen = choices_from("me", {("testnet", None)})
     assert chosen["me"].current and chosen["me"].kind == "own key" and chosen["me"].unavailable is None
-    assert chosen["local"].kind == "demo key" and chosen["local"].unavailable is None
+    assert chosen["local"].kind == "demo key" and chosen["local"].exchange == "built-in"
     assert chosen["watch"].kind == "watch-only" and chosen["watch"].address == BOB.address
     assert chosen["desk-agent"].kind == "agent" and chosen["desk-agent"].unavailable is None
     assert chosen["desk-agent"].exchange == "http://127.0.0.1:8765" and chosen["desk-agent"].address == ALICE.address
     paper = chosen["paper"]
-    assert paper.kind == "paper" and paper.unavailable == (
-        "it trades on a paper copy of https://api.hotstuff.trade, the built-in exchange here is the local market: "
-        "start xtui --profile paper"
-    )
-    assert chosen["main-desk"].network == "mainnet" and chosen["main-desk"].unavailable == (
-        "it signs for mainnet, the built-in exchange here plays testnet: start xtui --profile main-desk"
-    )
-    assert "testnet" not in chosen and "sim" not in chosen  # built-in, and given no key nor account by the file
+    assert paper.kind == "paper" and paper.unavailable is None
+    assert paper.exchange == "a paper copy of https://api.hotstuff.trade (started for it, playing testnet)"
+    main_desk = chosen["main-desk"]
+    assert main_desk.network == "mainnet" and main_desk.mainnet and main_desk.unavailable is None
+    assert main_desk.exchange == "built-in (started for it, playing mainnet)"
     assert chosen["vault"].kind == "own key" and chosen["vault"].address is None  # no keystore file yet
-    assert chosen["empty"].unavailable == (  # the file has it: it is listed, with what it lacks
+    assert chosen["empty"].unavailable == (
         "it has no key and no account: set keystore (or key_env) or account in the config"
     )
+    assert "testnet" not in chosen and "sim" not in chosen and "mainnet" not in chosen
 
 
-def test_started_on_a_url_no_built_in_profile_can_be_switched_to() -> None:
-    """Started on desk-agent (a URL): no built-in exchange runs, so local, me and paper say so."""
-    chosen = choices_from("desk-agent", local_url=None)
-    for name in ("local", "me", "paper", "watch"):
-        assert chosen[name].unavailable == (
-            f"it uses the built-in exchange, which this dashboard did not start: start xtui --profile {name}"
-        )
-    assert chosen["desk-agent"].current and chosen["desk-agent"].unavailable is None
+def test_started_on_a_url_the_built_in_profiles_get_an_exchange_started_for_them() -> None:
+    """Started on desk-agent (a URL): no built-in exchange runs yet, so local, me and watch say one is started."""
+    chosen = choices_from("desk-agent", set())
+    for name in ("local", "me", "watch"):
+        assert chosen[name].exchange == "built-in (started for it, playing testnet)"
+        assert chosen[name].unavailable is None
+    assert chosen["desk-agent"].current
 
 
 def test_a_switch_keeps_the_command_lines_read_only_and_asks_for_a_keystore_password(

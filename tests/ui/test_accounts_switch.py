@@ -55,6 +55,12 @@ account = "{BOB.address}"
 [profiles.carol]
 url = "{url}"
 keystore = "carol"
+
+[profiles.nobody]
+url = "{url}"
+
+[profiles.paper-dead]
+mirror = "http://127.0.0.1:9"
 """
 
 
@@ -252,9 +258,8 @@ async def test_a_wrong_keystore_password_is_said_and_asked_again(
 async def test_the_palette_lists_the_switch_and_an_unavailable_profile_says_why(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The palette's "Trade as another account" opens the switcher; the built-in paper profile is listed after
-    those that can be switched to, saying it needs the built-in exchange; chosen anyway, a notice says why and the
-    account stays Alice's."""
+    """The palette's "Trade as another account" opens the switcher; profile nobody (a URL, no key, no account) is
+    listed last, saying what it lacks; chosen anyway, a notice says why and the account stays Alice's."""
     app = alice_app(sim, clock, trader, monkeypatch)
     notes = Notes()
     async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
@@ -265,15 +270,52 @@ async def test_the_palette_lists_the_switch_and_an_unavailable_profile_says_why(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, AccountsScreen), "the switcher")
         choices = app.screen.choices
-        assert [c.name for c in choices if c.unavailable is None] == ["alice", "bob-watch", "carol"]
+        assert [c.name for c in choices][-1] == "nobody"
+        assert (
+            choices[-1].unavailable
+            == "it has no key and no account: set keystore (or key_env) or account in the config"
+        )
         paper = next(c for c in choices if c.name == "paper")
-        assert paper.kind == "paper" and paper.unavailable is not None
-        assert "start xtui --profile paper" in paper.unavailable
+        assert paper.kind == "paper" and paper.exchange.endswith("(started for it, playing testnet)")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.main, "closed")
-        await choose(pilot, "paper")
-        await until(pilot, lambda: any(m.startswith("Cannot switch to paper") for m in notes.messages), "why not")
+        await choose(pilot, "nobody")
+        await until(pilot, lambda: any(m.startswith("Cannot switch to nobody") for m in notes.messages), "why not")
         assert app.session.profile == "alice"
+
+
+async def test_a_profile_on_the_built_in_exchange_gets_one_started_for_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started on a URL, @, local: a built-in exchange (a real ``xtui sim`` process) is started for it, and the
+    dashboard trades there as LOCAL with a fresh demo key the faucet funds; it stops as the dashboard ends.
+    @, paper-dead (a paper copy of a source nobody serves): its exchange cannot read the source, and the notice
+    says so; the account stays LOCAL."""
+    app = alice_app(sim, clock, trader, monkeypatch)
+    accounts = app.accounts
+    assert accounts is not None
+    accounts.make_client = None  # the new exchange runs on the wall clock: a client as the command line makes
+    notes = Notes()
+    try:
+        async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
+            await feed_ready(app)
+            await choose(pilot, "local")
+            await until(pilot, lambda: app.session.profile == "LOCAL", "LOCAL shown", timeout_s=30)
+            await feed_ready(app)
+            assert len(accounts.spawned) == 1 and app.session.client.base_url != sim.url
+            await settle(pilot, lambda: "demo key · testnet" in header_of(app), what="the demo key in the banner")
+            await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
+            await choose(pilot, "paper-dead")
+            said = lambda: [m for m in notes.messages if m.startswith("Cannot switch to paper-dead")]  # noqa: E731
+            await until(pilot, said, "why not", timeout_s=30)
+            assert "its built-in exchange did not start" in said()[0] and app.session.profile == "LOCAL"
+            assert len(accounts.spawned) == 1
+            await pilot.press("q")  # as the dashboard ends, the exchange started for the switch is told to stop
+            [started] = accounts.spawned
+            await until(pilot, lambda: started.proc is not None and started.proc.stdin.closed, "told to stop")
+    finally:
+        for exchange in accounts.spawned:
+            exchange.stop()
 
 
 async def test_without_a_config_the_key_says_so(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:

@@ -1,15 +1,16 @@
 """The profiles a running dashboard can switch to in place, what each is (own key, agent, watch-only, paper), and
 its key, unlocked on demand.
 
-The dashboard started one exchange for its first profile, or none: a profile on the built-in exchange can be
-switched to only while that exchange is the one it would have started (same network, same paper source); a
-profile with a URL gets a client of its own. Everything else is said in words (``AccountChoice.unavailable``).
+A profile with a URL gets a client of its own; a profile on the built-in exchange trades on the one the dashboard
+started if it is the same (same network, same paper source), else on one started for it as it is chosen. A profile
+that cannot be switched to says why in words (``AccountChoice.unavailable``).
 Nothing here asks on the terminal or writes to it: the dashboard asks for a keystore's password in a dialog and
 passes the answer in (``unlock_identity``), and a wrong one is ``keys.WrongPassword``, to ask again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Literal
 
 import msgspec
@@ -28,6 +29,7 @@ __all__ = [
     "AccountChoice",
     "AccountKind",
     "account_choices",
+    "builtin_key",
     "kind_of",
     "needs_password",
     "switch_launch",
@@ -55,7 +57,7 @@ class AccountChoice(msgspec.Struct, frozen=True):
     name: str
     kind: AccountKind
     network: str  # "testnet" or "mainnet": what its signatures are for
-    exchange: str  # "built-in", "paper of <source>" or the URL
+    exchange: str  # "built-in", "a paper copy of <source>" or the URL
     address: str | None  # the account, when it can be known without a password (None: a demo key, or unknown)
     unavailable: str | None  # why it cannot be switched to from here, in words (None: it can)
     current: bool = False
@@ -67,22 +69,18 @@ class AccountChoice(msgspec.Struct, frozen=True):
 
 def _exchange(profile: ProfileConfig) -> str:
     if profile.mirror is not None:
-        return f"paper of {profile.mirror}"
+        return f"a paper copy of {profile.mirror}"
     return "built-in" if profile.builtin_exchange else profile.url or ""
 
 
-def _why_not(profile: ProfileConfig, started: ProfileConfig, local_url: str | None) -> str | None:
-    """Why ``profile`` cannot be switched to in a dashboard that started on ``started`` (None: it can)."""
-    if profile.builtin_exchange:
-        start = f"start xtui --profile {profile.name}"
-        if local_url is None or not started.builtin_exchange:
-            return f"it uses the built-in exchange, which this dashboard did not start: {start}"
-        if profile.mirror != started.mirror:
-            here = f"a paper copy of {started.mirror}" if started.mirror else "the local market"
-            there = f"a paper copy of {profile.mirror}" if profile.mirror else "the local market"
-            return f"it trades on {there}, the built-in exchange here is {here}: {start}"
-        if profile.network != started.network:
-            return f"it signs for {profile.network}, the built-in exchange here plays {started.network}: {start}"
+def builtin_key(profile: ProfileConfig) -> tuple[str, str | None]:
+    """Which built-in exchange ``profile`` trades on: the network it plays and the source it mirrors (None: the
+    local market). Two profiles with the same key share one."""
+    return profile.network, profile.mirror
+
+
+def _why_not(profile: ProfileConfig) -> str | None:
+    """Why ``profile`` cannot be switched to (None: it can)."""
     if profile.key is None and profile.account is None and not profile.builtin_exchange:
         return NO_ACCOUNT
     return None
@@ -100,22 +98,28 @@ def _address(profile: ProfileConfig) -> str | None:
         return None
 
 
-def account_choices(config: Config, started: Launch, current: str, local_url: str | None) -> list[AccountChoice]:
+def account_choices(
+    config: Config, started: Launch, current: str, running: Collection[tuple[str, str | None]]
+) -> list[AccountChoice]:
     """Every profile of ``config``, in its order, as the switcher lists it; ``current`` is the profile shown now,
-    ``started`` the launch the dashboard began with (its exchange), ``local_url`` the built-in exchange's address."""
+    ``started`` the launch the dashboard began with, ``running`` the built-in exchanges it has (``builtin_key``):
+    a profile on another built-in exchange has one started for it when it is chosen."""
     out = []
     for name, profile in config.profiles.items():
         if name == started.profile.name:
             profile = started.profile  # with the command line's flags, as it runs
-        why = _why_not(profile, started.profile, local_url)
+        why = _why_not(profile)
         if why == NO_ACCOUNT and not config.lines.defines(("profiles", name)):
             continue  # a built-in one (testnet, mainnet, sim) the config never gave a key or an account
+        exchange = _exchange(profile)
+        if profile.builtin_exchange and builtin_key(profile) not in running:
+            exchange += f" (started for it, playing {profile.network})"
         out.append(
             AccountChoice(
                 name=name,
                 kind=kind_of(profile),
                 network=profile.network,
-                exchange=_exchange(profile),
+                exchange=exchange,
                 address=_address(profile) if why is None else profile.account,
                 unavailable=why,
                 current=name == current,

@@ -15,12 +15,24 @@ from msgspec.structs import replace
 
 from tui.api.client import Client
 from tui.api.endpoints import MAINNET, TESTNET
-from tui.config.accounts import AccountChoice, account_choices, needs_password, switch_launch, unlock_identity
+from tui.config.accounts import (
+    AccountChoice,
+    account_choices,
+    builtin_key,
+    needs_password,
+    switch_launch,
+    unlock_identity,
+)
+from tui.config.errors import StartupError
 from tui.config.launch import Identity, Launch
 from tui.config.profiles import Config
+from tui.sim.process import ExchangeProcess, ExchangeStartError
 from tui.ui.session import Session, open_session
 
 __all__ = ["Accounts", "session_for"]
+
+EXCHANGE_READY_S = 20.0  # a built-in exchange started for a switch serves within this
+MIRROR_READY_S = 10.0  # a paper one has read its source within this, or says why not
 
 
 def _own_key(ident: Identity) -> bool:
@@ -84,6 +96,10 @@ class Accounts:
         make_client: Callable[[Launch, Identity], Client] | None = None,
     ) -> None:
         self.config = config
+        self.exchanges: dict[tuple[str, str | None], str] = {}  # built-in exchanges by ``builtin_key``: base URL
+        if local_url is not None and started.profile.builtin_exchange:
+            self.exchanges[builtin_key(started.profile)] = local_url
+        self.spawned: list[ExchangeProcess] = []  # those started for a switch: stopped as the dashboard ends
         self.make_client = make_client  # the tests': a client on their frozen clock
         self.started = started
         self.local_url = local_url
@@ -94,7 +110,7 @@ class Accounts:
 
     def choices(self) -> list[AccountChoice]:
         """Every profile, the one shown now marked, each that cannot be switched to saying why."""
-        listed = account_choices(self.config, self.started, self.current, self.local_url)
+        listed = account_choices(self.config, self.started, self.current, self.exchanges)
         known = {name: ident.account for name, ident in self._identities.items()}  # an environment key's, say
         return [replace(c, address=c.address or known.get(c.name)) for c in listed]
 
@@ -115,13 +131,46 @@ class Accounts:
         self._identities[launch.profile.name] = ident
         return ident
 
+    def exchange_for(self, launch: Launch) -> str | None:
+        """The built-in exchange ``launch`` trades on, started (a paper one after it has read its source) if this
+        dashboard has none like it (None: the profile has a URL). Blocking: off the UI's loop. StartupError, in
+        words, when it does not start."""
+        profile = launch.profile
+        if not profile.builtin_exchange:
+            return None
+        key = builtin_key(profile)
+        if key in self.exchanges:
+            return self.exchanges[key]
+        exchange = ExchangeProcess(
+            network=profile.network, mirror=profile.mirror, mirror_max_move_pct=profile.mirror_max_move_pct
+        )
+        exchange.spawn()
+        self.spawned.append(exchange)
+        try:
+            url = exchange.wait_ready(MIRROR_READY_S if profile.mirror else EXCHANGE_READY_S)
+        except ExchangeStartError as exc:
+            self.spawned.remove(exchange)
+            exchange.stop()
+            raise StartupError(f"its built-in exchange did not start: {exc}") from None
+        self.exchanges[key] = url
+        return url
+
+    def exchange_for_known(self, launch: Launch) -> str | None:
+        """The built-in exchange ``launch`` would trade on, if this dashboard has it already."""
+        return self.exchanges.get(builtin_key(launch.profile))
+
+    def stop_exchanges(self) -> None:
+        """Tell the built-in exchanges started for switches to stop (they also end with this process)."""
+        for exchange in self.spawned:
+            exchange.stop_soon()
+
     def open(self, launch: Launch, ident: Identity) -> Session:
         """A new session for ``launch``: a client of its own, whatever exchange it is on."""
         client = self.make_client(launch, ident) if self.make_client is not None else None
         session = session_for(
             launch,
             ident,
-            local_url=self.local_url,
+            local_url=self.exchanges.get(builtin_key(launch.profile)),
             client=client,
             close_client=True,  # the switch made it: the app closes it as the session ends
             wall_clock=self.wall_clock,

@@ -72,7 +72,9 @@ def dashboard_app(
     accounts = Accounts(
         launch.settings.config, launch, ident, local_url=local_url, wall_clock=wall_clock, feed_options=feed_options
     )
-    return XtuiApp(session, themes=xtui_themes(), accounts=accounts)
+    app = XtuiApp(session, themes=xtui_themes(), accounts=accounts)
+    app.on_exit.append(accounts.stop_exchanges)  # those started for a switch end with the dashboard
+    return app
 
 
 def local_exchange(launch: Launch) -> ExchangeProcess | None:

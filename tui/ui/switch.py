@@ -58,6 +58,13 @@ async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
     if ident is None:
         app.notify(f"Still trading as {app.session.profile}", timeout=4, markup=False)
         return
+    if launch.profile.builtin_exchange and accounts.exchange_for_known(launch) is None:
+        app.notify(f"Starting the built-in exchange for {launch.label}…", timeout=5, markup=False)
+    try:
+        await asyncio.to_thread(accounts.exchange_for, launch)
+    except StartupError as exc:
+        app.notify(f"Cannot switch to {name}: {exc}", severity="error", timeout=30, markup=False)
+        return
     if stop:
         await app.stop_twaps()
     try:

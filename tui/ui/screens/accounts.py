@@ -72,7 +72,7 @@ def choice_prompt(choice: AccountChoice) -> Content:
 
 
 def _where(exchange: str) -> str:
-    return "the built-in exchange" if exchange == "built-in" else exchange
+    return "the built-in exchange" + exchange.removeprefix("built-in") if exchange.startswith("built-in") else exchange
 
 
 class AccountsScreen(ModalScreen[str | None]):
