@@ -61,6 +61,10 @@ url = "{url}"
 
 [profiles.paper-dead]
 mirror = "http://127.0.0.1:9"
+
+[profiles.real-bob]
+url = "https://api.hotstuff.trade"
+account = "{BOB.address}"
 """
 
 
@@ -316,6 +320,27 @@ async def test_a_profile_on_the_built_in_exchange_gets_one_started_for_it(
     finally:
         for exchange in accounts.spawned:
             exchange.stop()
+
+
+async def test_a_switch_to_the_production_exchange_asks_first_and_disarms(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Alice armed (!), @, real-bob (a profile on the production exchange): a question names it as MAINNET with
+    real money; n (the default) keeps Alice's account, still armed. @, bob-watch: the new account is not armed."""
+    app = alice_app(sim, clock, trader, monkeypatch)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await feed_ready(app)
+        await pilot.press("exclamation_mark")
+        await until(pilot, lambda: app.main.guards.armed, "armed")
+        await choose(pilot, "real-bob")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
+        assert str(app.screen.query_one(".title").render()) == "Trade as real-bob MAINNET?"
+        await pilot.press("n")
+        await until(pilot, lambda: app.screen is app.main, "no switch")
+        assert app.session.profile == "alice" and app.main.guards.armed
+        await choose(pilot, "bob-watch")
+        await switched_to(pilot, "bob-watch", BOB.address)
+        assert not app.main.guards.armed
 
 
 async def test_without_a_config_the_key_says_so(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
