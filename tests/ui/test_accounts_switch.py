@@ -25,10 +25,12 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.twap import TwapSpec
 from tui.ui.app import XtuiApp
+from tui.ui.last_session import note_path
 from tui.ui.run import dashboard_app, prepare
 from tui.ui.screens.accounts import AccountsScreen, PasswordScreen, RunningToolsScreen
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.twap import TwapScreen
+from tui.ui.signals import SessionEnd
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.orders import OpenOrdersPane
@@ -120,8 +122,8 @@ async def test_own_key_to_watch_only_and_back_the_panes_and_banner_follow(
 ) -> None:
     """Alice rests a buy at 80,000; Bob rests one at 81,000 and holds a long. Alice's dashboard: @, bob-watch: the
     banner names bob-watch, Bob's address, watch-only, testnet; the orders pane lists Bob's order and not Alice's;
-    the positions pane Bob's long; Alice's feed has stopped. @, alice (her key was kept, nothing is asked): her
-    order is back."""
+    the positions pane Bob's long; Alice's feed has stopped; an outcome left unknown would now be noted for
+    bob-watch's next start, not alice's. @, alice (her key was kept, nothing is asked): her order is back."""
     await trader.place_order([order_item(1, "b", "80000", "0.01", cloid="alice-rest")])
     await bob.cancel_all()  # the faucet
     await bob.place_order([order_item(1, "b", "81000", "0.01", cloid="bob-rest")])
@@ -129,6 +131,8 @@ async def test_own_key_to_watch_only_and_back_the_panes_and_banner_follow(
     await bob.place_order([order_item(1, "b", ask, "0.01", tif="IOC")])
     app = alice_app(sim, clock, trader, monkeypatch)
     async with app.run_test(size=(140, 40)) as pilot:
+        ending = SessionEnd(app, note_path("alice"))
+        ending.install()
         await feed_ready(app)
         orders = app.main.query_one(OpenOrdersPane)
         await settle(pilot, lambda: any("80,000" in r or "80000" in r for r in rows_of(orders)), what="Alice's order")
@@ -146,12 +150,14 @@ async def test_own_key_to_watch_only_and_back_the_panes_and_banner_follow(
         assert not [r for r in rows_of(orders) if "80,000" in r or "80000" in r]
         assert [r for r in rows_of(positions) if "BTC-PERP" in r]
         assert alice_feed.state.status.connection == "closed"
+        assert ending.note == note_path("bob-watch")
 
         await choose(pilot, "alice")
         await switched_to(pilot, "alice", ALICE.address)
         orders = app.main.query_one(OpenOrdersPane)
         await settle(pilot, lambda: any("80,000" in r or "80000" in r for r in rows_of(orders)), what="hers again")
         assert "own key · testnet" in header_of(app)
+        ending.uninstall()
 
 
 async def test_a_running_twap_keeps_its_account_then_is_stopped_on_the_way_back(

@@ -76,6 +76,7 @@ class XtuiApp(LeanApp[None]):
         guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
         self._help_rows: list[Any] | None = None  # what the installed help screen lists
         self.on_exit: list[Callable[[], None]] = []  # called as the app begins to exit, before Textual's teardown
+        self.on_switch: list[Callable[[], None]] = []  # called once another session is shown (``switch_session``)
         self._themes = [t.name for t in themes]
         for theme in themes:
             self.register_theme(theme)
@@ -194,6 +195,8 @@ class XtuiApp(LeanApp[None]):
         await self._show_main()
         self.diagnostics = Diagnostics(self.probes)
         self._start_session()
+        for hook in self.on_switch:
+            hook()
 
     async def _show_main(self) -> None:
         """The new main screen in place of the old one, which is removed first (the new one takes its id):
