@@ -65,13 +65,13 @@ async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
     except StartupError as exc:
         app.notify(f"Cannot switch to {name}: {exc}", severity="error", timeout=30, markup=False)
         return
-    if stop:
-        await app.stop_twaps()
     try:
         session = accounts.open(launch, ident)
     except (ValueError, StartupError) as exc:
         app.notify(f"Cannot switch to {name}: {exc}", severity="error", timeout=20, markup=False)
         return
+    if stop:  # only once nothing can stop the switch any more
+        await app.stop_twaps()
     await app.switch_session(session)
     kept = f"; {len(tools)} tool(s) go on as their own account" if tools and not stop else ""
     app.notify(f"Trading as {launch.label}{kept}", timeout=5, markup=False)
