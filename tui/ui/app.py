@@ -342,9 +342,11 @@ class XtuiApp(LeanApp[None]):
         if self.accounts is None:
             self.notify("No other accounts: this dashboard was started without the config's profiles", timeout=5)
             return
+        if any(w.group == "switch" and not w.is_finished for w in self.workers):
+            return  # a switch is under way (its dialogs hold the keys; this guards any other way in)
         from tui.ui.switch import switch_account
 
-        self.run_worker(switch_account(self, self.accounts), group="switch", exclusive=True, exit_on_error=False)
+        self.run_worker(switch_account(self, self.accounts), group="switch", exit_on_error=False)
 
     def running_tools(self) -> list[RunningTool]:
         """The client-side tools still trading, in every session this app has shown, each with its account."""
