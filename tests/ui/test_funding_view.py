@@ -100,8 +100,8 @@ async def test_the_header_leaves_out_funding_where_there_is_no_room(
         await feed_ready(app)
         await settle(pilot, lambda: "BTC-PERP" in app.feed.state.market.tickers, what="the tickers")
         header, line = header_texts(app)
-        assert header.rstrip().endswith("BTC-PERP") and line == ""
-        await pilot.resize_terminal(100, 30)
+        assert header.rstrip().endswith("BTC-PERP") and line == "", (header, line)
+        await pilot.resize_terminal(110, 30)  # the banner ("trading as ... · testnet") takes 76 with its padding
         await settle(pilot, lambda: header_texts(app)[1].startswith("funding "), what="the funding line")
 
 

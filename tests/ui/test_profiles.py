@@ -77,7 +77,7 @@ async def test_the_app_takes_the_profiles_exchange_account_theme_keymap_and_thre
         await settle(pilot, lambda: app.feed.state.account.summary is not None, what="the account")
         assert app.theme == "xtui-mono"
         header = str(app.main.query_one(ProfileHeader).render())
-        assert header.startswith("xtui  desk   account ") and "own key" in header
+        assert header.startswith("xtui  desk   trading as ") and "own key · testnet" in header
         assert app.main.desk.policy.max_notional == 100 and str(app.main.desk.policy.max_through_pct) == "0.5"
 
         await pilot.press("b")  # remapped to B by the profile

@@ -211,8 +211,9 @@ async def test_the_header_shows_the_account_and_who_signs_for_it(
         await feed_ready(app)
         short = f"{ALICE.address[:6]}…{ALICE.address[-4:]}"
         agent = f"{AGENT.address[:6]}…{AGENT.address[-4:]}"
-        await settle(pilot, lambda: f"account {short} · signer agent {agent}" in text_of(app, ProfileHeader))
+        banner = f"trading as {short} · signer agent {agent} · testnet"
+        await settle(pilot, lambda: banner in text_of(app, ProfileHeader))
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
-        await settle(pilot, lambda: f"account {short} · watch-only" in text_of(app, ProfileHeader))
+        await settle(pilot, lambda: f"trading as {short} · watch-only · testnet" in text_of(app, ProfileHeader))

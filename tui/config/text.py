@@ -85,6 +85,10 @@ class KeyLines:
         for end in range(1, len(keys) + 1):  # a dotted key or header also defines its parent tables
             self._lines.setdefault(keys[:end], number)
 
+    def defines(self, keys: tuple[str, ...]) -> bool:
+        """Whether the document has ``keys`` itself (a table or a key), not only a parent of it."""
+        return keys in self._lines
+
     def line(self, keys: tuple[str, ...]) -> int | None:
         """The line of ``keys``, or of its nearest parent present (an inline table's line), or None."""
         for end in range(len(keys), 0, -1):

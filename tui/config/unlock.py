@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tui.api.signing import Signer
     from tui.config.profiles import ProfileConfig
 
-__all__ = ["TRIES", "Prompt", "ask_hidden", "env_secret", "signer_for", "unlock"]
+__all__ = ["TRIES", "Prompt", "ask_hidden", "check_key_account", "env_secret", "signer_for", "unlock"]
 
 TRIES = 3
 Prompt = Callable[[str, str], str]  # (label, the flag that avoids asking) -> the hidden answer
@@ -78,9 +78,16 @@ def signer_for(profile: ProfileConfig, password_env: str | None = None, prompt: 
             signer = unlock(source.name, password_env, prompt=prompt)
     except keys.KeystoreError as exc:
         raise StartupError(str(exc)) from None
-    if not source.agent and profile.account is not None and profile.account != signer.address:
-        raise StartupError(
-            f"profile {profile.name}: account {profile.account} is not the address of {source.field} "
-            f"{source.name} ({signer.address}); to trade for it with that key, use agent_{source.field}"
-        )
+    check_key_account(profile, signer)
     return signer
+
+
+def check_key_account(profile: ProfileConfig, signer: Signer) -> None:
+    """StartupError unless the profile's own key (not an agent's) is the key of the account it names."""
+    source = profile.key
+    if source is None or source.agent or profile.account is None or profile.account == signer.address:
+        return
+    raise StartupError(
+        f"profile {profile.name}: account {profile.account} is not the address of {source.field} "
+        f"{source.name} ({signer.address}); to trade for it with that key, use agent_{source.field}"
+    )

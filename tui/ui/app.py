@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from rich.console import RenderableType
 from textual import events
@@ -35,6 +35,7 @@ from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.layouts import LayoutCommands, next_layout
 from tui.ui.messages import FeedChanged, WatchToggled
+from tui.ui.quitting import quit_question
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
 from tui.ui.render.toasts import keep_at_most
@@ -47,7 +48,11 @@ from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
+from tui.ui.widgets.display import short_address
 from tui.ui.worker_errors import report_worker_error
+
+if TYPE_CHECKING:
+    from tui.ui.accounts import Accounts
 
 __all__ = ["XtuiApp", "known_themes", "make_app"]
 
@@ -87,12 +92,15 @@ class XtuiApp(LeanApp[None]):
     # each session's main screen is the base of a screen mode of its own, so that another can replace it whole
     DEFAULT_MODE: ClassVar[str] = "session-0"
 
-    def __init__(self, session: Session, *, themes: Sequence[Theme]) -> None:
-        """The dashboard on ``session``, with ``themes`` (``xtui_themes()``) to choose from."""
+    def __init__(self, session: Session, *, themes: Sequence[Theme], accounts: Accounts | None = None) -> None:
+        """The dashboard on ``session``, with ``themes`` (``xtui_themes()``) to choose from; ``accounts``: the
+        profiles ``@`` switches to (None: started without a config, as the tests and screenshots are)."""
         super().__init__()
+        self.accounts = accounts
         guard_app(self)  # an unexpected exception is shown and logged; it never ends the dashboard
         self._help_rows: list[Any] | None = None  # what the installed help screen lists
         self.on_exit: list[Callable[[], None]] = []  # called as the app begins to exit, before Textual's teardown
+        self.on_switch: list[Callable[[], None]] = []  # called once another session is shown (``switch_session``)
         self._themes = [t.name for t in themes]
         for theme in themes:
             self.register_theme(theme)
@@ -116,6 +124,7 @@ class XtuiApp(LeanApp[None]):
             client=session.client,
             profile=session.profile,
             mainnet=session.mainnet,
+            network="testnet" if session.client.testnet else "mainnet",
             signer=session.signer.address if session.signer else None,
             demo_key=session.demo_key,
             read_only=options.read_only,
@@ -230,6 +239,8 @@ class XtuiApp(LeanApp[None]):
         await self._show_main()
         self.diagnostics = Diagnostics(self.probes)
         self._start_session()
+        for hook in self.on_switch:
+            hook()
 
     async def _show_main(self) -> None:
         """The new main screen in place of the old one, which is removed first (the new one takes its id):
@@ -396,6 +407,22 @@ class XtuiApp(LeanApp[None]):
     def action_next_layout(self) -> None:
         next_layout(self)
 
+    def action_switch_account(self) -> None:
+        """``@``: trade as another of the config's profiles, without a restart (``tui.ui.switch``)."""
+        if self.accounts is None:
+            self.notify("No other accounts: this dashboard was started without the config's profiles", timeout=5)
+            return
+        if any(w.group == "switch" and not w.is_finished for w in self.workers):
+            return  # a switch is under way (its dialogs hold the keys; this guards any other way in)
+        from tui.ui.switch import switch_account
+
+        self.run_worker(switch_account(self, self.accounts), group="switch", exit_on_error=False)
+
+    def kept_twap_runners(self) -> list[tuple[TwapRunner, str]]:
+        """The TWAP runners of the accounts switched away from while a TWAP of theirs ran, each with its account in
+        words: the TWAP screen lists them, and pauses, resumes or cancels theirs too."""
+        return [(s.twaps, f"as {s.profile} {short_address(s.account)}") for s in self._earlier if s.twaps is not None]
+
     def action_next_theme(self) -> None:
         names = self._themes
         i = names.index(self.theme) if self.theme in names else -1
@@ -406,56 +433,29 @@ class XtuiApp(LeanApp[None]):
         """Textual's quit (``ctrl+q``, the palette's Quit) asks as ``q`` does while an order is in flight."""
         self.action_quit_app()
 
-    def _runners(self) -> list[TwapRunner]:
-        """The TWAP runners of this session and of those it replaced while a TWAP of theirs ran."""
-        return [s.twaps for s in [*self._earlier, self.session] if s.twaps is not None]
-
-    def _trail_runners(self) -> list[TrailRunner]:
-        """The trailing stops' runners of this session and of those it replaced while one of theirs ran."""
-        return [s.trails for s in [*self._earlier, self.session] if s.trails is not None]
+    def sessions(self) -> list[Session]:
+        """The session shown, after those it replaced while a client-side tool of theirs still ran."""
+        return [*self._earlier, self.session]
 
     def action_quit_app(self) -> None:
-        running = [t for runner in self._runners() for t in runner.active]
-        trailing = [t for runner in self._trail_runners() for t in runner.active]
-        if trailing and not running:
-
-            def stop_trails(yes: bool | None) -> None:
-                if yes:
-                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
-
-            lines = [f"Trailing stop {t.id}: {t.progress()}" for t in trailing]
-            lines.append("Quitting stops moving them: each last stop stays on the exchange where it is.")
-            self.push_screen(ConfirmScreen(f"Quit with {len(trailing)} trailing stop(s)?", lines), stop_trails)
+        question = quit_question(self.sessions(), self.main.desk.in_flight)
+        if question is None:
+            self.run_worker(self._stop_and_exit(), exit_on_error=False)
             return
-        if running:
 
-            def stop_them(yes: bool | None) -> None:
-                if yes:
-                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
-            lines = [f"TWAP {t.id}: {t.progress()}" for t in running]
-            lines.append("Quitting cancels them; the slices already sent stay as they are.")
-            lines += [f"Trailing stop {t.id}: stops moving; its last stop stays on the exchange" for t in trailing]
-            self.push_screen(ConfirmScreen(f"Quit with {len(running)} TWAP(s) running?", lines), stop_them)
-            return
-        if self.main.desk.in_flight:
-
-            def answered(yes: bool | None) -> None:
-                if yes:
-                    self.run_worker(self._stop_and_exit(), exit_on_error=False)
-
-            lines = [f"{self.main.desk.in_flight} submission(s) in flight: their outcome will not be shown."]
-            self.push_screen(ConfirmScreen("Quit while an order is being sent?", lines), answered)
-            return
-        self.run_worker(self._stop_and_exit(), exit_on_error=False)
+        self.push_screen(ConfirmScreen(*question), answered)
 
     async def stop_twaps(self) -> None:
         """Cancel every TWAP and stop every trailing stop (its last stop stays on the exchange, and it says so):
         this session's and those of the sessions it replaced."""
-        for runner in self._runners():
-            await runner.stop_all()
-        for trails in self._trail_runners():
-            await trails.stop_all()
+        for session in self.sessions():
+            for runner in (session.twaps, session.trails):
+                if runner is not None:
+                    await runner.stop_all()
 
     async def _stop_and_exit(self) -> None:
         await self.stop_twaps()

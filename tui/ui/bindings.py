@@ -24,6 +24,8 @@ APP_BINDINGS: list[BindingType] = [
     Binding("question_mark", "help", "Help", id="help", tooltip="Show every key"),
     Binding("Y", "next_layout", "Layout", id="next_layout", show=False,
             tooltip="Next saved layout (several markets at once, panes where you put them), then the dashboard's own"),
+    Binding("at", "switch_account", "Account", id="switch_account", show=False,
+            tooltip="Trade as another account: the config's profiles (own key, agent, watch-only, paper), in place"),
     Binding("T", "next_theme", "Theme", id="next_theme", show=False, tooltip="Switch to the next xtui theme"),
     Binding("f12", "diagnostics", "Diagnostics", id="diagnostics", show=False,
             tooltip="Diagnostics: frame time, terminal bytes/s, CPU, memory, feed messages/s, data ages, rate budget"),
@@ -35,6 +37,7 @@ APP_BINDINGS: list[BindingType] = [
 def scopes() -> list[tuple[str, list[BindingType]]]:
     """Every scope with bindings a keymap may remap, after the app's own. Its screens are imported here, on
     first use (help, the palette, a keymap to check), not for the first frame."""
+    from tui.ui.screens.accounts import AccountsScreen, PasswordScreen, RunningToolsScreen
     from tui.ui.screens.catalogue import screen_classes
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
@@ -57,6 +60,9 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
         ("data screens", DataScreen.BINDINGS),
         *((name, screen.BINDINGS) for name, screen in screen_classes().items()),
         ("form", FormScreen.BINDINGS),
+        ("accounts", AccountsScreen.BINDINGS),
+        ("password", PasswordScreen.BINDINGS),
+        ("running tools", RunningToolsScreen.BINDINGS),
     ]
 
 
@@ -81,6 +87,7 @@ def _merged(cls: type[Any]) -> list[BindingType]:
 def contexts() -> dict[str, list[list[BindingType]]]:
     """Every place keys act, with the bindings in effect there, nearest first: the focused widget's (where it has
     its own), its screen's and the app's. Built from ``scopes``, the one table of every binding."""
+    from tui.ui.screens.accounts import AccountsScreen, PasswordScreen, RunningToolsScreen
     from tui.ui.screens.catalogue import screen_classes
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
@@ -110,6 +117,9 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "prompt": [_merged(PromptScreen), APP_BINDINGS],
         "form": [_merged(FormScreen), APP_BINDINGS],
         "help": [_merged(KeyTable), _merged(HelpScreen), APP_BINDINGS],
+        "accounts": [_merged(AccountsScreen), APP_BINDINGS],
+        "password": [_merged(PasswordScreen), APP_BINDINGS],
+        "running tools": [_merged(RunningToolsScreen), APP_BINDINGS],
     }
     places.update((name, [_merged(screen), APP_BINDINGS]) for name, screen in screen_classes().items())
     return places

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from tui.api.endpoints import MAINNET, TESTNET
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Identity, Launch, apply_flags, check_names, identity
 from tui.config.profiles import resolve
@@ -63,44 +62,19 @@ def dashboard_app(
 ) -> XtuiApp:
     """The app for ``launch`` as ``ident``, on the one session it opens for the account. ``client``,
     ``wall_clock`` and ``feed_options`` are the tests': ``client`` replaces the one made from the profile's URLs."""
-    from tui.api.client import Client
+    from tui.ui.accounts import Accounts, session_for
     from tui.ui.app import XtuiApp
-    from tui.ui.session import open_session
     from tui.ui.themes import xtui_themes
 
-    profile = launch.profile
-    ends = profile.endpoints(local_url)
-    own = client is None
-    if client is None:
-        client = Client(
-            ends.api,
-            explorer_url=ends.explorer,
-            signer=ident.signer,
-            testnet=profile.testnet,
-            dialect=profile.dialect,
-            account=ident.account,
-        )
-    session = open_session(
-        client,
-        ends.ws,
-        ident.signer,
-        account=ident.account,
-        profile=launch.label,
-        mainnet=launch.mainnet,
-        demo_key=ident.demo_key,
-        options=launch.options,
-        wall_clock=wall_clock,
-        fund=_own_key(ident) and ends.api not in (MAINNET.api, TESTNET.api),  # the real exchange has no faucet
-        close_client=own,
-        feed_options=feed_options or {},
+    session = session_for(
+        launch, ident, local_url=local_url, client=client, wall_clock=wall_clock, feed_options=feed_options
     )
-    return XtuiApp(session, themes=xtui_themes())
-
-
-def _own_key(ident: Identity) -> bool:
-    """Whether the dashboard trades with the account's own key (not an agent's for another account)."""
-    signer = ident.signer
-    return signer is not None and (ident.account is None or ident.account.lower() == signer.address.lower())
+    accounts = Accounts(
+        launch.settings.config, launch, ident, local_url=local_url, wall_clock=wall_clock, feed_options=feed_options
+    )
+    app = XtuiApp(session, themes=xtui_themes(), accounts=accounts)
+    app.on_exit.append(accounts.stop_exchanges)  # those started for a switch end with the dashboard
+    return app
 
 
 def local_exchange(launch: Launch) -> ExchangeProcess | None:

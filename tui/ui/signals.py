@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui.api.in_flight import InFlight, SentAction
-from tui.ui.last_session import write_note
+from tui.ui.last_session import note_path, write_note
 
 if TYPE_CHECKING:
     from tui.ui.app import XtuiApp
@@ -56,6 +56,11 @@ class SessionEnd:
                 loop.add_signal_handler(sig, self._received, sig)
                 self._installed.append(sig)
         self.app.on_exit.append(self._exiting)
+        self.app.on_switch.append(self._switched)
+
+    def _switched(self) -> None:
+        """Another account shown: an outcome left unknown now is that profile's, and its next start says so."""
+        self.note = note_path(self.app.session.profile)
 
     def uninstall(self) -> None:
         """Give the signals back to Python's defaults."""

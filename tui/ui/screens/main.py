@@ -86,6 +86,7 @@ class MainScreen(LeanScreen[None]):
         demo_key: bool,
         policy: ConfirmPolicy,
         mainnet: bool = False,
+        network: str = "testnet",
         read_only: bool = False,
         low_bandwidth: bool = False,
         clock: Callable[[], float],
@@ -97,6 +98,7 @@ class MainScreen(LeanScreen[None]):
         self.feed = feed
         self._profile = profile
         self._mainnet = mainnet
+        self._network = network
         self._signer = signer
         self._demo_key = demo_key
         self._read_only = read_only
@@ -142,6 +144,7 @@ class MainScreen(LeanScreen[None]):
             signer=self._signer,
             demo_key=self._demo_key,
             mainnet=self._mainnet,
+            network=self._network,
             read_only=self._read_only,
             note=self.guards.header_note,
             id="header",

@@ -78,15 +78,23 @@ class TwapScreen(DataScreen):
     async def fetch(self) -> None:
         self.show()
 
+    def _runners(self) -> list[tuple[str, TwapRunner, str]]:
+        """(row key prefix, runner, whose) of this account's TWAPs, then of the accounts switched away from while a
+        TWAP of theirs ran (``XtuiApp.kept_twap_runners``): those go on as their own account, and are shown here."""
+        mine = self.runner
+        own = [("", mine, "")] if mine is not None else []
+        kept = getattr(self.app, "kept_twap_runners", None)
+        return own + [(f"{n}-", runner, whose) for n, (runner, whose) in enumerate(kept() if kept else [], 1)]
+
     def show(self) -> None:
-        runner = self.runner
-        twaps = runner.twaps if runner is not None else []
         rows = []
-        for t in reversed(twaps):
-            nxt = f"in {max(0.0, t.next_at - runner.clock()):.0f} s" if runner is not None and t.active else "-"
-            nxt = "paused" if t.state == "paused" else nxt
-            nxt = t.unconfirmed or nxt  # nothing more goes until the exchange says what the last slice did
-            rows.append((str(t.id), [str(t.id), t.spec.describe(), t.state, t.progress(), nxt, t.reason or "-"]))
+        for prefix, each, whose in self._runners():
+            for t in reversed(each.twaps):
+                nxt = f"in {max(0.0, t.next_at - each.clock()):.0f} s" if t.active else "-"
+                nxt = "paused" if t.state == "paused" else nxt
+                nxt = t.unconfirmed or nxt  # nothing more goes until the exchange says what the last slice did
+                what = f"{t.spec.describe()} {whose}".strip()
+                rows.append((prefix + str(t.id), [str(t.id), what, t.state, t.progress(), nxt, t.reason or "-"]))
         self.query_one("#twap-table", RecordTable).show(rows)
         note = (
             "Each slice is a market order bounded by the slippage limit, counted from the exchange's record before "
@@ -94,14 +102,27 @@ class TwapScreen(DataScreen):
             "first refusal. "
             "n new · p pause · u resume · x cancel"
         )
-        if runner is None:
+        if self.runner is None:
             note = "TWAP needs a key to trade with (watch-only and read-only cannot send orders)."
+            if rows:  # kept from the accounts switched away from
+                note += " Those listed trade as the account they started in: p pause · u resume · x cancel"
         self.query_one("#twap-note", Label).update(note)
 
-    def _selected(self) -> Twap | None:
-        runner = self.runner
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Pausing, resuming and cancelling sign nothing: offered wherever a TWAP is listed, a kept one of another
+        account's included (watch-only here); a new one needs this account's key."""
+        if action in ("pause", "resume", "cancel"):
+            return bool(self._runners())
+        return super().check_action(action, parameters)
+
+    def _selected(self) -> tuple[TwapRunner, Twap] | None:
         key = self.query_one("#twap-table", RecordTable).selected_key()
-        return next((t for t in runner.twaps if str(t.id) == key), None) if runner is not None else None
+        every = ((runner, t) for _, runner, _ in self._runners() for t in runner.twaps)
+        return next(((r, t) for r, t in every if self._key(r, t) == key), None)
+
+    def _key(self, runner: TwapRunner, twap: Twap) -> str:
+        prefix = next(p for p, r, _ in self._runners() if r is runner)
+        return prefix + str(twap.id)
 
     def action_new(self) -> None:
         runner = self.runner
@@ -158,10 +179,11 @@ class TwapScreen(DataScreen):
             main_desk.read_risk(symbol, form.show_preview)
 
     def _act(self, what: str) -> None:
-        runner, twap = self.runner, self._selected()
-        if runner is None or twap is None:
+        selected = self._selected()
+        if selected is None:
             self.notify("No TWAP selected.", severity="warning")
             return
+        runner, twap = selected
         getattr(runner, what)(twap)
         self.show()
 

@@ -167,5 +167,5 @@ class HeaderRow(Horizontal):
     """
 
     def on_resize(self) -> None:
-        for line in self.query(FundingLine):
-            line.dirty = True  # more or less room beside the header
+        for line in self.query(FeedLine):
+            line.dirty = True  # more or less room: the header says it in fewer words when narrow

@@ -1,4 +1,5 @@
-"""The header: the profile (MAINNET always in the error colour), the account and its signer, the connection.
+"""The header: the "trading as" banner (the profile in a colour of its own, MAINNET always in the error colour,
+the account, its signer and the network signed for), then the connection.
 
 Whoever signs is always on show: "account 0x… · signer agent 0x…" when an agent trades for the account,
 "own key" when the account signs for itself, and a READ-ONLY or watch-only mark when nothing can sign.
@@ -18,6 +19,7 @@ from tui.api.paper import PaperStatus
 
 from .display import short_address
 from .pane import FeedLine
+from .profile_colour import profile_colour
 
 __all__ = ["CONNECTION_STYLES", "ProfileHeader"]
 
@@ -51,6 +53,7 @@ class ProfileHeader(FeedLine):
         signer: str | None,
         demo_key: bool,
         mainnet: bool = False,
+        network: str = "testnet",
         read_only: bool = False,
         note: Callable[[], str | None] = lambda: None,
         id: str | None = None,
@@ -60,8 +63,12 @@ class ProfileHeader(FeedLine):
         self.signer = signer
         self.demo_key = demo_key
         self.mainnet = mainnet
+        self.network = network  # what signatures are for: another network's account is another account
         self.read_only = read_only
         self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
+
+    def on_resize(self) -> None:
+        self.dirty = True  # more or less room: the banner says it in more or fewer words
 
     def _signer(self, account: str | None) -> Content:
         if self.read_only:
@@ -88,25 +95,33 @@ class ProfileHeader(FeedLine):
     def refresh_state(self) -> None:
         status = self.state.status
         account = self.state.account.address
-        profile_style = "bold reverse $error" if self.mainnet else "bold reverse $primary"
+        # each profile its own colour, so that a switch of account is seen at a glance; red only for mainnet
+        profile_style = "bold reverse $error" if self.mainnet else f"bold #ffffff on {profile_colour(self.profile)}"
+        network_style = "bold $error" if self.network == "mainnet" else ""
         dot, colour = CONNECTION_STYLES.get(status.connection, ("?", "$stale"))
-        self.show(
-            Content.assemble(
-                ("xtui ", "bold"),
+        note = self.note()
+        room = self.content_region.width or 1 << 16  # not laid out yet: the whole line (a resize redraws it)
+        for brand, words in (("xtui ", "  trading as "), ("xtui ", "  "), ("", " ")):  # the first that fits
+            line = Content.assemble(
+                (brand, "bold"),
                 (f" {self.profile} ", profile_style),
-                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if (note := self.note()) else ()),  # first
+                *((("  ", ""), (f" {note} ", "bold reverse $warning")) if note else ()),  # first
                 self._paper(status.paper),
-                "  account ",
+                words,
                 (short_address(account), "bold"),
                 " · ",
                 self._signer(account),
+                " · ",
+                (self.network, network_style),
                 "  ",
                 (f"{dot} {status.connection}", colour),
                 "  ",
                 (self.state.market.selected, "bold $accent"),
                 self._unread(),
             )
-        )
+            if line.cell_length <= room:
+                break
+        self.show(line)  # at the narrowest, the market's name is what goes (the book's title says it too)
 
     def _unread(self) -> Content:
         """How many entries of the event log are not yet seen (N opens it); nothing when none."""
