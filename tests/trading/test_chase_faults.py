@@ -119,7 +119,7 @@ async def test_a_reprice_frozen_mid_way_waits_and_never_doubles(
     frozen: list[bool] = []
 
     def freeze(what: str) -> None:
-        if what.startswith("the touch moved") and not frozen:
+        if what.startswith("moved: the touch is") and not frozen:
             exchange.signal(signal.SIGSTOP)
             frozen.append(True)
 

@@ -31,11 +31,12 @@ from .orders import OrderContext, OrderPlan, Side, fmt_decimal
 from .settle import Settled, Unsettled, settle_order
 from .withdraw import withdraw_order
 
-__all__ = ["CROSS_RETRIES", "Chase", "ChaseRunner", "ChaseSpec", "chase_target"]
+__all__ = ["CROSS_RETRIES", "MOVED", "Chase", "ChaseRunner", "ChaseSpec", "chase_target"]
 
 ORDER_EXPIRY_S = 15.0  # a placement the exchange has not seen by then never happens (its expiresAfter)
 POLL_S = 1.0  # how often the record and the touch are looked at while an order rests
 SETTLE_RETRY_S = 2.0  # how often an unconfirmed step is asked after again
+MOVED = "moved: "  # starts what is routine (a reprice): the app logs it but does not raise a notice
 CROSS_RETRIES = 5  # post-only refusals in a row (the book moving under the order) before the chase stops
 State = Literal["running", "done", "stopped", "cancelled"]
 
@@ -199,7 +200,9 @@ class ChaseRunner:
             ctx = self.context(chase.spec.symbol)
             target = chase_target(chase.spec, ctx) if ctx is not None else None
             if target is not None and target != chase.price:
-                self.on_change(chase, f"the touch moved to {fmt_decimal(target)}: withdrawing to reprice")
+                self.on_change(
+                    chase, f"{MOVED}the touch is {fmt_decimal(target)}: withdrawing order {chase.placed} to reprice"
+                )
                 await self._withdraw(chase)
         if chase.cloid:
             await self._withdraw(chase)
@@ -252,7 +255,7 @@ class ChaseRunner:
             self.on_change(chase, chase.unconfirmed)
         chase.cloid, chase.price, chase.expires_ms = cloid, price, expires
         if acked:
-            self.on_change(chase, f"order {chase.placed}: {chase.spec.side} {fmt_decimal(plan.size)} at "
+            self.on_change(chase, f"{MOVED}order {chase.placed}: {chase.spec.side} {fmt_decimal(plan.size)} at "
                            f"{fmt_decimal(price)} · {chase.progress()}")  # fmt: skip
             return "rests"
         while chase.cloid and chase.unconfirmed:  # lost answer: nothing more goes until the record says

@@ -27,11 +27,13 @@ from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
+from tui.trading.chase import MOVED
 from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged, WatchToggled
+from tui.ui.order_tools import QUIT_NOTE, running, stop_tools
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
 from tui.ui.screens.catalogue import open_screen, screen_classes
@@ -75,6 +77,7 @@ class XtuiApp(LeanApp[None]):
         self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
         self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
         self._earlier: list[Session] = []  # sessions replaced while a TWAP of theirs ran: it runs on in them
+        self.left_resting: list[str] = []  # orders of xtui's runners left on the exchange as it ended
         self._sessions_shown = 1  # names the next session's screen mode
         self._take(session)
 
@@ -176,7 +179,7 @@ class XtuiApp(LeanApp[None]):
         while len(self.screen_stack) > 1:
             await self.pop_screen()
         await old.feed.stop()
-        if old.twaps is not None and old.twaps.active:
+        if (old.twaps is not None and old.twaps.active) or running([old]):
             self._earlier.append(old)
         elif old.owns_client:
             await old.client.aclose()
@@ -280,6 +283,16 @@ class XtuiApp(LeanApp[None]):
         if isinstance(self.screen, TwapScreen):
             self.screen.show()
 
+    def tool_changed(self, title: str, ended_badly: bool, what: str) -> None:
+        """A chase or OCO of this session, or of one it replaced, moved on (``Listener``)."""
+        log.log(logging.WARNING if ended_badly else logging.INFO, "%s: %s", title.lower(), what)
+        if not what.startswith(MOVED):  # a reprice: the screen and the open orders show it, a notice each would flood
+            self.notify(what, title=title, severity="error" if ended_badly else "information", markup=False)
+        from tui.ui.screens.chase import ChaseScreen  # loaded by now: a chase starts from its screen
+
+        if isinstance(self.screen, ChaseScreen):
+            self.screen.show()
+
     def _check_alerts(self) -> None:
         """Tell each alert the latest prices: a notice (and the bell, if the alert rings) for each that fires."""
         prices = {}
@@ -341,16 +354,21 @@ class XtuiApp(LeanApp[None]):
         return [s.twaps for s in [*self._earlier, self.session] if s.twaps is not None]
 
     def action_quit_app(self) -> None:
-        running = [t for runner in self._runners() for t in runner.active]
-        if running:
+        twaps = [t for runner in self._runners() for t in runner.active]
+        tools = running([*self._earlier, self.session])
+        if twaps or tools:
 
             def stop_them(yes: bool | None) -> None:
                 if yes:
                     self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
-            lines = [f"TWAP {t.id}: {t.progress()}" for t in running]
-            lines.append("Quitting cancels them; the slices already sent stay as they are.")
-            self.push_screen(ConfirmScreen(f"Quit with {len(running)} TWAP(s) running?", lines), stop_them)
+            lines = [f"TWAP {t.id}: {t.progress()}" for t in twaps] + tools
+            if twaps:
+                lines.append("Quitting cancels the TWAPs; the slices already sent stay as they are.")
+            if tools:
+                lines.append(QUIT_NOTE)
+            said = ", ".join(f"{n} {what}" for n, what in ((len(twaps), "TWAP(s)"), (len(tools), "chase/OCO")) if n)
+            self.push_screen(ConfirmScreen(f"Quit with {said} running?", lines), stop_them)
             return
         if self.main.desk.in_flight:
 
@@ -364,9 +382,11 @@ class XtuiApp(LeanApp[None]):
         self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
     async def stop_twaps(self) -> None:
-        """Cancel every TWAP: this session's and those of the sessions it replaced."""
+        """Cancel every TWAP and chase and unlink every OCO: this session's and those of the sessions it replaced;
+        what stays on the exchange is kept in ``left_resting``."""
         for runner in self._runners():
             await runner.stop_all()
+        self.left_resting = await stop_tools([*self._earlier, self.session])
 
     async def _stop_and_exit(self) -> None:
         await self.stop_twaps()

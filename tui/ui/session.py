@@ -21,8 +21,11 @@ from tui.feed.alerts import AlertBook, alerts_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
+from tui.trading.chase import Chase, ChaseRunner
 from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
+from tui.trading.oco import Oco, OcoRunner
+from tui.trading.tool_forms import tool_of
 from tui.trading.twap import Twap, TwapRunner
 
 __all__ = ["Listener", "Relay", "Session", "SessionParts", "open_session"]
@@ -34,6 +37,8 @@ class Listener(Protocol):
     def feed_changed(self, topics: frozenset[str]) -> None: ...
 
     def twap_changed(self, twap: Twap, what: str) -> None: ...
+
+    def tool_changed(self, title: str, ended_badly: bool, what: str) -> None: ...
 
 
 class Relay:
@@ -50,6 +55,16 @@ class Relay:
     def twap_changed(self, twap: Twap, what: str) -> None:
         if self.listener is not None:
             self.listener.twap_changed(twap, what)
+
+    def chase_changed(self, chase: Chase, what: str) -> None:
+        if self.listener is not None:
+            self.listener.tool_changed(f"Chase {chase.id}", chase.state == "stopped", what)
+
+    def oco_changed(self, oco: Oco, what: str) -> None:
+        if self.listener is not None:
+            self.listener.tool_changed(
+                f"OCO {oco.id}", oco.state in ("stopped", "left") and oco.reason != "cancelled", what
+            )
 
 
 class Session(msgspec.Struct, frozen=True):
@@ -70,6 +85,8 @@ class Session(msgspec.Struct, frozen=True):
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
+    chases: ChaseRunner | None  # None without a key to trade with, as the TWAPs
+    ocos: OcoRunner | None
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
 
@@ -118,12 +135,17 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
     )
     guards = Guards(options.max_order_notional, options.daily_loss_limit, options.liquidation_warn_pct)
     guard = OrderGuard(guards, feed.state, lambda: int(wall_clock() * 1000))
-    twaps = None
+    feed.state.account.events.kept_by_xtui = lambda cloid: tool_of(cloid) is not None
+    twaps, chases, ocos = None, None, None
     if signer is not None and account is not None and not options.read_only:
         slippage = options.slippage_pct
         twaps = TwapRunner(
             client, account, lambda s: order_context(feed.state, s, slippage), relay.twap_changed, guard=guard.refusal
         )
+        chases = ChaseRunner(
+            client, account, lambda s: order_context(feed.state, s, slippage), relay.chase_changed, guard=guard.refusal
+        )
+        ocos = OcoRunner(client, account, relay.oco_changed, guard=guard.refusal)
     return Session(
         client=client,
         feed=feed,
@@ -140,6 +162,8 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         watchlist=Watchlist.load(watchlist_path(data_dir(), profile)),
         twaps=twaps,
         guard=guard,
+        chases=chases,
+        ocos=ocos,
         owns_client=parts.get("close_client", False),
         relay=relay,
     )

@@ -38,6 +38,8 @@ from .confirm import ConfirmScreen
 from .form import FormScreen
 
 if TYPE_CHECKING:
+    from tui.trading.chase import ChaseRunner
+    from tui.trading.oco import OcoRunner
     from tui.trading.twap import TwapRunner
     from tui.ui.session import Session
 
@@ -61,6 +63,8 @@ class ScreenContext(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with
+    chases: ChaseRunner | None = None  # likewise
+    ocos: OcoRunner | None = None
 
     @classmethod
     def of(cls, session: Session) -> ScreenContext:
@@ -76,6 +80,8 @@ class ScreenContext(msgspec.Struct, frozen=True):
             alerts=session.alerts,
             watchlist=session.watchlist,
             twaps=session.twaps,
+            chases=session.chases,
+            ocos=session.ocos,
         )
 
 
