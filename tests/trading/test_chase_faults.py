@@ -5,6 +5,7 @@ once it has settled; what it says it filled is the exchange's position."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from collections.abc import AsyncIterator
 from decimal import Decimal
@@ -14,8 +15,10 @@ import pytest
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.fault_proxy import FaultProxy
 from tests.feed.sim_process import SimProcess, Watcher, free_port, running_feed
+from tests.sim.test_faults_process import FaultySim
 from tests.trading.test_twap_faults import Said, position
 from tui.api.client import Client
+from tui.api.errors import ActionRejected, ClientError
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.feed.worker import Feed
@@ -244,3 +247,53 @@ async def test_cancelling_a_chase_withdraws_its_order_and_counts_its_fills(
         assert await runner.stop_all() == []
     assert chase.state == "cancelled" and chase.filled == D("0.01") and not chase.cloid, said.messages
     assert await position(exchange.url) == D("-0.01") and await resting(exchange.url) == []
+
+
+async def test_a_chase_under_brutal_faults_never_fills_past_its_size() -> None:
+    """``xtui sim --faults brutal`` (latency, refusals, /info timeouts, partial fills, sockets dropped): chase buy
+    0.05 while Bob bids higher and sells into it. It ends (done, or stopped at a refusal naming the injected
+    fault), never past its size; once settled none of its orders rests, and what it says it filled is Alice's
+    position on the exchange."""
+    sim = FaultySim(free_port())
+    await sim.start()
+    said = Said()
+    try:
+        async with asyncio.timeout(WAIT_S):
+            await until_taken(sim.url, [order_item(1, "s", "100000", "1"), order_item(1, "b", "99000", "0.01")])
+        f, watcher, task, reader = await running_feed(sim, http_timeout=1.0)
+        try:
+            await watcher.until(lambda: f.state.market.book.best_bid == D(99_000), WAIT_S)
+            async with Client(sim.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+                runner = chaser(alice, f, said)
+                chase = runner.start(ChaseSpec("BTC-PERP", "buy", SIZE))
+                await said.until(lambda: chase.cloid != "" or not chase.active)
+                for price in ("99010", "99020"):
+                    await until_taken(sim.url, [order_item(1, "b", price, "0.01")])
+                    await until_taken(sim.url, [order_item(1, "s", "98000", "0.03", tif="IOC")])
+                await said.until(lambda: chase.done > 0 or not chase.active)
+                await runner.stop_all()  # what a partial fill by the brutal exchange left is withdrawn
+        finally:
+            await f.stop()
+            await task
+            await reader.aclose()
+        held = await position(sim.url)
+        assert held == chase.filled <= SIZE, (held, chase.filled, said.messages)
+        assert await resting(sim.url) == [] and not chase.cloid
+        if chase.state == "stopped":
+            assert "injected fault (xtui sim --faults)" in chase.reason, said.messages
+        else:
+            assert chase.state in ("done", "cancelled") and chase.filled > 0, said.messages
+    finally:
+        await sim.stop()
+
+
+async def until_taken(url: str, orders: list[dict[str, object]]) -> None:
+    """Bob's orders, sent again while the brutal exchange refuses them on purpose."""
+    while True:
+        try:
+            await bob(url, orders)
+            return
+        except ActionRejected as exc:
+            assert exc.message.startswith("injected fault"), exc.message
+        except ClientError:
+            continue

@@ -37,6 +37,7 @@ ORDER_EXPIRY_S = 15.0  # a placement the exchange has not seen by then never hap
 POLL_S = 1.0  # how often the record and the touch are looked at while an order rests
 SETTLE_RETRY_S = 2.0  # how often an unconfirmed step is asked after again
 MOVED = "moved: "  # starts what is routine (a reprice): the app logs it but does not raise a notice
+GIVE_UP_TRIES = 5  # a cancelled chase whose withdrawal stays unconfirmed after this many tries says it may rest
 CROSS_RETRIES = 5  # post-only refusals in a row (the book moving under the order) before the chase stops
 State = Literal["running", "done", "stopped", "cancelled"]
 
@@ -300,10 +301,17 @@ class ChaseRunner:
                 chase.unconfirmed = said
                 self.on_change(chase, said)
 
+        tries = 0
+
         async def again(seconds: float) -> bool:
-            if chase.state == "cancelled" and chase.unconfirmed:  # told to stop, and the record cannot say
+            nonlocal tries
+            tries += 1
+            if chase.state == "cancelled" and tries > GIVE_UP_TRIES:  # told to stop, and the record cannot say
                 return False
-            await self._wait(chase, seconds)
+            if chase.active:
+                await self._wait(chase, seconds)  # a cancel wakes it
+            else:
+                await self.sleep(seconds)
             return True
 
         instrument = self.context(chase.spec.symbol)
