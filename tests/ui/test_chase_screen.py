@@ -8,16 +8,18 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.bindings import key_catalogue
 from tui.ui.screens.chase import ChaseScreen
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
@@ -133,3 +135,21 @@ async def test_quitting_with_a_chase_running_asks_and_withdraws_it(
         await until(pilot, lambda: chase.state == "cancelled" and not chase.cloid, "withdrawn on the way out")
     assert (await trader.open_orders(ALICE.address)).data == []
     assert app.left_resting == []
+
+
+async def test_the_palette_and_the_help_list_the_chase_and_oco_keys(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """ctrl+p, "chase": the palette offers the Chase & OCO screen first, and Enter opens it; the help lists O and
+    the screen's n, o and x with what they do."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "chase", "Chase")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ChaseScreen), what="the screen from the palette")
+    rows = {row.id: row for row in key_catalogue(app, app.BINDINGS, {})}
+    assert rows["screen_chase"].keys == "O" and "only while xtui runs" in rows["screen_chase"].tooltip
+    assert {rows[i].keys for i in ("chase.new", "chase.oco", "chase.cancel")} == {"n", "o", "x"}
