@@ -140,3 +140,41 @@ async def test_on_quit_both_orders_stay_and_are_reported(exchange: SimProcess) -
     assert "take-profit 0.05 at 101,000" in report[0] and "stop 0.05 trigger 98,000" in report[1]
     assert all("stays on the exchange, not linked" in line for line in report)
     assert sorted((await legs(exchange.url)).values()) == [SIZE, SIZE]
+
+
+async def test_both_legs_hit_at_once_close_no_more_than_the_position(exchange: SimProcess) -> None:
+    """The race a client-side OCO cannot prevent: one buy of Bob's reaches both legs before xtui looks (here two
+    sell limits, 101,000 and 101,500, so one order crosses both) while /info fails, so xtui cannot react. Both
+    legs are reduce-only: the exchange fills 0.05 and cancels the other, Alice is flat, never short, and the pair
+    ends having closed 0.05."""
+    second = OrderPlan(1, "BTC-PERP", "sell", "limit", D(101_500), SIZE, D(101_500), reduce_only=True)
+    proxy = FaultProxy(exchange.url)
+    await proxy.start()
+    said = Said()
+    try:
+        async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+            oco = runner(alice, said).start(TP, second)
+            await linked(oco, said)
+            proxy.mode = "500"
+            await bob(exchange.url, [order_item(1, "b", "101500", "0.2", tif="IOC")])
+            assert await position(exchange.url) == 0  # not -0.05: the second leg could no longer reduce
+            proxy.mode = "pass"
+            await said.until(lambda: not oco.active)
+    finally:
+        await proxy.stop()
+    assert oco.filled == SIZE and await legs(exchange.url) == {}, said.messages
+
+
+async def test_an_exchange_restarted_empty_unlinks_the_pair_and_says_so(exchange: SimProcess) -> None:
+    """The exchange killed (SIGKILL) while the pair watches, then started again empty: the pair waits while it
+    cannot read, then finds neither leg in the new record, stops and says both are unlinked; nothing rests."""
+    said = Said()
+    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+        oco = runner(alice, said).start(TP, STOP)
+        await linked(oco, said)
+        await exchange.kill()
+        await said.until(lambda: said.any("the take-profit unconfirmed: waiting for the exchange"))
+        await exchange.start()
+        await said.until(lambda: not oco.active)
+    assert oco.state == "stopped" and "no record" in oco.reason, said.messages
+    assert await legs(exchange.url) == {}
