@@ -54,6 +54,7 @@ class ChaseScreen(DataScreen):
 
     DEFAULT_CSS = """
     ChaseScreen #chase-note {
+        width: 100%;
         height: auto;
         padding: 0 1;
         color: $foreground-muted;
@@ -80,11 +81,15 @@ class ChaseScreen(DataScreen):
         rows: list[tuple[str, list[str]]] = []
         for c in reversed(self.chases.chases if self.chases is not None else []):
             now = c.unconfirmed or c.reason or (f"resting at {fmt_decimal(c.price)}" if c.cloid else "placing")
-            rows.append((f"c{c.id}", [f"chase {c.id}", c.spec.describe(), c.state, c.progress(), now]))
+            limit = f" limit {fmt_decimal(c.spec.limit)}" if c.spec.limit is not None else ""
+            what = f"{c.spec.side.upper()} {fmt_decimal(c.spec.size)} {c.spec.symbol}{limit}"
+            done = f"{fmt_decimal(c.done)} of {fmt_decimal(c.spec.size)}"
+            rows.append((f"c{c.id}", [f"chase {c.id}", what, c.state, done, now]))
         for o in reversed(self.ocos.ocos if self.ocos is not None else []):
             legs = " / ".join(leg.describe() for leg in o.legs)
             now = o.unconfirmed or o.reason or "watching both"
-            rows.append((f"o{o.id}", [f"OCO {o.id}", f"{o.symbol}: {legs}", o.state, o.progress(), now]))
+            done = f"{fmt_decimal(o.filled)} of {fmt_decimal(o.size)}"
+            rows.append((f"o{o.id}", [f"OCO {o.id}", f"{o.symbol}: {legs}", o.state, done, now]))
         self.query_one("#chase-table", RecordTable).show(rows)
         note = (
             "n new chase · o new OCO on the selected instrument's position · x cancel. Both run only while xtui runs: "
