@@ -297,3 +297,25 @@ async def until_taken(url: str, orders: list[dict[str, object]]) -> None:
             assert exc.message.startswith("injected fault"), exc.message
         except ClientError:
             continue
+
+
+async def test_quitting_while_the_exchange_is_frozen_says_the_order_may_rest(
+    exchange: SimProcess, feed: tuple[Feed, Watcher]
+) -> None:
+    """xtui quits while the exchange is frozen (SIGSTOP) under a resting chase: the withdrawal is tried once, not
+    waited on, and ``stop_all`` names the order that may still rest, as the last notice does."""
+    f, _ = feed
+    said = Said()
+    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+        runner = chaser(alice, f, said)
+        chase = runner.start(ChaseSpec("BTC-PERP", "buy", SIZE))
+        await rests_at(chase, said, D(99_000))
+        exchange.signal(signal.SIGSTOP)
+        try:
+            async with asyncio.timeout(WAIT_S / 4):
+                report = await runner.stop_all()
+        finally:
+            exchange.signal(signal.SIGCONT)
+    assert chase.state == "cancelled" and len(report) == 1, (report, said.messages)
+    assert chase.cloid in report[0] and "may still rest" in report[0]
+    assert said.messages[-1].endswith("may still rest: see the open orders")

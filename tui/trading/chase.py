@@ -129,6 +129,7 @@ class ChaseRunner:
         self.settle_retry_s = settle_retry_s
         self.guard = guard  # the profile's guards, asked before every order (a refusal stops the chase)
         self.chases: list[Chase] = []
+        self.quitting = False
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._wake: dict[int, asyncio.Event] = {}
 
@@ -153,7 +154,9 @@ class ChaseRunner:
             self.on_change(chase, f"{why}: withdrawing its order" if chase.cloid else why)
 
     async def stop_all(self) -> list[str]:
-        """Cancel every chase and wait for them (xtui is quitting); what may still rest, in words."""
+        """Cancel every chase and wait for them (xtui is quitting: a withdrawal the record cannot confirm at once is
+        not asked after again); what may still rest, in words."""
+        self.quitting = True
         for chase in self.active:
             self.cancel(chase, "cancelled: xtui quit")
         for task in list(self._tasks.values()):
@@ -306,7 +309,8 @@ class ChaseRunner:
         async def again(seconds: float) -> bool:
             nonlocal tries
             tries += 1
-            if chase.state == "cancelled" and tries > GIVE_UP_TRIES:  # told to stop, and the record cannot say
+            # told to stop, and the record cannot say: a few tries, none more when xtui is quitting
+            if chase.state == "cancelled" and (tries > GIVE_UP_TRIES or self.quitting):
                 return False
             if chase.active:
                 await self._wait(chase, seconds)  # a cancel wakes it

@@ -146,12 +146,12 @@ class OcoRunner:
                 await task
         return self.resting()
 
-    def resting(self) -> list[str]:
-        """Each order of a pair no longer watched that may still rest, in words."""
+    def resting(self, *, running_too: bool = False) -> list[str]:
+        """Each order of a pair no longer watched (or of any pair: ``running_too``) that may still rest, in words."""
         return [
             f"OCO {o.id} {o.symbol}: {leg.describe()} ({leg.cloid}) stays on the exchange, not linked"
             for o in self.ocos
-            if not o.active
+            if running_too or not o.active
             for leg in o.legs
             if leg.cloid
         ]

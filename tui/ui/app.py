@@ -33,7 +33,7 @@ from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.messages import FeedChanged, WatchToggled
-from tui.ui.order_tools import QUIT_NOTE, running, stop_tools
+from tui.ui.order_tools import QUIT_NOTE, resting_now, running, stop_tools
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
 from tui.ui.screens.catalogue import open_screen, screen_classes
@@ -384,9 +384,11 @@ class XtuiApp(LeanApp[None]):
     async def stop_twaps(self) -> None:
         """Cancel every TWAP and chase and unlink every OCO: this session's and those of the sessions it replaced;
         what stays on the exchange is kept in ``left_resting``."""
+        sessions = [*self._earlier, self.session]
+        self.left_resting = resting_now(sessions)  # what is said should the stop be cut short (a signal's time limit)
         for runner in self._runners():
             await runner.stop_all()
-        self.left_resting = await stop_tools([*self._earlier, self.session])
+        self.left_resting = await stop_tools(sessions)
 
     async def _stop_and_exit(self) -> None:
         await self.stop_twaps()

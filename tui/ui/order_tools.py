@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tui.ui.session import Session
 
-__all__ = ["QUIT_NOTE", "running", "stop_tools"]
+__all__ = ["QUIT_NOTE", "resting_now", "running", "stop_tools"]
 
 log = logging.getLogger("tui.ui")
 QUIT_NOTE = "Quitting withdraws each chase's order; an OCO's two orders stay on the exchange, no longer linked."
@@ -24,6 +24,15 @@ def running(sessions: Iterable[Session]) -> list[str]:
             lines += [f"Chase {c.id}: {c.spec.describe()} · {c.progress()}" for c in s.chases.active]
         if s.ocos is not None:
             lines += [f"OCO {o.id}: {o.progress()}" for o in s.ocos.active]
+    return lines
+
+
+def resting_now(sessions: Iterable[Session]) -> list[str]:
+    """What would stay on the exchange if xtui ended this instant: every chase order and every OCO leg."""
+    lines: list[str] = []
+    for s in sessions:
+        lines += s.chases.resting() if s.chases is not None else []
+        lines += s.ocos.resting(running_too=True) if s.ocos is not None else []
     return lines
 
 
