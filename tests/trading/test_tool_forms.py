@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tests.trading.test_form_grammar import HOSTILE
 from tui.trading import OrderContext
+from tui.trading.chase import chase_target
 from tui.trading.grammar import FieldError
 from tui.trading.tool_forms import chase_from_form, oco_from_form, tool_of
 
@@ -33,7 +34,9 @@ def test_the_chase_form_reads_any_text(side: str, size: str, limit: str) -> None
         assert exc.field in ("side", "size", "limit") and exc.message
         return
     assert spec.side == side.strip().lower() and spec.size == plan.size > 0 and plan.post_only
-    assert plan.size % LONG.lot == 0 and plan.price in (LONG.best_bid, LONG.best_ask)
+    assert plan.size % LONG.lot == 0 and plan.price == chase_target(spec, LONG)  # the touch, held at the limit
+    if spec.limit is not None:
+        assert plan.price <= spec.limit if spec.side == "buy" else plan.price >= spec.limit
 
 
 @settings(max_examples=300, deadline=None)
