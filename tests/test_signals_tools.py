@@ -25,7 +25,7 @@ def test_sigterm_with_a_chase_running_withdraws_its_order(dashboard: object) -> 
     d = dashboard("--seed", "7")  # type: ignore[operator]
     d.read_until(b"spread")
     os.write(d.master, b"O")
-    d.read_until(b"Chase & OCO")
+    d.read_until(b"Chase and OCO")
     os.write(d.master, b"n")
     d.read_until(b"Enter: start the chase")
     os.write(d.master, b"0.001")

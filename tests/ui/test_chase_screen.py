@@ -140,7 +140,7 @@ async def test_quitting_with_a_chase_running_asks_and_withdraws_it(
 async def test_the_palette_and_the_help_list_the_chase_and_oco_keys(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """ctrl+p, "chase": the palette offers the Chase & OCO screen first, and Enter opens it; the help lists O and
+    """ctrl+p, "chase": the palette offers the Chase and OCO screen first, and Enter opens it; the help lists O and
     the screen's n, o and x with what they do."""
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:

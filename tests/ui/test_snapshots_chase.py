@@ -1,4 +1,4 @@
-"""Snapshots of the chase form and the OCO form (over the Chase & OCO screen, O), at 120x40 and 80x24: what each
+"""Snapshots of the chase form and the OCO form (over the Chase and OCO screen, O), at 120x40 and 80x24: what each
 tool does and that it runs only while xtui runs, the fields, and the OCO's size offered as Alice's whole position.
 
 Built as ``test_snapshots`` builds its pictures: a seeded exchange, a frozen clock, a pinned budget; nothing is

@@ -40,7 +40,7 @@ OCO_NOTES = [
 
 
 class ChaseScreen(DataScreen):
-    SCREEN_TITLE = "Chase & OCO"
+    SCREEN_TITLE = "Chase and OCO"
     SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset({"new_chase", "new_oco", "cancel"})
 
     BINDINGS: ClassVar[list[BindingType]] = [
