@@ -178,3 +178,18 @@ async def test_an_exchange_restarted_empty_unlinks_the_pair_and_says_so(exchange
         await said.until(lambda: not oco.active)
     assert oco.state == "stopped" and "no record" in oco.reason, said.messages
     assert await legs(exchange.url) == {}
+
+
+async def test_a_stop_refused_at_the_start_withdraws_the_take_profit(exchange: SimProcess) -> None:
+    """The profile's guard refuses the stop as the pair is placed: the take-profit already placed is withdrawn, the
+    pair stops saying why, and nothing of it rests (no half pair)."""
+    said = Said()
+    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+        ocos = OcoRunner(
+            alice, ALICE.address, said, order_expiry_s=3.0, poll_s=0.05, settle_retry_s=0.1,
+            guard=lambda plans: "no stops today" if plans[0].kind == "stop" else None,
+        )  # fmt: skip
+        oco = ocos.start(TP, STOP)
+        await said.until(lambda: said.any("the take-profit was withdrawn"))
+    assert oco.state == "stopped" and "no stops today" in oco.reason, said.messages
+    assert await legs(exchange.url) == {} and ocos.resting() == []
