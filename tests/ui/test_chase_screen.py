@@ -71,6 +71,14 @@ async def test_a_chase_started_from_its_form_rests_at_the_bid_and_is_withdrawn_b
         await until(pilot, lambda: cells(table)[0][2] == "cancelled", "said")
         assert (await trader.open_orders(ALICE.address)).data == []
         assert any(m.startswith("started: chase BUY 0.01 BTC-PERP at the best bid") for m in notes.messages)
+        await pilot.press("n")  # a second one: the cursor lands on it, so x cancels it, not the first
+        await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form again")
+        app.screen.query_one("#field-size", Input).value = "0.01"
+        await pilot.press("enter")
+        await until(pilot, lambda: len(runner.chases) == 2 and runner.chases[1].cloid != "", "the second order")
+        await pilot.press("x")
+        await until(pilot, lambda: not runner.chases[1].active and not runner.chases[1].cloid, "the second withdrawn")
+        assert (await trader.open_orders(ALICE.address)).data == []
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -125,8 +125,7 @@ class ChaseScreen(DataScreen):
 
         def entered(result: tuple[ChaseSpec, OrderPlan] | None) -> None:
             if result is not None:
-                runner.start(result[0])
-                self.show()
+                self._select(f"c{runner.start(result[0]).id}")
 
         form: FormScreen[tuple[ChaseSpec, OrderPlan]] = FormScreen(
             f"Chase · {symbol}", fields, check, notes=CHASE_NOTES, focus="size", enter="Enter: start the chase"
@@ -155,8 +154,7 @@ class ChaseScreen(DataScreen):
 
         def entered(result: tuple[OrderPlan, OrderPlan] | None) -> None:
             if result is not None:
-                runner.start(*result)
-                self.show()
+                self._select(f"o{runner.start(*result).id}")
 
         side = "long" if ctx.position > 0 else "short" if ctx.position else "no position"
         form: FormScreen[tuple[OrderPlan, OrderPlan]] = FormScreen(
@@ -164,6 +162,14 @@ class ChaseScreen(DataScreen):
             enter="Enter: place both and link them",
         )  # fmt: skip
         self.app.push_screen(form, entered)
+
+    def _select(self, key: str) -> None:
+        """Show the rows with the one just started under the cursor, so x acts on it."""
+        self.show()
+        table = self.query_one("#chase-table", RecordTable)
+        keys = [str(row.key.value) for row in table.ordered_rows]
+        if key in keys:
+            table.move_cursor(row=keys.index(key), animate=False)
 
     def _selected(self) -> Chase | Oco | None:
         key = self.query_one("#chase-table", RecordTable).selected_key() or ""
