@@ -21,8 +21,8 @@ ENTRIES_KEPT = 500
 ORDERS_SUMMED = 200  # orders whose pieces are summed into one entry; an older order's late piece is a new entry
 # what the log holds: the account's events, and what the dashboard and the connection went through
 LOG_KINDS = (
-    "fill", "trigger", "cancel", "liquidation", "funding", "warning", "alert", "twap", "trail", "refusal",
-    "disconnect", "reconnect",
+    "fill", "trigger", "cancel", "liquidation", "funding", "warning", "alert", "twap", "trail", "chase", "oco",
+    "refusal", "disconnect", "reconnect",
 )  # fmt: skip
 MAX_TEXT = 400  # an entry's text is cut here: one line of a screen, one line of the file
 _ZERO = Decimal(0)

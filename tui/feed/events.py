@@ -233,6 +233,7 @@ class EventLog:
         self._fill_mark = -1  # the newest trade id of the first load: no fill at or below it is news
         self._own = 0  # the dashboard's own cancels in flight
         self._own_until = float("-inf")
+        self.kept_by_xtui: Callable[[str], bool] = lambda cloid: False  # a cloid of xtui's runners (chase, OCO)
 
     def since(self, shown: int) -> list[AccountEvent]:
         """The events announced after the first ``shown`` (those still kept)."""
@@ -289,8 +290,8 @@ class EventLog:
         event = order_event(o, prev, info)
         if event is None:
             return None
-        if event.kind == "cancel" and event.title != REST and self.own_cancelling(now):
-            return None  # the desk told of it
+        if event.kind == "cancel" and event.title != REST and (self.own_cancelling(now) or self.kept_by_xtui(o.cloid)):
+            return None  # the desk told of it, or a runner of xtui withdrew its own order and says so itself
         return self._add(event)
 
     def funding(self, r: FundingRecord, instrument: str, info: Steps | None) -> AccountEvent | None:

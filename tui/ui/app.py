@@ -28,6 +28,7 @@ from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
+from tui.trading.chase import MOVED
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
@@ -35,6 +36,7 @@ from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
 from tui.ui.layouts import LayoutCommands, next_layout
 from tui.ui.messages import FeedChanged, WatchToggled
+from tui.ui.order_tools import resting_now, stop_tools
 from tui.ui.quitting import quit_question
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
@@ -107,6 +109,7 @@ class XtuiApp(LeanApp[None]):
         self.terminal_bytes = TerminalBytes()  # the output driver counts what it writes here
         self.diagnostics: Diagnostics | None = None  # made on mount: its first rates count from there
         self._earlier: list[Session] = []  # sessions replaced while a TWAP of theirs ran: it runs on in them
+        self.left_resting: list[str] = []  # orders of xtui's runners left on the exchange as it ended
         self._sessions_shown = 1  # names the next session's screen mode
         self._take(session)
 
@@ -229,7 +232,7 @@ class XtuiApp(LeanApp[None]):
         await old.feed.stop()
         self.write_events()
         old.event_file.close()
-        if (old.twaps is not None and old.twaps.active) or (old.trails is not None and old.trails.active):
+        if quit_question([old], 0) is not None:  # a tool of its own still runs: it goes on as its account
             self._earlier.append(old)
         elif old.owns_client:
             await old.client.aclose()
@@ -357,6 +360,17 @@ class XtuiApp(LeanApp[None]):
             self.notify(what, title=title, severity="warning" if loud else "information", timeout=timeout, markup=False)
         self.main.feed_changed(FeedChanged(frozenset({"orders"})))  # its row in the open orders says the new peak
 
+    def tool_changed(self, title: str, ended_badly: bool, what: str) -> None:
+        """A chase or OCO of this session, or of one it replaced, moved on (``Listener``)."""
+        log.log(logging.WARNING if ended_badly else logging.INFO, "%s: %s", title.lower(), what)
+        self.log_event(title.split()[0].lower(), f"{title}: {what}")
+        if not what.startswith(MOVED):  # a reprice: the screen and the open orders show it, a notice each would flood
+            self.notify(what, title=title, severity="error" if ended_badly else "information", markup=False)
+        from tui.ui.screens.chase import ChaseScreen  # loaded by now: a chase starts from its screen
+
+        if isinstance(self.screen, ChaseScreen):
+            self.screen.show()
+
     def _check_alerts(self) -> None:
         """Tell each alert the latest prices: a notice (and the bell, if the alert rings) for each that fires."""
         prices = {}
@@ -450,12 +464,16 @@ class XtuiApp(LeanApp[None]):
         self.push_screen(ConfirmScreen(*question), answered)
 
     async def stop_twaps(self) -> None:
-        """Cancel every TWAP and stop every trailing stop (its last stop stays on the exchange, and it says so):
-        this session's and those of the sessions it replaced."""
-        for session in self.sessions():
+        """Cancel every TWAP and chase, stop every trailing stop (its last stop stays on the exchange, and it says so)
+        and unlink every OCO: this session's and those of the sessions it replaced; what stays on the exchange of the
+        chases and OCOs is kept in ``left_resting``."""
+        sessions = self.sessions()
+        self.left_resting = resting_now(sessions)  # what is said should the stop be cut short (a signal's time limit)
+        for session in sessions:
             for runner in (session.twaps, session.trails):
                 if runner is not None:
                     await runner.stop_all()
+        self.left_resting = await stop_tools(sessions)
 
     async def _stop_and_exit(self) -> None:
         await self.stop_twaps()

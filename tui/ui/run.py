@@ -212,6 +212,8 @@ def run_dashboard(
                 for task in tasks:
                     task.cancel()
                 ending.record()
+                for line in app.left_resting:  # the terminal is back: said where the trader looks now
+                    sys.stderr.write(f"xtui ended; on the exchange still: {line}\n")
             return ending.return_code or app.return_code or 0  # 128 + N after a signal; else as the app ended
 
         failed: list[str] = []  # why the built-in exchange did not start

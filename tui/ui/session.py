@@ -26,8 +26,11 @@ from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
 from tui.trading import OrderContext
+from tui.trading.chase import Chase, ChaseRunner
 from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
+from tui.trading.oco import Oco, OcoRunner
+from tui.trading.tool_forms import tool_of
 from tui.trading.trail_plan import Source
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
@@ -43,6 +46,8 @@ class Listener(Protocol):
     def twap_changed(self, twap: Twap, what: str) -> None: ...
 
     def trail_changed(self, trail: Trail, what: str) -> None: ...
+
+    def tool_changed(self, title: str, ended_badly: bool, what: str) -> None: ...
 
 
 class Relay:
@@ -63,6 +68,16 @@ class Relay:
     def trail_changed(self, trail: Trail, what: str) -> None:
         if self.listener is not None:
             self.listener.trail_changed(trail, what)
+
+    def chase_changed(self, chase: Chase, what: str) -> None:
+        if self.listener is not None:
+            self.listener.tool_changed(f"Chase {chase.id}", chase.state == "stopped", what)
+
+    def oco_changed(self, oco: Oco, what: str) -> None:
+        if self.listener is not None:
+            self.listener.tool_changed(
+                f"OCO {oco.id}", oco.state in ("stopped", "left") and oco.reason != "cancelled", what
+            )
 
 
 class Session(msgspec.Struct, frozen=True):
@@ -85,6 +100,8 @@ class Session(msgspec.Struct, frozen=True):
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
     trails: TrailRunner | None  # the trailing stops; None without a key to trade with
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
+    chases: ChaseRunner | None  # None without a key to trade with, as the TWAPs
+    ocos: OcoRunner | None
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
     event_file: EventFile  # the event log kept on disk for the profile (its thread starts with the session)
@@ -136,7 +153,8 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
     )
     guards = Guards(options.max_order_notional, options.daily_loss_limit, options.liquidation_warn_pct)
     guard = OrderGuard(guards, feed.state, lambda: int(wall_clock() * 1000))
-    twaps = trails = None
+    feed.state.account.events.kept_by_xtui = lambda cloid: tool_of(cloid) is not None
+    twaps = trails = chases = ocos = None
     if signer is not None and account is not None and not options.read_only:
         slippage = options.slippage_pct
 
@@ -150,6 +168,8 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
 
         twaps = TwapRunner(client, account, context, relay.twap_changed, guard=guard.refusal)
         trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal)
+        chases = ChaseRunner(client, account, context, relay.chase_changed, guard=guard.refusal)
+        ocos = OcoRunner(client, account, relay.oco_changed, guard=guard.refusal)
     return Session(
         client=client,
         feed=feed,
@@ -168,6 +188,8 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         twaps=twaps,
         trails=trails,
         guard=guard,
+        chases=chases,
+        ocos=ocos,
         owns_client=parts.get("close_client", False),
         relay=relay,
         event_file=EventFile(event_log_path(stores, profile)),

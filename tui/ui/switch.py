@@ -100,4 +100,8 @@ def running_tools(sessions: Sequence[Session]) -> list[RunningTool]:
             out += [RunningTool("TWAP", t.id, s.profile, s.account, t.progress()) for t in s.twaps.active]
         if s.trails is not None:
             out += [RunningTool("Trailing stop", t.id, s.profile, s.account, t.progress()) for t in s.trails.active]
+        if s.chases is not None:
+            out += [RunningTool("Chase", c.id, s.profile, s.account, c.progress()) for c in s.chases.active]
+        if s.ocos is not None:
+            out += [RunningTool("OCO", o.id, s.profile, s.account, o.progress()) for o in s.ocos.active]
     return out

@@ -27,6 +27,7 @@ def screen_classes() -> dict[str, type[DataScreen]]:
     from .agents import AgentsScreen
     from .alerts import AlertsScreen
     from .brokers import BrokersScreen
+    from .chase import ChaseScreen
     from .events import EventLogScreen
     from .explorer import ExplorerScreen
     from .history import HistoryScreen
@@ -49,6 +50,7 @@ def screen_classes() -> dict[str, type[DataScreen]]:
         "journal": JournalScreen,
         "alerts": AlertsScreen,
         "twap": TwapScreen,
+        "chase": ChaseScreen,
         "watchlist": WatchlistScreen,
         "events": EventLogScreen,
     }
@@ -77,6 +79,9 @@ SCREEN_BINDINGS = [
             tooltip="Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
     Binding("V", "open_screen('twap')", "TWAP", id="screen_twap", show=False,
             tooltip="TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
+    Binding("O", "open_screen('chase')", "Chase & OCO", id="screen_chase", show=False,
+            tooltip="Chase (an order kept at the best bid or ask) and OCO (a take-profit and a stop, one cancels the "
+            "other); both run only while xtui runs"),
     Binding("w", "open_screen('watchlist')", "Watchlist", id="screen_watchlist", show=False,
             tooltip="Watchlist: your instruments with last, 24h change, funding and a sparkline; Enter shows one"),
     Binding("N", "open_screen('events')", "Event log", id="screen_events", show=False,

@@ -40,6 +40,8 @@ from .confirm import ConfirmScreen
 from .form import FormScreen
 
 if TYPE_CHECKING:
+    from tui.trading.chase import ChaseRunner
+    from tui.trading.oco import OcoRunner
     from tui.trading.twap import TwapRunner
     from tui.ui.session import Session
 
@@ -64,6 +66,8 @@ class ScreenContext(msgspec.Struct, frozen=True):
     watchlist: Watchlist
     twaps: TwapRunner | None  # None without a key to trade with
     event_file: EventFile  # the event log kept on disk: what earlier sessions logged
+    chases: ChaseRunner | None = None  # likewise
+    ocos: OcoRunner | None = None
 
     @classmethod
     def of(cls, session: Session) -> ScreenContext:
@@ -80,6 +84,8 @@ class ScreenContext(msgspec.Struct, frozen=True):
             watchlist=session.watchlist,
             twaps=session.twaps,
             event_file=session.event_file,
+            chases=session.chases,
+            ocos=session.ocos,
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 
 from tui.api.models import Order, to_datetime
+from tui.trading.tool_forms import tool_of
 
 from .display import DOWN, UP, fit, fmt_age, fmt_price, fmt_size
 from .pane import TablePane
@@ -34,7 +35,10 @@ COLUMNS = (
 
 def order_type(o: Order) -> str:
     """What the order is: limit, market, stop market, stop limit, TP or SL (a market TP/SL says so); the TP/SL
-    of a bracket or of a position say so instead ("bracket TP", "position SL")."""
+    of a bracket or of a position say so instead ("bracket TP", "position SL"); an order a runner of xtui keeps
+    says which ("chase", "OCO TP", "OCO stop")."""
+    if (tool := tool_of(o.cloid)) is not None:
+        return tool
     market = o.is_market or not o.limit_price
     if o.tpsl in ("tp", "sl") and o.grouping in ("normal", "position"):  # one of a group: which one says it
         return ("bracket " if o.grouping == "normal" else "position ") + o.tpsl.upper()
