@@ -38,6 +38,7 @@ from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
+from tui.ui.screens.live_screen import LiveScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
@@ -257,6 +258,8 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
+        if isinstance(self.screen, LiveScreen):  # the ladder, the heatmap: they follow the feed as the panes do
+            self.screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 

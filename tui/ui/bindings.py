@@ -37,6 +37,8 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.ladder import LadderScreen
+    from tui.ui.screens.live_screen import LiveScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
     from tui.ui.screens.prompt import PromptScreen
@@ -45,6 +47,8 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
 
     return [
         ("dashboard", MainScreen.BINDINGS),
+        ("ladder", LadderScreen.BINDINGS),
+        ("ladder, heatmap", LiveScreen.BINDINGS),
         ("markets", MarketsPane.BINDINGS),
         ("order book", OrderBookPane.BINDINGS),
         ("order form", OrderFormScreen.BINDINGS),
@@ -78,6 +82,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
     from tui.ui.screens.help import HelpScreen
+    from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
     from tui.ui.screens.prompt import PromptScreen
@@ -85,6 +90,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.widgets.book_lines import BookLines
     from tui.ui.widgets.depth_chart import DepthChart
     from tui.ui.widgets.key_table import KeyTable
+    from tui.ui.widgets.ladder import LadderLines
     from tui.ui.widgets.markets import MarketsPane
 
     main = _merged(MainScreen)
@@ -95,6 +101,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "order book": [_merged(BookLines), book, main, APP_BINDINGS],
         "depth chart": [_merged(DepthChart), book, main, APP_BINDINGS],
         "order form": [_merged(OrderFormScreen), APP_BINDINGS],
+        "ladder": [_merged(LadderLines), _merged(LadderScreen), APP_BINDINGS],
         "confirm": [_merged(ConfirmScreen), APP_BINDINGS],
         "prompt": [_merged(PromptScreen), APP_BINDINGS],
         "form": [_merged(FormScreen), APP_BINDINGS],

@@ -131,18 +131,23 @@ class MainScreen(LeanScreen[None]):
             for point in points:
                 self.set_class(point == chosen, point[1], update=False)
 
-    def compose(self) -> ComposeResult:
-        state = self.feed.state
-        header = ProfileHeader(
-            state,
+    def make_header(self, id: str) -> ProfileHeader:
+        """The line that says who trades where (profile, account, signer, connection): the ladder's and the
+        heatmap's screens show it too."""
+        return ProfileHeader(
+            self.feed.state,
             profile=self._profile,
             signer=self._signer,
             demo_key=self._demo_key,
             mainnet=self._mainnet,
             read_only=self._read_only,
             note=self.guards.header_note,
-            id="header",
+            id=id,
         )
+
+    def compose(self) -> ComposeResult:
+        state = self.feed.state
+        header = self.make_header("header")
         now_s = lambda: self._wall_clock() + (state.status.clock_drift_ms or 0) / 1000  # noqa: E731 (the exchange's)
         yield ArmedBanner(id="armed")
         yield HeaderRow(header, FundingLine(state, view=self.funding, now_s=now_s, id="funding"))
@@ -342,6 +347,12 @@ class MainScreen(LeanScreen[None]):
 
     def on_resize(self, _event: object) -> None:
         self.call_after_refresh(self.refresh_bindings)  # the pane cycle key comes and goes with the size
+
+    def action_open_ladder(self) -> None:
+        from .ladder import LadderScreen  # not on the first frame
+
+        if self.app.screen is self:
+            self.app.push_screen(LadderScreen(self, refresh_s=self._refresh_s))
 
     def action_buy(self) -> None:
         self.desk.open_form("buy")

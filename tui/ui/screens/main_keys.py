@@ -54,6 +54,8 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Funding rates per period (0.0013%/1h), per 8 hours, or annualised (APR)"),
     Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,
             tooltip="Poll the account now"),
+    Binding("l", "open_ladder", "Ladder", id="open_ladder",
+            tooltip="Price ladder: a fixed price axis, your orders on their levels; buy, sell, cancel at the cursor"),
     Binding("v", "cycle_panes", "Panes", id="cycle_panes",
             tooltip="Where the book, the tape and the chart share a place (a small terminal): show the next"),
     Binding("1", "focus_pane('markets')", "Markets", id="focus_markets", show=False, tooltip="Focus the markets"),
