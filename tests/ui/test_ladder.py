@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -159,3 +160,36 @@ async def test_ladder_orders_take_the_forms_checks_and_the_guards(
         await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back on the ladder")
         assert not account.open_orders
         assert (await trader.open_orders(ALICE.address)).data == []
+
+
+async def test_the_dashboard_behind_the_ladder_draws_nothing_over_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The ladder is opaque: a pane of the dashboard behind it that repaints (its status bar, here) asks the
+    ladder's screen to repaint nothing. Before, Textual's count of the dashboard as a screen behind had the ladder
+    repaint the dashboard's changed regions: ~7 KB/s of its keys panel rewritten at 160x48."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await open_ladder(pilot, app)
+        screen = app.screen
+        asked: list[tuple[object, ...]] = []
+        refresh = screen.refresh
+
+        def recording(*regions: object, **kwargs: object) -> object:
+            asked.append(regions)
+            return refresh(*regions, **kwargs)  # type: ignore[arg-type]
+
+        screen.refresh = recording  # type: ignore[method-assign]
+        main = app.main
+        passes: list[int] = []
+        compositor_refresh = main._compositor_refresh
+
+        def counted() -> None:
+            passes.append(len(main._compositor._dirty_regions))
+            compositor_refresh()
+
+        main._compositor_refresh = counted  # type: ignore[method-assign]
+        main.query_one("#status").refresh()
+        await until(pilot, lambda: any(passes), what="the dashboard's repaint, behind the ladder")
+        assert [r for r in asked if r] == []

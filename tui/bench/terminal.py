@@ -40,6 +40,8 @@ SEED = 7  # the same market every run, so that two runs' figures compare
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
 Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
 PANES = ("header", "markets", "book", "tape", "chart", "positions", "orders-tabs", "account", "status")
+# the screens a key opens over the dashboard (``--keys``): their parts, charged as the dashboard's panes are
+SCREEN_PARTS = ("ladder-header", "ladder-line", "ladder", "ladder-keys", "heatmap-header", "heatmap")
 
 
 @dataclass
@@ -102,8 +104,9 @@ def _pane_at(regions: list[Region], x: int, y: int) -> str:
     return "other"
 
 
-def pane_regions(size: tuple[int, int]) -> list[Region]:
-    """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange."""
+def pane_regions(size: tuple[int, int], keys: str = "") -> list[Region]:
+    """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange; after
+    ``keys`` are pressed (one character a key: ``l`` opens the ladder), the parts of the screen they open."""
     import asyncio
 
     from tui.api.client import Client
@@ -115,12 +118,14 @@ def pane_regions(size: tuple[int, int]) -> list[Region]:
         app = make_app(client, url.replace("http://", "ws://", 1) + "/ws/", None, account=None)
         async with app.run_test(size=size) as pilot:
             await pilot.pause(0.5)
+            await pilot.press(*keys)
+            await pilot.pause(0.5)
             out: list[Region] = []
-            for name in PANES:
+            for name in (*SCREEN_PARTS, *PANES) if keys else PANES:
                 with contextlib.suppress(Exception):
-                    r = app.main.query_one(f"#{name}").region
+                    r = app.screen.query_one(f"#{name}").region
                     out.append((name, r.x, r.y, r.width, r.height))
-            footer = app.main.query_one("Footer").region
+            footer = app.screen.query_one("Footer").region
             out.append(("footer", footer.x, footer.y, footer.width, footer.height))
         await client.aclose()
         return out
@@ -191,12 +196,20 @@ def _wait_ended(pids: list[int], timeout: float = 10.0) -> None:
 
 
 def measure_default_run(
-    seconds: float, size: tuple[int, int] = (160, 48), warmup: float = 8.0, extra_args: tuple[str, ...] = ()
+    seconds: float,
+    size: tuple[int, int] = (160, 48),
+    warmup: float = 8.0,
+    extra_args: tuple[str, ...] = (),
+    keys: str = "",
 ) -> TerminalCost:
-    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``."""
-    regions = pane_regions(size)
+    """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``;
+    ``keys`` are typed halfway through the warm-up (``l``: measure with the ladder shown)."""
+    regions = pane_regions(size, keys)
     with _xtui_in_pty(size, extra_args) as (proc, master):
-        _drain(master, warmup, None, None)
+        _drain(master, warmup / 2 if keys else warmup, None, None)
+        if keys:
+            os.write(master, keys.encode())
+            _drain(master, warmup / 2, None, None)
         cpu0 = _cpu_s(proc.pid)
         by_pane: Counter[str] = Counter()
         t0 = time.perf_counter()
@@ -288,15 +301,19 @@ def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Count
     return total
 
 
-def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [-- xtui args]
+def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [--keys KEYS] [-- xtui args]
     args = sys.argv[1:]
     extra: tuple[str, ...] = ()
     if "--" in args:
         i = args.index("--")
         args, extra = args[:i], tuple(args[i + 1 :])
+    keys = ""
+    if "--keys" in args:  # typed once the dashboard is up: --keys l measures with the ladder shown
+        i = args.index("--keys")
+        keys, args = args[i + 1], args[:i] + args[i + 2 :]
     seconds = float(args[0]) if args else 20.0
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
-    cost = measure_default_run(seconds, (cols, rows), extra_args=extra)
+    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, keys=keys)
     print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}")
     print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")
     for name, n in cost.by_pane.most_common():
