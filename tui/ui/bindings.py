@@ -37,6 +37,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.heatmap import HeatmapScreen
     from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.live_screen import LiveScreen
     from tui.ui.screens.main import MainScreen
@@ -48,6 +49,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     return [
         ("dashboard", MainScreen.BINDINGS),
         ("ladder", LadderScreen.BINDINGS),
+        ("heatmap", HeatmapScreen.BINDINGS),
         ("ladder, heatmap", LiveScreen.BINDINGS),
         ("markets", MarketsPane.BINDINGS),
         ("order book", OrderBookPane.BINDINGS),
@@ -81,6 +83,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.screens.catalogue import screen_classes
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.heatmap import HeatmapScreen
     from tui.ui.screens.help import HelpScreen
     from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.main import MainScreen
@@ -102,6 +105,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "depth chart": [_merged(DepthChart), book, main, APP_BINDINGS],
         "order form": [_merged(OrderFormScreen), APP_BINDINGS],
         "ladder": [_merged(LadderLines), _merged(LadderScreen), APP_BINDINGS],
+        "heatmap": [_merged(HeatmapScreen), APP_BINDINGS],
         "confirm": [_merged(ConfirmScreen), APP_BINDINGS],
         "prompt": [_merged(PromptScreen), APP_BINDINGS],
         "form": [_merged(FormScreen), APP_BINDINGS],
