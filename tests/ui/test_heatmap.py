@@ -1,6 +1,6 @@
 """The book heatmap against the real local exchange: the dashboard takes a column of the book every second (every
 five with --low-bandwidth) whether the heatmap is shown or not; ``h`` shows it, newest at the right, its price
-axis around the mid; ``g`` groups the bands, ``c`` recentres, Escape goes back."""
+axis around the mid; ``g`` groups the bands, ``t`` puts more time in a column, Escape goes back."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ async def test_columns_are_taken_every_second_and_drawn_newest_at_the_right(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     """Two columns come in their two seconds before h is pressed; shown, they are the two rightmost of the
-    picture, the best bid's band shaded in the bid's colour; a third column moves them one to the left."""
+    picture, the best bid's band shaded in the bid's colour; a third column moves them one to the left; t shows a
+    column for every two taken; g groups the bands."""
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 30)) as pilot:
         await feed_ready(app)
@@ -43,6 +44,12 @@ async def test_columns_are_taken_every_second_and_drawn_newest_at_the_right(
         assert shown.rstrip().endswith(pane.grid[row][-1].text * width)
         history.sample(app.feed.state.market, 99.0)
         await settle(pilot, lambda: len(pane.grid[0]) == width + 1, what="the third column")
+        for at in range(3):  # three more columns: t shows one for every two, with the trades of both
+            history.sample(app.feed.state.market, 100.0 + at)
+        await pilot.press("t")
+        halved = (len(history.ring) + 1) // 2
+        await settle(pilot, lambda: len(pane.grid[0]) == halved, what="a column for every two")
+        assert "a column every 2 s" in str(pane.border_subtitle)
         grouping = pane.grouping
         await pilot.press("g")
         assert pane.grouping != grouping

@@ -13,6 +13,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.trading.ladder import bucket
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.ladder import LadderLine, LadderScreen
 from tui.ui.screens.prompt import PromptScreen
@@ -46,35 +47,39 @@ async def open_ladder(pilot: object, app: object) -> LadderPane:
 async def test_cursor_moves_a_tick_joins_the_best_and_recentres(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """l opens the ladder centred on the mid, the cursor on the mid's level; + and - move it one tick, ',' and '.'
-    to the best bid and ask, past the edge the axis follows; c recentres; the book's sizes are on their levels;
-    Escape goes back to the dashboard."""
+    """l opens the ladder centred on the mid, grouped finely enough to show the spread, the cursor on the mid's
+    level; + and - move it one level, ',' and '.' to the best bid and ask, past the edge the axis follows; c
+    recentres; the book's (grouped) sizes are on their levels; g groups as the book does; Escape goes back."""
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
         await feed_ready(app)
         book = app.feed.state.market.book
         ladder = await open_ladder(pilot, app)
-        tick = app.feed.state.market.instruments["BTC-PERP"].tick_size
-        assert book.mid is not None and book.best_bid is not None and book.best_ask is not None
-        mid_level = (book.mid / tick).to_integral_value(rounding="ROUND_FLOOR") * tick
-        assert ladder.cursor == mid_level
         assert ladder.axis is not None and ladder.axis.rows == 48 - 1 - 1 - 1 - 3  # header, line, footer, pane
+        assert book.mid is not None and book.best_bid is not None and book.best_ask is not None
+        step = ladder.axis.step
+        assert book.best_ask - book.best_bid <= step * (ladder.axis.rows // 2)  # the spread fits in half the rows
+        mid_level = bucket(book.mid, step, "bids")
+        assert ladder.cursor == mid_level
         centred = ladder.axis.top
         await pilot.press("plus", "plus", "minus")
-        assert ladder.cursor == mid_level + tick
+        assert ladder.cursor == mid_level + step
+        group = step if ladder.grouping != 1 else None
+        [(bid, bid_size)] = book.levels("bids", 1, group)
+        [(ask, ask_size)] = book.levels("asks", 1, group)
         await pilot.press("comma")
-        assert ladder.cursor == book.best_bid
-        cells = row_text(ladder, book.best_bid)
-        assert cells[1] == f"{book.size_at('bids', book.best_bid):,.4f}"  # the bid's size on its level
+        assert ladder.cursor == bid and row_text(ladder, bid)[1] == f"{bid_size:,.4f}"
         await pilot.press("full_stop")
-        assert ladder.cursor == book.best_ask
-        assert row_text(ladder, book.best_ask)[3] == f"{book.size_at('asks', book.best_ask):,.4f}"
+        assert ladder.cursor == ask and row_text(ladder, ask)[3] == f"{ask_size:,.4f}"
         top = ladder.axis.top
         for _ in range(ladder.axis.rows + 5):
             await pilot.press("plus")
         assert ladder.axis.top > top and ladder.axis.row_of(ladder.cursor) == 0  # the axis followed the cursor
         await pilot.press("c")
         assert ladder.cursor == mid_level and ladder.axis.top == centred
+        grouping = ladder.grouping
+        await pilot.press("g")
+        assert ladder.grouping != grouping and ladder.axis.step != step
         await pilot.press("escape")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
 
@@ -93,9 +98,8 @@ async def test_buy_at_the_cursor_shows_on_its_level_and_cancels_at_the_cursor(
         book = app.feed.state.market.book
         ladder = await open_ladder(pilot, app)
         await pilot.press("comma", "minus", "minus", "minus")
-        assert book.best_bid is not None
-        tick = app.feed.state.market.instruments["BTC-PERP"].tick_size
-        price = book.best_bid - 3 * tick
+        assert book.best_bid is not None and ladder.axis is not None
+        price = bucket(book.best_bid, ladder.axis.step, "bids") - 3 * ladder.axis.step
         assert ladder.cursor == price
         await pilot.press("b")
         await settle(pilot, lambda: any("No size for BTC-PERP" in m for m in notes.messages), what="no size")

@@ -28,6 +28,8 @@ HEATMAP_BINDINGS: list[BindingType] = [
     Binding("c", "recentre", "Centre", id="heatmap.recentre", tooltip="Heatmap: recentre the price axis on the mid"),
     Binding("g", "grouping", "Group", id="heatmap.grouping",
             tooltip="Heatmap: price bands 1x, 10x, 100x, 1000x the tick"),
+    Binding("t", "time", "Time", id="heatmap.time",
+            tooltip="Heatmap: a column for 1, 2, 5 or 10 seconds (more time shown, drawn as seldom)"),
 ]  # fmt: skip
 
 LEGEND = "░▒▓█ size resting (bids, asks)  ▲ ▼ trades (a buyer, a seller took)  now at the right"
@@ -82,6 +84,9 @@ class HeatmapScreen(LiveScreen):
             self.pane.flush()
         else:
             self.notify("No book to centre on yet.", severity="warning")
+
+    def action_time(self) -> None:
+        self.notify(f"Heatmap: a column every {self.pane.cycle_every():g} s", timeout=2)
 
     def action_grouping(self) -> None:
         self.notify(f"Heatmap bands {self.pane.cycle_grouping()}x the tick", timeout=2)

@@ -4,11 +4,13 @@ of each second over it (▲ a buyer took, ▼ a seller took), prices at the left
 
 It draws when the history (``tui.feed.heatmap.DepthHistory``) takes a column, not on every book change: every
 column moves one to the left each time, so each draw rewrites the picture, once a second (every five on a slow
-link). The price axis follows the mid when it nears an edge; ``c`` recentres, ``g`` groups the bands.
+link). The price axis follows the mid when it nears an edge; ``c`` recentres, ``g`` groups the bands, ``t`` shows a
+column for 1, 2, 5 or 10 of the history's (more time on the screen, drawn as seldom).
 """
 
 from __future__ import annotations
 
+from array import array
 from decimal import Decimal
 from typing import ClassVar
 
@@ -25,9 +27,10 @@ from tui.feed.state import FeedState
 from .display import fmt_price
 from .pane import FeedPane
 
-__all__ = ["GROUPINGS", "HeatmapPane", "HeatmapView"]
+__all__ = ["EVERY", "GROUPINGS", "HeatmapPane", "HeatmapView"]
 
 GROUPINGS = (1, 10, 100, 1000)
+EVERY = (1, 2, 5, 10)  # history columns a shown column stands for (``t``)
 AXIS = 12  # the price labels' width, and a tick mark
 LABEL_EVERY = 4  # a price label every this many rows
 SPAN_LEVELS = 8  # the grouping first chosen shows (at least) this many levels a side
@@ -85,7 +88,8 @@ class HeatmapPane(FeedPane):
     def __init__(self, state: FeedState, history: DepthHistory, *, period_s: float, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.history = history
-        self.period_s = period_s
+        self.period_s = period_s  # how often the history takes a column
+        self.every = 1  # a column shown for every this many taken: a longer time a column, drawn as seldom
         self.grouping: int | None = None  # chosen from the book's spread of levels the first time
         self.top: Decimal | None = None
         self.step: Decimal | None = None
@@ -103,7 +107,8 @@ class HeatmapPane(FeedPane):
 
     def flush(self, tick: bool = True) -> None:
         """Drawn when the history has a new column (or the size, the axis or the grouping changed)."""
-        if (self.history.samples != self._drawn or self.dirty) and self.is_mounted and self.display:
+        fresh = self.history.samples // self.every != self._drawn // self.every
+        if (fresh or self.dirty) and self.is_mounted and self.display:
             self.dirty = False
             self._drawn = self.history.samples
             self.refresh_state()
@@ -132,6 +137,14 @@ class HeatmapPane(FeedPane):
         self.dirty = True
         return True
 
+    def cycle_every(self) -> float:
+        """A column for 1, 2, 5 or 10 of the history's: a longer stretch of time on the screen, drawn as seldom
+        (bytes to the terminal: each draw rewrites the lines that moved). The seconds a column now shows."""
+        self.every = EVERY[(EVERY.index(self.every) + 1) % len(EVERY)] if self.every in EVERY else 1
+        self.dirty = True
+        self.flush()
+        return self.every * self.period_s
+
     def cycle_grouping(self) -> int:
         self.grouping = GROUPINGS[(GROUPINGS.index(self.grouping or 1) + 1) % len(GROUPINGS)]
         self.recentre()
@@ -156,10 +169,10 @@ class HeatmapPane(FeedPane):
 
     def _update_titles(self) -> None:
         group = f" ×{self.grouping}" if self.grouping not in (None, 1) else ""
-        every = f"a column every {self.period_s:g} s"
+        every = f"a column every {self.every * self.period_s:g} s"
         kept = len(self.history.ring) * self.period_s / 60
         most = (self.history.ring.maxlen or 0) * self.period_s / 60
-        sub = f"{every} · {kept:.1f} of {most:g} min · c recentre · g group"
+        sub = f"{every} · {kept:.1f} of {most:g} min kept · c recentre · g group · t time"
         self.show_titles(f"Heatmap {self.history.symbol or self.state.market.selected}{group}", sub)
 
     def refresh_state(self) -> None:
@@ -172,11 +185,22 @@ class HeatmapPane(FeedPane):
         if self.top is None or self.step is None or width <= AXIS or rows < 1:
             self.view.show([], [])
             return
-        columns = list(self.history.ring)[-(width - AXIS) :]
+        columns = self._shown(width - AXIS)
         self.grid = heat_rows(columns, float(self.top), float(self.step), rows)
         keys: list[object] = [(self.top, self.step, width, tuple(row)) for row in self.grid]
         keys.append((width, len(columns)))  # the time axis
         self.view.show(self._strips(columns, width), keys)
+
+    def _shown(self, count: int) -> list[DepthColumn]:
+        """The last ``count`` columns to show, oldest first: each the newest of ``every`` taken, with their trades."""
+        newest_first = list(self.history.ring)[::-1][: count * self.every]
+        if self.every == 1:
+            return newest_first[::-1]
+        shown = []
+        for i in range(0, len(newest_first), self.every):
+            chunk = newest_first[i : i + self.every]
+            shown.append(chunk[0]._replace(trades=array("d", [v for c in chunk for v in c.trades])))
+        return shown[::-1]
 
     def _strips(self, columns: list[DepthColumn], width: int) -> list[Strip]:
         c = self.colours
@@ -213,7 +237,7 @@ class HeatmapPane(FeedPane):
     def _time_axis(self, count: int, width: int) -> str:
         """Minutes back from now under the columns: ``-1m`` over the column a minute old, and so on."""
         line = [" "] * width
-        per_minute = max(1, round(60 / self.period_s))
+        per_minute = max(1, round(60 / (self.period_s * self.every)))
         for back in range(0, count, per_minute):
             text = f"-{back // per_minute}m" if back else "now"
             x = width - 1 - back - len(text) + 1

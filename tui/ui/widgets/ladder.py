@@ -31,7 +31,7 @@ LADDER_COLUMNS = (
     Column("Price", 13),
     Column("Ask", 11),
     Column("My asks", 11),
-    Column("Last", 11, right=False),
+    Column(" Last", 11, right=False),
 )
 LADDER_WIDTH = sum(c.width for c in LADDER_COLUMNS) + 2  # and the pane's borders
 _NONE: tuple[str, str] = ("", "")
@@ -64,7 +64,7 @@ class LadderPane(FeedPane):
 
     def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
-        self.grouping = 1
+        self.grouping: int | None = None  # chosen when the ladder first has a book (``step``)
         self.axis: LadderAxis | None = None
         self.cursor: Decimal | None = None
         self.levels: list[LadderLevel] = []
@@ -81,9 +81,16 @@ class LadderPane(FeedPane):
     # ---- the axis and the cursor ----------------------------------------------------------------
 
     def step(self) -> Decimal | None:
-        """The distance between two levels: the tick times the grouping (None: no instrument data yet)."""
+        """The distance between two levels: the tick times the grouping (None: no instrument data yet). The first
+        grouping is the finest that shows the spread in half the rows, so the best bid and ask are both on it."""
         info = self.state.market.instruments.get(self.state.market.selected)
-        return info.tick_size * self.grouping if info is not None else None
+        if info is None:
+            return None
+        if self.grouping is None:
+            spread = self.state.market.book.spread
+            fits = [g for g in GROUPINGS if spread is None or spread <= info.tick_size * g * (self._rows // 2)]
+            self.grouping = fits[0] if fits else GROUPINGS[-1]
+        return info.tick_size * self.grouping
 
     def recentre(self) -> bool:
         """The axis around the mid (the last trade when the book has one side only), the cursor on the mid's
@@ -128,9 +135,10 @@ class LadderPane(FeedPane):
 
     def cycle_grouping(self) -> int:
         """Levels 1x, 10x, 100x the tick apart, as the book groups; the axis recentres."""
-        self.grouping = GROUPINGS[(GROUPINGS.index(self.grouping) + 1) % len(GROUPINGS)]
+        grouping = GROUPINGS[(GROUPINGS.index(self.grouping or 1) + 1) % len(GROUPINGS)]
+        self.grouping = grouping
         self.recentre()
-        return self.grouping
+        return grouping
 
     def _place_cursor(self) -> None:
         if self.axis is not None and self.cursor is not None:
@@ -167,7 +175,7 @@ class LadderPane(FeedPane):
         market = self.state.market
         info = market.instruments.get(market.selected)
         tick = info.tick_size if info else None
-        group = f" ×{self.grouping}" if self.grouping != 1 else ""
+        group = f" ×{self.grouping}" if self.grouping not in (None, 1) else ""
         sub = []
         if market.book.stale:
             sub.append("resyncing")
@@ -182,7 +190,7 @@ class LadderPane(FeedPane):
         market = self.state.market
         if market.selected != self._symbol or self.axis is None:
             self._symbol = market.selected
-            self.grouping = 1
+            self.grouping = None
             if not self.recentre():
                 self.lines.set_rows([])
                 self._update_titles()
@@ -191,7 +199,7 @@ class LadderPane(FeedPane):
         if axis is None:
             return
         book = market.book
-        group = axis.step if self.grouping != 1 else None
+        group = axis.step if self.grouping not in (None, 1) else None
         bids = book.levels("bids", axis.depth_for(book.best_bid), group) if book.loaded else []
         asks = book.levels("asks", axis.depth_for(book.best_ask), group) if book.loaded else []
         mine = [o for o in self.state.account.open_orders if o.instrument == market.selected]
