@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from textual.widgets import Static
+
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Notes, dashboard, feed_ready, settle
 from tests.ui.screen_steps import until
@@ -15,6 +17,7 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.ladder import bucket
 from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.heatmap import HeatmapScreen
 from tui.ui.screens.ladder import LadderLine, LadderScreen
 from tui.ui.screens.prompt import PromptScreen
 from tui.ui.widgets.ladder import LadderPane
@@ -197,3 +200,24 @@ async def test_the_dashboard_behind_the_ladder_draws_nothing_over_it(
         main.query_one("#status").refresh()
         await until(pilot, lambda: any(passes), what="the dashboard's repaint, behind the ladder")
         assert [r for r in asked if r] == []
+
+
+async def test_a_terminal_too_small_is_told_what_the_ladder_and_the_heatmap_need(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """At 60x20 the ladder's top line says it needs 70 columns; at 36x11 the heatmap's legend says it needs 40
+    columns and 12 lines; neither fails."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await feed_ready(app)
+        await pilot.press("l")
+        await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="the ladder")
+        line = app.screen.query_one(LadderLine)
+        await settle(pilot, lambda: "needs 70 columns and 10 lines; this terminal is 60x20" in str(line.render()))
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        await pilot.resize_terminal(36, 11)
+        await pilot.press("h")
+        await settle(pilot, lambda: isinstance(app.screen, HeatmapScreen), what="the heatmap")
+        legend = app.screen.query_one("#heatmap-legend", Static)
+        await settle(pilot, lambda: "needs at least 40 columns and 12 lines" in str(legend.render()))

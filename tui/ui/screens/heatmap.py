@@ -2,8 +2,9 @@
 (``tui.ui.widgets.heatmap``) under the line that says who trades where.
 
 A column a second, ten minutes kept; with ``--low-bandwidth`` a column every five seconds (fifty minutes kept),
-drawn as often: each draw rewrites the picture. It needs 40 columns and 12 lines; at 80x24 it shows the last
-68 columns (about a minute) and 19 price bands.
+drawn as often: each draw rewrites the lines that moved. It needs 40 columns and 12 lines (smaller, its legend line
+says so); it shows 146 columns of 42 price bands at 160x48, 106 of 24 at 120x30, 66 of 18 at 80x24 (a column a
+second: a minute at 80x24; ``t`` puts up to ten seconds in a column).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ the ladder's size, and cancel your orders on the cursor's level.
 
 Every order goes through the desk (``order_desk.ladder``): checked as the order form checks, the profile's guards,
 the confirmation rules or armed mode, settled by cloid. The header says who trades where; a red line says when
-armed mode is on. At 100 columns and more a side panel lists the keys; the ladder itself needs 70 columns and
-shows as many levels as there are lines (at 80x24, 17).
+armed mode is on. At 100 columns and more a side panel lists the keys; the ladder itself needs 70 columns and 10
+lines, and shows as many levels as there are lines (42 at 160x48, 24 at 120x30, 18 at 80x24); smaller, its top
+line says what it needs.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tui.trading import fmt_decimal
 from tui.trading.ladder import orders_at
 from tui.ui.widgets.armed_banner import ArmedBanner
 from tui.ui.widgets.footer import Footer
-from tui.ui.widgets.ladder import LadderPane
+from tui.ui.widgets.ladder import LADDER_WIDTH, LadderPane
 from tui.ui.widgets.pane import FeedLine
 
 from .live_screen import LiveScreen
@@ -56,6 +57,8 @@ LADDER_BINDINGS: list[BindingType] = [
     Binding("g", "grouping", "Group", id="ladder.grouping", show=False,
             tooltip="Ladder: levels 1x, 10x, 100x the tick apart"),
 ]  # fmt: skip
+
+MIN_LINES = 10  # the header, the ladder's line, the footer, its borders and column header, and a few levels
 
 KEYS_HELP = """\
 keys
@@ -92,8 +95,12 @@ class LadderLine(FeedLine):
     def __init__(self, state: FeedState, desk: OrderDesk, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.desk = desk
+        self.too_small: str | None = None  # what the ladder needs, when the terminal is smaller
 
     def refresh_state(self) -> None:
+        if self.too_small is not None:
+            self.show(Content.styled(self.too_small, "bold $warning"))
+            return
         symbol = self.state.market.selected
         size = self.desk.ladder.size(symbol)
         held = next((p for p in self.state.account.positions if p.instrument == symbol and p.size), None)
@@ -156,6 +163,17 @@ class LadderScreen(LiveScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one(ArmedBanner).arm(self.main.guards.armed)
+        self.on_resize()
+
+    def on_resize(self) -> None:
+        width, height = self.size
+        small = width < LADDER_WIDTH or height < MIN_LINES
+        words = f"The ladder needs {LADDER_WIDTH} columns and {MIN_LINES} lines; this terminal is {width}x{height}."
+        line = self.query_one(LadderLine)
+        if (words if small else None) != line.too_small:
+            line.too_small = words if small else None
+            line.redraw_soon()
+            line.flush(tick=False)
 
     @property
     def ladder(self) -> LadderPane:
