@@ -1,0 +1,109 @@
+"""The ladder's other ways in and out: opened from the palette (its own keys listed there while it is open), your
+several orders on one level cancelled together after a question, and a ladder order whose answer is lost read back
+from the exchange's record by cloid, sent once."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from decimal import Decimal
+
+import pytest
+from textual.command import CommandPalette
+
+from tests.conftest import ALICE_KEY, signs_for
+from tests.fault_proxy import FaultProxy, through_proxy
+from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, palette_search, settle
+from tests.ui.test_ladder import ladder_of, open_ladder, row_text
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.api.wire import order_item
+from tui.sim.clock import FrozenClock
+from tui.sim.server.local_exchange import LocalExchange
+from tui.trading.ladder import bucket
+from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.ladder import LadderScreen
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_the_palette_opens_the_ladder_and_lists_its_keys(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """ctrl+p, "price ladder", Enter: the ladder; there, the palette finds "join the bid" and runs it (no size
+    yet: it says so)."""
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await feed_ready(app)
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "price ladder", "Price ladder")
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="the ladder from the palette")
+        await settle(pilot, lambda: ladder_of(app).cursor is not None, what="the ladder's cursor")
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette over the ladder")
+        await palette_search(pilot, "buy at the best bid", "buy at the best bid")
+        await pilot.press("enter")
+        await settle(pilot, lambda: any("No size for BTC-PERP" in m for m in notes.messages), what="the join")
+
+
+async def test_several_orders_on_the_cursors_level_are_cancelled_together_after_a_question(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Two buys on one level (sent by the client); the ladder shows their sum and ×2 there; x asks (default No),
+    Escape keeps them; x then y cancels both in one cancel."""
+    book = await trader.orderbook("BTC-PERP", depth=5)
+    price = book.bids[2].price
+    for cloid, size in (("two-a", "0.01"), ("two-b", "0.02")):
+        await trader.place_order([order_item(1, "b", price, size, cloid=cloid)])
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 2, what="the two orders")
+        ladder = await open_ladder(pilot, app)
+        assert ladder.axis is not None
+        level = bucket(price, ladder.axis.step, "bids")
+        await settle(pilot, lambda: row_text(ladder, level)[0] == "0.0300 ×2", what="the two on their level")
+        ladder.set_cursor(level)
+        await pilot.press("x")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back, nothing cancelled")
+        assert len((await trader.open_orders(ALICE.address)).data) == 2
+        await pilot.press("x")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question again")
+        await pilot.press("y")
+        await settle(pilot, lambda: not account.open_orders, what="both cancelled")
+        assert (await trader.open_orders(ALICE.address)).data == []
+
+
+@pytest.fixture
+async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
+    for _ in range(MARKET_STEPS):
+        sim.step(250)
+    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
+        yield pair
+
+
+async def test_a_ladder_order_whose_answer_is_lost_is_read_back_from_the_record(
+    sim: LocalExchange, clock: FrozenClock, proxied: tuple[FaultProxy, Client]
+) -> None:
+    """j (join the bid, 0.002) reaches the exchange, its answer is lost: the trader is told it is unconfirmed, then
+    what the record says (placed); the order rests once, and nothing was sent again."""
+    proxy, client = proxied
+    app = dashboard(client, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await feed_ready(app)
+        await open_ladder(pilot, app)
+        assert app.main.desk.ladder.set_size("BTC-PERP", "0.002") is None
+        sent = proxy.forwarded.count("/exchange")
+        proxy.place_fault = "lose_answer"
+        await pilot.press("j")
+        await settle(pilot, lambda: any("the exchange's record" in m for m in notes.messages), what="the record")
+    assert any("unconfirmed: waiting for the exchange" in m for m in notes.messages)
+    [order] = (await client.open_orders(ALICE.address)).data
+    assert order.size == Decimal("0.002") and order.side == "b"
+    assert proxy.forwarded.count("/exchange") == sent + 1  # the join, once
