@@ -1,6 +1,6 @@
 """The ladder's other ways in and out: opened from the palette (its own keys listed there while it is open), your
-several orders on one level cancelled together after a question, and a ladder order whose answer is lost read back
-from the exchange's record by cloid, sent once."""
+several orders on one level cancelled together after a question, a ladder order whose answer is lost read back
+from the exchange's record by cloid, sent once; the order form's size as the ladder's, and armed mode."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from textual.command import CommandPalette
+from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, signs_for
 from tests.fault_proxy import FaultProxy, through_proxy
@@ -22,6 +23,8 @@ from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.ladder import bucket
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.ladder import LadderScreen
+from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.widgets.armed_banner import ArmedBanner
 
 ALICE = Signer(ALICE_KEY)
 
@@ -107,3 +110,32 @@ async def test_a_ladder_order_whose_answer_is_lost_is_read_back_from_the_record(
     [order] = (await client.open_orders(ALICE.address)).data
     assert order.size == Decimal("0.002") and order.side == "b"
     assert proxy.forwarded.count("/exchange") == sent + 1  # the join, once
+
+
+async def test_the_order_forms_size_is_the_ladders_and_armed_mode_skips_its_question(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """An order of 0.003 sent from the order form makes 0.003 the ladder's size; confirm_notional 100 USDC would
+    ask before a ladder order of ~300, but armed (!) it goes at once, the red line on the ladder saying so."""
+    app = dashboard(trader, sim, clock, ALICE, confirm_notional=Decimal(100))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await feed_ready(app)
+        account = app.feed.state.account
+        await settle(pilot, lambda: account.summary is not None, what="the account")
+        await pilot.press("b")
+        await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+        app.screen.query_one("#price", Input).value = "90000"
+        await pilot.click("#size")
+        await pilot.press(*"0.003", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the form's question (~270 USDC)")
+        await pilot.press("y")
+        await settle(pilot, lambda: account.open_orders, what="the form's order")
+        assert app.main.desk.ladder.size("BTC-PERP") == "0.003"
+        await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        await pilot.press("exclamation_mark")
+        await open_ladder(pilot, app)
+        assert app.screen.query_one(ArmedBanner).has_class("-armed")
+        await pilot.press("j")
+        await settle(pilot, lambda: len(account.open_orders) == 2, what="the ladder's order, unasked")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert {o.size for o in (await trader.open_orders(ALICE.address)).data} == {Decimal("0.003")}
