@@ -221,3 +221,16 @@ async def test_a_terminal_too_small_is_told_what_the_ladder_and_the_heatmap_need
         await settle(pilot, lambda: isinstance(app.screen, HeatmapScreen), what="the heatmap")
         legend = app.screen.query_one("#heatmap-legend", Static)
         await settle(pilot, lambda: "needs at least 40 columns and 12 lines" in str(legend.render()))
+
+
+async def test_at_80x24_every_level_of_the_axis_shows(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    """At 80x24 the ladder has 18 levels and shows them all, its top level under the column header (a scroll left
+    from the taller axis it had before its first layout hid two levels and left two blank lines)."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await feed_ready(app)
+        ladder = await open_ladder(pilot, app)
+        assert ladder.axis is not None and ladder.axis.rows == 18
+        await settle(pilot, lambda: ladder.lines.scroll_y == 0, what="the top level shown")
+        top = ladder.lines.cell("r0", 2)
+        assert top and top in app.screen.query_one("#ladder-lines").render_line(1).text

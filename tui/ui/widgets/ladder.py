@@ -42,6 +42,10 @@ class LadderLines(BookLines):
 
     def place_cursor(self, index: int) -> None:
         self._set_cursor(index)
+        if self.scroll_y and self.virtual_size.height <= self.size.height:
+            # every level fits (the axis is as tall as the view): a scroll left from a taller axis before the
+            # first layout would hide the top levels under the header and leave blank lines at the bottom
+            self.scroll_to(y=0, animate=False, force=True)
 
 
 class LadderPane(FeedPane):
