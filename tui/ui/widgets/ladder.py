@@ -211,7 +211,9 @@ class LadderPane(FeedPane):
         self.levels = ladder_levels(axis, bids, asks, mine, last)
         info = market.instruments.get(market.selected)
         tick, lot = (info.tick_size, info.lot_size) if info else (None, None)
-        best_bid, best_ask = book.best_bid, book.best_ask
+        # the levels of the best prices, as they bucket (grouped, a best bid is on the level under it)
+        best_bid = bucket(book.best_bid, axis.step, "bids") if book.best_bid is not None else None
+        best_ask = bucket(book.best_ask, axis.step, "asks") if book.best_ask is not None else None
         rows = [(f"r{i}", self._row(level, tick, lot, best_bid, best_ask)) for i, level in enumerate(self.levels)]
         self.lines.set_rows(rows)
         self._place_cursor()
