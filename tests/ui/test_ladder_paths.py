@@ -24,6 +24,7 @@ from tui.trading.ladder import bucket
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.ladder import LadderScreen
 from tui.ui.screens.order_form import OrderFormScreen
+from tui.ui.screens.prompt import PromptScreen
 from tui.ui.widgets.armed_banner import ArmedBanner
 
 ALICE = Signer(ALICE_KEY)
@@ -139,3 +140,22 @@ async def test_the_order_forms_size_is_the_ladders_and_armed_mode_skips_its_ques
         await settle(pilot, lambda: len(account.open_orders) == 2, what="the ladder's order, unasked")
         assert not isinstance(app.screen, ConfirmScreen)
         assert {o.size for o in (await trader.open_orders(ALICE.address)).data} == {Decimal("0.003")}
+
+
+async def test_the_ladder_follows_the_market_behind_a_dialog(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """With the size prompt open over the ladder, an order placed meanwhile (by another program on the account)
+    shows on its level behind the dialog: the ladder is still on screen, and still follows the feed."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        ladder = await open_ladder(pilot, app)
+        await pilot.press("z")
+        await settle(pilot, lambda: isinstance(app.screen, PromptScreen), what="the size prompt")
+        book = app.feed.state.market.book
+        assert book.best_bid is not None and ladder.axis is not None
+        level = bucket(book.best_bid, ladder.axis.step, "bids")
+        await trader.place_order([order_item(1, "b", level, "0.004", cloid="behind")])
+        await settle(pilot, lambda: row_text(ladder, level)[0] == "0.0040", what="the order behind the dialog")
+        assert isinstance(app.screen, PromptScreen)

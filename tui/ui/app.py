@@ -258,8 +258,9 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
-        if isinstance(self.screen, LiveScreen):  # the ladder, the heatmap: they follow the feed as the panes do
-            self.screen.feed_changed(message.topics)
+        for screen in self.screen_stack:  # the ladder, the heatmap (a dialog over them too): as the panes do
+            if isinstance(screen, LiveScreen):
+                screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
