@@ -4,15 +4,20 @@ axis around the mid; ``g`` groups the bands, ``t`` puts more time in a column, E
 
 from __future__ import annotations
 
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.strip import Strip
+
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.test_lean_repaint import spy_refreshes
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.feed.heatmap import SHADES
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.screens.heatmap import HeatmapScreen
-from tui.ui.widgets.heatmap import HeatmapPane
+from tui.ui.widgets.heatmap import HeatmapPane, HeatmapView
 
 ALICE = Signer(ALICE_KEY)
 
@@ -71,3 +76,22 @@ async def test_low_bandwidth_takes_a_column_every_five_seconds(
         pane = screen.query_one(HeatmapPane)
         assert screen.refresh_s == pane.period_s == 5.0
         await settle(pilot, lambda: "a column every 5 s" in str(pane.border_subtitle), what="the pace said")
+
+
+class OneView(App[None]):
+    def compose(self) -> ComposeResult:
+        yield HeatmapView(id="view")
+
+
+async def test_a_line_repaints_from_its_first_changed_cell_to_its_last() -> None:
+    """Of three lines, one unchanged (not repainted), one with cells 3 and 5 changed (repainted from 3 to 5), one
+    grown (repainted whole): what is repainted is what goes to the terminal."""
+    app = OneView()
+    async with app.run_test(size=(20, 5)) as pilot:
+        view = app.query_one(HeatmapView)
+        blank = Strip.blank(20)
+        view.show([blank] * 3, [tuple("abcdefgh"), tuple("abcdefgh"), tuple("ab")])
+        await pilot.pause()
+        calls = spy_refreshes(view)
+        view.show([blank] * 3, [tuple("abcdefgh"), tuple("abcXeYgh"), tuple("abc")])
+        assert calls == [(Region(3, 1, 3, 1),), (Region(0, 2, 20, 1),)]

@@ -50,19 +50,25 @@ class HeatmapView(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.strips: list[Strip] = []
-        self._keys: list[object] = []
+        self._keys: list[tuple[str, ...]] = []
 
-    def show(self, strips: list[Strip], keys: list[object]) -> None:
-        """Show ``strips``, repainting only the lines whose ``keys`` (what each line shows) changed: the bands
-        away from the book stay blank from one column to the next, and are not written again."""
+    def show(self, strips: list[Strip], keys: list[tuple[str, ...]]) -> None:
+        """Show ``strips``, repainting only what changed: ``keys`` says what each cell of each line shows, and a
+        line is repainted from its first changed cell to its last. The bands away from the book stay blank from
+        one column to the next, and a band whose size held still looks the same moved one to the left."""
         old, self.strips, self._keys = self._keys, strips, keys
         if len(old) != len(keys):
             self.refresh()
             return
         width = self.size.width
         for y, (was, now) in enumerate(zip(old, keys, strict=True)):
-            if was != now:
+            if was == now:
+                continue
+            if len(was) != len(now):
                 self.refresh(Region(0, y, width, 1))
+                continue
+            changed = [x for x, (a, b) in enumerate(zip(was, now, strict=True)) if a != b]
+            self.refresh(Region(changed[0], y, changed[-1] - changed[0] + 1, 1))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()  # the theme changed: the lines are drawn again, whatever their keys
@@ -187,9 +193,15 @@ class HeatmapPane(FeedPane):
             return
         columns = self._shown(width - AXIS)
         self.grid = heat_rows(columns, float(self.top), float(self.step), rows)
-        keys: list[object] = [(self.top, self.step, width, tuple(row)) for row in self.grid]
-        keys.append((width, len(columns)))  # the time axis
+        pad = (" ",) * (width - AXIS - len(columns))
+        keys = [(*self._label(y).rjust(AXIS), *pad, *(c.text + c.kind for c in row)) for y, row in enumerate(self.grid)]
+        keys.append(tuple(self._time_axis(len(columns), width)))
         self.view.show(self._strips(columns, width), keys)
+
+    def _label(self, y: int) -> str:
+        """The price axis at row ``y``: a price every ``LABEL_EVERY`` rows."""
+        assert self.top is not None and self.step is not None
+        return fmt_price(self.top - y * self.step, self._tick()) + " ┤" if y % LABEL_EVERY == 0 else "│"
 
     def _shown(self, count: int) -> list[DepthColumn]:
         """The last ``count`` columns to show, oldest first: each the newest of ``every`` taken, with their trades."""
@@ -213,13 +225,10 @@ class HeatmapPane(FeedPane):
             "sell": base + Style(color=c.accent, bold=True),
         }
         muted = base + Style(color=c.muted)
-        assert self.top is not None and self.step is not None
-        tick = self._tick()
         pad = width - AXIS - len(columns)  # the history is shorter than the width: it fills from the right
         out = []
         for y, row in enumerate(self.grid):
-            label = fmt_price(self.top - y * self.step, tick) + " ┤" if y % LABEL_EVERY == 0 else "│"
-            segments = [Segment(label.rjust(AXIS), muted), Segment(" " * pad, base)]
+            segments = [Segment(self._label(y).rjust(AXIS), muted), Segment(" " * pad, base)]
             run: list[str] = []
             kind = ""
             for cell in row:
