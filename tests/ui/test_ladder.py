@@ -1,4 +1,4 @@
-"""The price ladder against the real local exchange: opened with ``l``, its cursor moved a level, to the best bid and
+"""The price ladder against the real local exchange: opened with ``D``, its cursor moved a level, to the best bid and
 recentred; an order at the cursor for the ladder's size, shown on its level with its size, then cancelled at the
 cursor; every check of the order form and the profile's guards holding on its orders."""
 
@@ -40,7 +40,7 @@ def row_text(ladder: LadderPane, price: Decimal) -> list[str]:
 
 
 async def open_ladder(pilot: object, app: object) -> LadderPane:
-    await pilot.press("l")  # type: ignore[attr-defined]
+    await pilot.press("D")  # type: ignore[attr-defined]
     await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="the ladder")  # type: ignore[attr-defined]
     ladder = ladder_of(app)
     await settle(pilot, lambda: ladder.levels and ladder.cursor is not None, what="the ladder's levels")
@@ -50,7 +50,7 @@ async def open_ladder(pilot: object, app: object) -> LadderPane:
 async def test_cursor_moves_a_tick_joins_the_best_and_recentres(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """l opens the ladder centred on the mid, grouped finely enough to show the spread, the cursor on the mid's
+    """D opens the ladder centred on the mid, grouped finely enough to show the spread, the cursor on the mid's
     level; + and - move it one level, ',' and '.' to the best bid and ask, past the edge the axis follows; c
     recentres; the book's (grouped) sizes are on their levels; g groups as the book does; Escape goes back."""
     app = dashboard(trader, sim, clock, ALICE)
@@ -210,7 +210,7 @@ async def test_a_terminal_too_small_is_told_what_the_ladder_and_the_heatmap_need
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(60, 20)) as pilot:
         await feed_ready(app)
-        await pilot.press("l")
+        await pilot.press("D")
         await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="the ladder")
         line = app.screen.query_one(LadderLine)
         await settle(pilot, lambda: "needs 70 columns and 10 lines; this terminal is 60x20" in str(line.render()))

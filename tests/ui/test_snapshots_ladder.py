@@ -33,7 +33,7 @@ COLUMNS = 150
 def test_ladder(snap_compare: Any, exchange: EmbeddedExchange, frozen: FrozenClock, size: tuple[int, int]) -> None:  # noqa: F811
     async def ladder(pilot: Any) -> None:
         await loaded(pilot)
-        await pilot.press("l")
+        await pilot.press("D")
         await settle(pilot, lambda: isinstance(pilot.app.screen, LadderScreen), what="the ladder")
         pane = pilot.app.screen.query_one(LadderPane)
         await settle(pilot, lambda: pane.levels and any(level.my_bid for level in pane.levels), what="your bid")

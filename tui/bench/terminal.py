@@ -106,7 +106,7 @@ def _pane_at(regions: list[Region], x: int, y: int) -> str:
 
 def pane_regions(size: tuple[int, int], keys: str = "") -> list[Region]:
     """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange; after
-    ``keys`` are pressed (one character a key: ``l`` opens the ladder), the parts of the screen they open."""
+    ``keys`` are pressed (one character a key: ``D`` opens the ladder), the parts of the screen they open."""
     import asyncio
 
     from tui.api.client import Client
@@ -203,7 +203,7 @@ def measure_default_run(
     keys: str = "",
 ) -> TerminalCost:
     """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``;
-    ``keys`` are typed halfway through the warm-up (``l``: measure with the ladder shown)."""
+    ``keys`` are typed halfway through the warm-up (``D``: measure with the ladder shown)."""
     regions = pane_regions(size, keys)
     with _xtui_in_pty(size, extra_args) as (proc, master):
         _drain(master, warmup / 2 if keys else warmup, None, None)
@@ -308,7 +308,7 @@ def main() -> None:  # python -m tui.bench.terminal [SECONDS] [COLSxROWS] [--key
         i = args.index("--")
         args, extra = args[:i], tuple(args[i + 1 :])
     keys = ""
-    if "--keys" in args:  # typed once the dashboard is up: --keys l measures with the ladder shown
+    if "--keys" in args:  # typed once the dashboard is up: --keys D measures with the ladder shown
         i = args.index("--keys")
         keys, args = args[i + 1], args[:i] + args[i + 2 :]
     seconds = float(args[0]) if args else 20.0

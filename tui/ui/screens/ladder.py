@@ -1,6 +1,6 @@
-"""The ladder screen (``l`` on the dashboard, or the palette): the price ladder of the selected instrument, with
-keys to move its cursor a level, jump to the best bid or ask, recentre on the mid, buy or sell at the cursor for
-the ladder's size, and cancel your orders on the cursor's level.
+"""The ladder screen (``D`` on the dashboard, for depth of market, or the palette): the price ladder of the selected
+instrument, with keys to move its cursor a level, jump to the best bid or ask, recentre on the mid, buy or sell at
+the cursor for the ladder's size, and cancel your orders on the cursor's level.
 
 Every order goes through the desk (``order_desk.ladder``): checked as the order form checks, the profile's guards,
 the confirmation rules or armed mode, settled by cloid. The header says who trades where; a red line says when

@@ -54,7 +54,7 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Funding rates per period (0.0013%/1h), per 8 hours, or annualised (APR)"),
     Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,
             tooltip="Poll the account now"),
-    Binding("l", "open_ladder", "Ladder", id="open_ladder", show=False,
+    Binding("D", "open_ladder", "Ladder", id="open_ladder", show=False,
             tooltip="Price ladder: a fixed price axis, your orders on their levels; buy, sell, cancel at the cursor"),
     Binding("h", "open_heatmap", "Heatmap", id="open_heatmap", show=False,
             tooltip="Book heatmap: the book's depth over the last minutes (time across, price down), trades over it"),
