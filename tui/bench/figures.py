@@ -291,7 +291,7 @@ async def bench_dashboard_cpu(seconds: float) -> None:
 def bench_terminal(seconds: float) -> None:
     """The default run (``xtui``, built-in exchange) in a real pty at 160x48: bytes to the terminal a second,
     per pane, and CPU of the whole process; then with a position and a resting order (the chart's lines drawn);
-    then the default run with --low-bandwidth."""
+    then the default run with --low-bandwidth; then with the price ladder shown."""
     from tui.bench.terminal import measure_default_run
 
     runs = (
@@ -307,6 +307,8 @@ def bench_terminal(seconds: float) -> None:
         _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
         _report(f"resident memory, default run{label}: the dashboard", cost.rss_mb, "MB")
         _report("  and its built-in exchange", cost.exchange_rss_mb, "MB")
+    ladder = measure_default_run(seconds, (160, 48), keys="D")  # the price ladder open over the dashboard
+    _report("terminal bytes, the ladder shown (D)", ladder.bytes_per_s, "B/s", "<= 8,000 B/s")
 
 
 async def bench_sim_load(warm_s: float, soak_s: float) -> None:

@@ -40,6 +40,8 @@ SEED = 7  # the same market every run, so that two runs' figures compare
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
 Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
 PANES = ("header", "markets", "book", "tape", "chart", "positions", "orders-tabs", "account", "status")
+# the screens a key opens over the dashboard (``--keys``): their parts, charged as the dashboard's panes are
+SCREEN_PARTS = ("ladder-header", "ladder-line", "ladder", "ladder-keys", "heatmap-header", "heatmap")
 
 
 @dataclass
@@ -102,8 +104,9 @@ def _pane_at(regions: list[Region], x: int, y: int) -> str:
     return "other"
 
 
-def pane_regions(size: tuple[int, int]) -> list[Region]:
-    """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange."""
+def pane_regions(size: tuple[int, int], keys: str = "") -> list[Region]:
+    """Where each pane of the dashboard sits at ``size``: the layout drawn headless on a local exchange; after
+    ``keys`` are pressed (one character a key: ``D`` opens the ladder), the parts of the screen they open."""
     import asyncio
 
     from tui.api.client import Client
@@ -115,12 +118,14 @@ def pane_regions(size: tuple[int, int]) -> list[Region]:
         app = make_app(client, url.replace("http://", "ws://", 1) + "/ws/", None, account=None)
         async with app.run_test(size=size) as pilot:
             await pilot.pause(0.5)
+            await pilot.press(*keys)
+            await pilot.pause(0.5)
             out: list[Region] = []
-            for name in PANES:
+            for name in (*SCREEN_PARTS, *PANES) if keys else PANES:
                 with contextlib.suppress(Exception):
-                    r = app.main.query_one(f"#{name}").region
+                    r = app.screen.query_one(f"#{name}").region
                     out.append((name, r.x, r.y, r.width, r.height))
-            footer = app.main.query_one("Footer").region
+            footer = app.screen.query_one("Footer").region
             out.append(("footer", footer.x, footer.y, footer.width, footer.height))
         await client.aclose()
         return out
@@ -210,14 +215,16 @@ def measure_default_run(
     *,
     trade: bool = False,
     layouts: Path | None = None,
+    keys: str = "",
 ) -> TerminalCost:
     """Run ``xtui`` in a pty of ``size`` (columns, rows) and measure what it writes and burns for ``seconds``
     (``trade``: after half the warm-up, type ``TRADE_KEYS``: a position and a resting order, drawn on the chart).
     ``layouts``: a layouts file; half-way through the warm-up ``Y`` shows its first layout, which is measured
-    (its bytes charged to "layout", not to the dashboard's panes)."""
-    regions = pane_regions(size) if layouts is None else [("layout", 0, 0, size[0], size[1])]
+    (its bytes charged to "layout", not to the dashboard's panes). ``keys`` are typed halfway through the warm-up
+    (``D``: measure with the ladder shown)."""
+    regions = pane_regions(size, keys) if layouts is None else [("layout", 0, 0, size[0], size[1])]
     with _xtui_in_pty(size, extra_args, layouts=layouts) as (proc, master):
-        if trade or layouts is not None:
+        if trade or layouts is not None or keys:
             _drain(master, warmup / 2, None, None)
             warmup /= 2
         if trade:
@@ -226,6 +233,8 @@ def measure_default_run(
                 _drain(master, pause, None, None)  # the form opens before the size is typed
         if layouts is not None:
             os.write(master, b"Y")
+        if keys:
+            os.write(master, keys.encode())
         _drain(master, warmup, None, None)
         cpu0 = _cpu_s(proc.pid)
         by_pane: Counter[str] = Counter()
@@ -318,7 +327,9 @@ def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Count
     return total
 
 
-def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [--layouts FILE] [-- xtui args]
+def main() -> (
+    None
+):  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [--layouts FILE] [--keys KEYS] [-- xtui args]
     args = sys.argv[1:]
     extra: tuple[str, ...] = ()
     if "--" in args:
@@ -331,9 +342,13 @@ def main() -> None:  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxRO
         i = args.index("--layouts")
         layouts = Path(args[i + 1])
         del args[i : i + 2]
+    keys = ""
+    if "--keys" in args:  # typed once the dashboard is up: --keys D measures with the ladder shown
+        i = args.index("--keys")
+        keys, args = args[i + 1], args[:i] + args[i + 2 :]
     seconds = float(args[0]) if args else 20.0
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
-    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade, layouts=layouts)
+    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade, layouts=layouts, keys=keys)
     said = " with a position and a resting order" if trade else ""
     print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}{said}")
     print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")

@@ -46,11 +46,11 @@ from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.layout_screen import LayoutScreen
+from tui.ui.screens.live_screen import LiveScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
-from tui.ui.widgets.display import short_address
 from tui.ui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
@@ -317,8 +317,8 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self.main.feed_changed(message)  # the data screens poll for themselves
-        for screen in self.screen_stack:  # a layout of several markets, shown or under a form
-            if isinstance(screen, LayoutScreen):
+        for screen in self.screen_stack:  # a layout, the ladder, the heatmap (a dialog over them too): as the panes do
+            if isinstance(screen, (LayoutScreen, LiveScreen)):
                 screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
@@ -431,11 +431,6 @@ class XtuiApp(LeanApp[None]):
         from tui.ui.switch import switch_account
 
         self.run_worker(switch_account(self, self.accounts), group="switch", exit_on_error=False)
-
-    def kept_twap_runners(self) -> list[tuple[TwapRunner, str]]:
-        """The TWAP runners of the accounts switched away from while a TWAP of theirs ran, each with its account in
-        words: the TWAP screen lists them, and pauses, resumes or cancels theirs too."""
-        return [(s.twaps, f"as {s.profile} {short_address(s.account)}") for s in self._earlier if s.twaps is not None]
 
     def action_next_theme(self) -> None:
         names = self._themes

@@ -42,7 +42,10 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.heatmap import HeatmapScreen
+    from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.layout_screen import LayoutScreen
+    from tui.ui.screens.live_screen import LiveScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
     from tui.ui.screens.prompt import PromptScreen
@@ -52,6 +55,9 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     return [
         ("dashboard", MainScreen.BINDINGS),
         ("layout", LayoutScreen.BINDINGS),
+        ("ladder", LadderScreen.BINDINGS),
+        ("heatmap", HeatmapScreen.BINDINGS),
+        ("ladder, heatmap", LiveScreen.BINDINGS),
         ("markets", MarketsPane.BINDINGS),
         ("order book", OrderBookPane.BINDINGS),
         ("order form", OrderFormScreen.BINDINGS),
@@ -91,7 +97,9 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.screens.catalogue import screen_classes
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.heatmap import HeatmapScreen
     from tui.ui.screens.help import HelpScreen
+    from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.layout_screen import LayoutScreen
     from tui.ui.screens.main import MainScreen
     from tui.ui.screens.order_form import OrderFormScreen
@@ -100,6 +108,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.widgets.book_lines import BookLines
     from tui.ui.widgets.depth_chart import DepthChart
     from tui.ui.widgets.key_table import KeyTable
+    from tui.ui.widgets.ladder import LadderLines
     from tui.ui.widgets.markets import MarketsPane
 
     main = _merged(MainScreen)
@@ -113,6 +122,8 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "layout book": [_merged(BookLines), book, _merged(LayoutScreen), APP_BINDINGS],
         "layout markets": [_merged(MarketsPane), _merged(LayoutScreen), APP_BINDINGS],
         "order form": [_merged(OrderFormScreen), APP_BINDINGS],
+        "ladder": [_merged(LadderLines), _merged(LadderScreen), APP_BINDINGS],
+        "heatmap": [_merged(HeatmapScreen), APP_BINDINGS],
         "confirm": [_merged(ConfirmScreen), APP_BINDINGS],
         "prompt": [_merged(PromptScreen), APP_BINDINGS],
         "form": [_merged(FormScreen), APP_BINDINGS],

@@ -13,6 +13,7 @@ from textual.markup import escape
 from tui.ui.bindings import key_catalogue
 from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screens.data_screen import DataScreen
+from tui.ui.screens.live_screen import LiveScreen
 from tui.ui.screens.main import MainScreen
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.markets import MarketsPane
@@ -30,6 +31,7 @@ class XtuiCommands(Provider):
         data = next((s for s in reversed(app.screen_stack) if isinstance(s, DataScreen)), None)
         kinds = screen_classes().items()
         data_scopes = {"data screens", *(n for n, cls in kinds if type(data) is cls)} if data else set()
+        live = next((s for s in reversed(app.screen_stack) if isinstance(s, LiveScreen)), None)
         markets = next(iter(main.query(MarketsPane)), None) if main is not None else None  # its own keys (*, esc)
         keymap: Mapping[str, str] = getattr(app, "keymap", {})
         out: list[tuple[str, str, Callable[[], Any]]] = []
@@ -39,6 +41,8 @@ class XtuiCommands(Provider):
             targets: dict[str, Any] = {"global": app, "dashboard": main, "markets": markets}
             targets.update(dict.fromkeys(data_scopes, data))
             targets["order book"] = main.query_one(OrderBookPane) if main is not None else None
+            if live is not None:  # the ladder's or the heatmap's own keys, while it is open
+                targets[live.SCOPE] = targets["ladder, heatmap"] = live
             target = targets.get(item.scope)
             if target is None:
                 continue

@@ -44,7 +44,10 @@ class LeanScreen(Screen[R]):
         compositor = self._compositor
         if compositor._dirty_regions:
             self._set_dirty(*compositor._dirty_regions)
-            app.screen.refresh(*compositor._dirty_regions)
+            # Textual counts the screen under the top one as behind it even when the top one is opaque (a ladder
+            # over the dashboard): then nothing of this one shows, and what changed on it is not drawn at all
+            if app.screen.styles.background.a < 1:
+                app.screen.refresh(*compositor._dirty_regions)
             compositor._dirty_regions.clear()
             self._dirty_widgets.clear()
         app._update_mouse_over(self)

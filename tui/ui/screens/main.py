@@ -24,6 +24,7 @@ from textual.worker import Worker, WorkerState
 from tui.api.client import Client
 from tui.config.launch import DashboardOptions
 from tui.feed.events import notices
+from tui.feed.heatmap import DepthHistory
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
 from tui.trading.guards import OrderGuard
@@ -59,6 +60,7 @@ log = logging.getLogger(__name__)
 REFRESH_S = 0.1  # panes re-read the state at most this often
 LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
+LOW_BANDWIDTH_HEAT_TICKS = 5  # on a slow link (--low-bandwidth) the heatmap takes a column every 5 ticks
 TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
 ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
 
@@ -113,6 +115,11 @@ class MainScreen(LeanScreen[None]):
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
         self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
+        # the book over time for the heatmap: a column every tick (every 5th on a slow link); tests stop it
+        self.depth_history = DepthHistory()
+        self.sampling = True
+        self._heat_s = TICK_S * (LOW_BANDWIDTH_HEAT_TICKS if low_bandwidth else 1)
+        self._heat_ticks = 0
         desk = Desk(
             self,
             client,
@@ -136,10 +143,11 @@ class MainScreen(LeanScreen[None]):
             for point in points:
                 self.set_class(point == chosen, point[1], update=False)
 
-    def compose(self) -> ComposeResult:
-        state = self.feed.state
-        header = ProfileHeader(
-            state,
+    def make_header(self, id: str) -> ProfileHeader:
+        """The line that says who trades where (profile, account, signer, connection): the ladder's and the
+        heatmap's screens show it too."""
+        return ProfileHeader(
+            self.feed.state,
             profile=self._profile,
             signer=self._signer,
             demo_key=self._demo_key,
@@ -147,8 +155,12 @@ class MainScreen(LeanScreen[None]):
             network=self._network,
             read_only=self._read_only,
             note=self.guards.header_note,
-            id="header",
+            id=id,
         )
+
+    def compose(self) -> ComposeResult:
+        state = self.feed.state
+        header = self.make_header("header")
         now_s = lambda: self._wall_clock() + (state.status.clock_drift_ms or 0) / 1000  # noqa: E731 (the exchange's)
         yield ArmedBanner(id="armed")
         yield HeaderRow(header, FundingLine(state, view=self.funding, now_s=now_s, id="funding"))
@@ -260,6 +272,10 @@ class MainScreen(LeanScreen[None]):
             self.app.bell()
 
     def _tick(self) -> None:
+        self._heat_ticks += 1
+        if self.sampling and self._heat_ticks * TICK_S >= self._heat_s:
+            self._heat_ticks = 0
+            self.depth_history.sample(self.feed.state.market, self._clock())
         self.query_one(StatusBar).dirty = True
         self.query_one(OpenOrdersPane).dirty = True
         if self.guards.check_liquidations() and not self._announce_in:
@@ -355,6 +371,18 @@ class MainScreen(LeanScreen[None]):
 
     def on_resize(self, _event: object) -> None:
         self.call_after_refresh(self.refresh_bindings)  # the pane cycle key comes and goes with the size
+
+    def action_open_ladder(self) -> None:
+        from .ladder import LadderScreen  # not on the first frame
+
+        if self.app.screen is self:
+            self.app.push_screen(LadderScreen(self, refresh_s=self._refresh_s))
+
+    def action_open_heatmap(self) -> None:
+        from .heatmap import HeatmapScreen  # not on the first frame
+
+        if self.app.screen is self:
+            self.app.push_screen(HeatmapScreen(self, refresh_s=self._heat_s))
 
     def action_buy(self) -> None:
         self.desk.open_form("buy")

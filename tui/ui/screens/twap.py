@@ -14,6 +14,7 @@ from textual.widgets import Label
 from tui.trading import OrderInput, fmt_decimal, validate
 from tui.trading.grammar import FieldError, is_multiple, parse_positive, parse_whole
 from tui.trading.twap import Twap, TwapRunner, TwapSpec
+from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
@@ -80,11 +81,13 @@ class TwapScreen(DataScreen):
 
     def _runners(self) -> list[tuple[str, TwapRunner, str]]:
         """(row key prefix, runner, whose) of this account's TWAPs, then of the accounts switched away from while a
-        TWAP of theirs ran (``XtuiApp.kept_twap_runners``): those go on as their own account, and are shown here."""
+        TWAP of theirs ran (``XtuiApp.sessions``): those go on as their own account, and are shown here."""
         mine = self.runner
         own = [("", mine, "")] if mine is not None else []
-        kept = getattr(self.app, "kept_twap_runners", None)
-        return own + [(f"{n}-", runner, whose) for n, (runner, whose) in enumerate(kept() if kept else [], 1)]
+        sessions = getattr(self.app, "sessions", None)
+        earlier = sessions()[:-1] if sessions else []
+        kept = [(s.twaps, f"as {s.profile} {short_address(s.account)}") for s in earlier if s.twaps is not None]
+        return own + [(f"{n}-", runner, whose) for n, (runner, whose) in enumerate(kept, 1)]
 
     def show(self) -> None:
         rows = []

@@ -6,8 +6,8 @@ In read-only mode (or watch-only, with no key) every trading key says why it doe
 
 ``OrderDesk`` holds one ``Desk`` (``base``: the screen, the client, the feed's state; refusing, sending,
 reporting, asking first) and the groups of actions that use it, split by what they send: ``orders`` (one order
-at a time), ``multi`` (several in one placeOrder), ``amend``, ``reverse``, ``panic`` and ``trailing`` (a position's
-trailing stop). What they decide without Textual is ``tui.trading``.
+at a time), ``multi`` (several in one placeOrder), ``amend``, ``reverse``, ``panic``, ``trailing`` (a position's
+trailing stop) and ``ladder`` (at the ladder's cursor). What they decide without Textual is ``tui.trading``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tui.trading.trailing import TrailRunner
 
 from .amend import Amends
 from .base import Desk
+from .ladder import LadderOrders
 from .multi import MultiOrders
 from .orders import SingleOrders
 from .panic import Panic
@@ -51,6 +52,7 @@ class OrderDesk:
         self.context = desk.context
         self.risk_preview = desk.risk_preview  # a form's lines for an order's risk (the TWAP form uses it)
         self.read_risk = desk.read_risk
+        self.ladder = LadderOrders(desk, single)  # orders at the ladder's cursor
 
     @property
     def policy(self) -> ConfirmPolicy:

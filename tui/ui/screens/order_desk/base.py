@@ -65,6 +65,7 @@ class Desk:
         self.latency = Latency(clock or time.monotonic)  # sign -> acknowledgement -> socket, for the status bar
         self.leverage: dict[str, LeverageSetting] = {}  # the leverage in force per perp, as last read
         self.fees: UserFees | None = None  # the account's fee rates, once read
+        self.order_sizes: dict[str, str] = {}  # per instrument, the size the ladder orders at (the form's last)
 
     def context(self, symbol: str) -> OrderContext | None:
         """What an order on ``symbol`` needs to know now, with this desk's slippage bound and the leverage in

@@ -57,8 +57,9 @@ class SingleOrders:
         self.desk.read_risk(symbol, form.risk_read)  # the leverage in force, asked afresh
 
         def closed(plan: OrderPlan | None) -> None:
-            if plan is not None:  # placed: the picked price has served
+            if plan is not None:  # placed: the picked price has served; its size is the ladder's from now on
                 self.desk.picked = None
+                self.desk.order_sizes[plan.symbol] = fmt_decimal(plan.size)
 
         self.desk.screen.app.push_screen(form, closed)
 
