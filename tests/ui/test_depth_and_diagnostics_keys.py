@@ -67,6 +67,8 @@ async def test_f12_opens_and_closes_the_diagnostics_overlay(
         await pilot.press("f12")
         await settle(pilot, lambda: app.main.query(DiagnosticsOverlay), what="the overlay")
         overlay = app.main.query_one(DiagnosticsOverlay)
+        # its per-channel rates count the last few seconds' frames: on a busy machine its first draw may have none
+        await settle(pilot, lambda: "orderbook" in "\n".join(overlay.lines), what="the book's rate in the overlay")
         text = "\n".join(overlay.lines)
         for figure in ("frames", "terminal", "process", "CPU", "RSS", "feed", "orderbook", "data age", "/info"):
             assert figure in text, (figure, text)

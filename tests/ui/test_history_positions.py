@@ -20,7 +20,7 @@ from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server.local_exchange import LocalExchange
-from tui.ui.screens.history import HistoryScreen, fmt_duration, fmt_money
+from tui.ui.screens.history import MONEY_PLACES, HistoryScreen, fmt_duration, fmt_money
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
@@ -71,8 +71,8 @@ async def test_closed_positions_from_the_fills(sim: LocalExchange, clock: Frozen
                          "held", "opened"], rows[1], strict=True))  # fmt: skip
         assert D(long["entry"].replace(",", "")) == (bought / D("0.02")).quantize(D("0.001"))
         assert D(long["exit"].replace(",", "")) == (sold / D("0.02")).quantize(D("0.001"))
-        assert long["pnl"] == fmt_money(sold - bought, 6)
-        assert long["fees"] == fmt_money(sum((f.fee for f in btc), D(0)), 6)
+        assert long["pnl"] == fmt_money(sold - bought, MONEY_PLACES)  # cents, as the balances (exact: xtui export)
+        assert long["fees"] == fmt_money(sum((f.fee for f in btc), D(0)), MONEY_PLACES)
         assert long["held"] == "2m 00s"
         await pilot.press("f")
         await pilot.press(*"btc-perp", "enter")
