@@ -26,6 +26,7 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ClientError
+from tui.trading.waits import sleep_unless_woken
 
 from .orders import OrderContext, OrderPlan, Side, fmt_decimal
 from .settle import Settled, Unsettled, settle_order
@@ -219,12 +220,7 @@ class ChaseRunner:
         event = self._wake[chase.id]
         event.clear()
         if chase.active:
-            tasks: set[asyncio.Future[object]] = {
-                asyncio.ensure_future(event.wait()), asyncio.ensure_future(self.sleep(seconds))
-            }  # fmt: skip
-            _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
+            await sleep_unless_woken(event, self.sleep, seconds)
         return chase.active
 
     async def _place(self, chase: Chase, ctx: OrderContext, price: Decimal) -> str:

@@ -26,6 +26,7 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.trading.waits import sleep_unless_woken
 
 from .orders import OrderPlan, fmt_decimal
 from .settle import Settled, Unsettled, settle_order
@@ -204,12 +205,7 @@ class OcoRunner:
         event = self._wake[oco.id]
         event.clear()
         if oco.active:
-            tasks: set[asyncio.Future[object]] = {
-                asyncio.ensure_future(event.wait()), asyncio.ensure_future(self.sleep(seconds))
-            }  # fmt: skip
-            _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
+            await sleep_unless_woken(event, self.sleep, seconds)
         return oco.active
 
     def _unsure(self, oco: Oco, said: str) -> None:
