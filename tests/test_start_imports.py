@@ -82,3 +82,32 @@ def test_the_dashboard_defines_no_dataclass_on_its_way_to_the_first_frame() -> N
         "print(' '.join(m for m in made if m.startswith('tui.')))"
     )
     assert out.split() == [], f"dataclasses defined on the way to the first frame: {out}"
+
+
+def test_the_dashboard_s_command_line_leaves_the_other_commands_flags_for_them() -> None:
+    """``xtui`` parses its flags before it spawns the built-in exchange: the flags of ``xtui sim`` and
+    ``xtui export`` brought the matching engine's rules and the CSV writer into every start (~30-60 ms)."""
+    later = ("tui.sim.options", "tui.sim.engine", "tui.cli.export")
+    out = _run(
+        "import sys\n"
+        "from tui.cli.main import build_parser\n"
+        "build_parser().parse_args(['--seed', '7'])\n"
+        f"print(' '.join(m for m in {later!r} if m in sys.modules))\n"
+    )
+    assert out.split() == [], f"imported to parse the dashboard's flags: {out}"
+
+
+def test_the_other_commands_still_parse_their_own_flags() -> None:
+    """Their flags, defaults, help and errors are all there once the command is named."""
+    from tui.cli.main import build_parser
+
+    sim = build_parser().parse_args(["sim", "--seed", "3", "--quiet-market"])
+    assert (sim.command, sim.seed, sim.quiet_market, sim.host) == ("sim", 3, True, "127.0.0.1")
+    export = build_parser().parse_args(["export", "fills", "--json"])
+    assert (export.command, export.kind) == ("export", "fills")
+    said = subprocess.run(
+        [sys.executable, "-m", "tui", "sim", "--port", "x"], capture_output=True, text=True, check=False
+    )
+    assert said.returncode == 2 and "xtui sim: error: argument --port" in said.stderr, said.stderr
+    helped = _run("from tui.cli.main import main\nmain(['export', '--help'])\n")
+    assert "--since DATE" in helped
