@@ -111,3 +111,20 @@ def test_the_other_commands_still_parse_their_own_flags() -> None:
     assert said.returncode == 2 and "xtui sim: error: argument --port" in said.stderr, said.stderr
     helped = _run("from tui.cli.main import main\nmain(['export', '--help'])\n")
     assert "--since DATE" in helped
+
+
+def test_the_dashboard_spawns_its_exchange_before_it_loads_asyncio_and_textual() -> None:
+    """The built-in exchange comes up on the other core while the dashboard loads: each module loaded before
+    the spawn delays it. asyncio (with ssl, ~25 ms) was loaded by the command line first; it waits now."""
+    later = ("asyncio", "ssl", "textual", "httpx", "tui.sim.options")
+    out = _run(
+        "import os, sys\n"
+        "import tui.sim.process as process\n"
+        "def spawn(self):\n"
+        f"    print(' '.join(m for m in {later!r} if m in sys.modules))\n"
+        "    os._exit(0)\n"
+        "process.ExchangeProcess.spawn = spawn\n"
+        "from tui.cli.main import main\n"
+        "main(['--seed', '7'])\n"
+    )
+    assert out.split() == [], f"loaded before the exchange is spawned: {out}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -265,6 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ADMIN_COMMANDS:
             return run_admin(args)
         if args.command in ("info", "explorer", "exchange"):
+            import asyncio  # not before the dashboard's built-in exchange is spawned (``tui.ui.run``)
+
             print_json(asyncio.run(_call(args)))
             return 0
         if args.command == "doctor":
