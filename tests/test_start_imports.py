@@ -135,3 +135,25 @@ def test_the_dashboard_spawns_its_exchange_before_it_loads_asyncio_and_textual()
         "main(['--seed', '7'])\n"
     )
     assert out.split() == [], f"loaded before the exchange is spawned: {out}"
+
+
+def test_the_dashboard_s_exchange_serves_without_uvicorn_s_command_line() -> None:
+    """``import uvicorn`` brought its command line (click, the supervisors, multiprocessing): ~12 ms of the
+    exchange's start and ~0.7 MB it kept, for a command line it never runs."""
+    start = "import runpy\nsys.argv = ['tui.sim', '--seed', '7']\nrunpy.run_module('tui.sim', run_name='__main__')\n"
+    out = _imported_when_serving(start, ("uvicorn.main", "click", "multiprocessing"))
+    assert out == [], f"imported by the exchange: {out}"
+
+
+def test_uvicorn_s_command_line_still_loads_when_asked_for() -> None:
+    """The stand-in is gone once uvicorn has loaded: whoever imports ``uvicorn.main`` later gets the real one,
+    and ``uvicorn.Server`` is the real server either way."""
+    out = _run(
+        "from tui.sim.uvicorn_cli import load_uvicorn_without_its_command_line as load\n"
+        "load()\n"
+        "import uvicorn, uvicorn.server\n"
+        "print(uvicorn.Server is uvicorn.server.Server)\n"
+        "import uvicorn.main\n"
+        "print(type(uvicorn.main.main).__module__.split('.')[0], uvicorn.main.Server is uvicorn.Server)\n"
+    )
+    assert out.split() == ["True", "click", "True"], out
