@@ -7,7 +7,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-LATER = ["tui.ui.screens.account", "tui.ui.screens.wallet", "tui.ui.screens.explorer", "plotext", "tui.sim.engine"]
+LATER = [
+    "tui.ui.screens.account",
+    "tui.ui.screens.wallet",
+    "tui.ui.screens.explorer",
+    "plotext",
+    "tui.sim.engine",
+    "textual.widgets._text_area",  # no screen of xtui's has one; it brought its document model and tree-sitter
+]
 
 
 def _run(code: str) -> str:
@@ -82,3 +89,71 @@ def test_the_dashboard_defines_no_dataclass_on_its_way_to_the_first_frame() -> N
         "print(' '.join(m for m in made if m.startswith('tui.')))"
     )
     assert out.split() == [], f"dataclasses defined on the way to the first frame: {out}"
+
+
+def test_the_dashboard_s_command_line_leaves_the_other_commands_flags_for_them() -> None:
+    """``xtui`` parses its flags before it spawns the built-in exchange: the flags of ``xtui sim`` and
+    ``xtui export`` brought the matching engine's rules and the CSV writer into every start (~30-60 ms)."""
+    later = ("tui.sim.options", "tui.sim.engine", "tui.cli.export")
+    out = _run(
+        "import sys\n"
+        "from tui.cli.main import build_parser\n"
+        "build_parser().parse_args(['--seed', '7'])\n"
+        f"print(' '.join(m for m in {later!r} if m in sys.modules))\n"
+    )
+    assert out.split() == [], f"imported to parse the dashboard's flags: {out}"
+
+
+def test_the_other_commands_still_parse_their_own_flags() -> None:
+    """Their flags, defaults, help and errors are all there once the command is named."""
+    from tui.cli.main import build_parser
+
+    sim = build_parser().parse_args(["sim", "--seed", "3", "--quiet-market"])
+    assert (sim.command, sim.seed, sim.quiet_market, sim.host) == ("sim", 3, True, "127.0.0.1")
+    export = build_parser().parse_args(["export", "fills", "--json"])
+    assert (export.command, export.kind) == ("export", "fills")
+    said = subprocess.run(
+        [sys.executable, "-m", "tui", "sim", "--port", "x"], capture_output=True, text=True, check=False
+    )
+    assert said.returncode == 2 and "xtui sim: error: argument --port" in said.stderr, said.stderr
+    helped = _run("from tui.cli.main import main\nmain(['export', '--help'])\n")
+    assert "--since DATE" in helped
+
+
+def test_the_dashboard_spawns_its_exchange_before_it_loads_asyncio_and_textual() -> None:
+    """The built-in exchange comes up on the other core while the dashboard loads: each module loaded before
+    the spawn delays it. asyncio (with ssl, ~25 ms) was loaded by the command line first; it waits now."""
+    later = ("asyncio", "ssl", "textual", "httpx", "tui.sim.options")
+    out = _run(
+        "import os, sys\n"
+        "import tui.sim.process as process\n"
+        "def spawn(self):\n"
+        f"    print(' '.join(m for m in {later!r} if m in sys.modules))\n"
+        "    os._exit(0)\n"
+        "process.ExchangeProcess.spawn = spawn\n"
+        "from tui.cli.main import main\n"
+        "main(['--seed', '7'])\n"
+    )
+    assert out.split() == [], f"loaded before the exchange is spawned: {out}"
+
+
+def test_the_dashboard_s_exchange_serves_without_uvicorn_s_command_line() -> None:
+    """``import uvicorn`` brought its command line (click, the supervisors, multiprocessing): ~12 ms of the
+    exchange's start and ~0.7 MB it kept, for a command line it never runs."""
+    start = "import runpy\nsys.argv = ['tui.sim', '--seed', '7']\nrunpy.run_module('tui.sim', run_name='__main__')\n"
+    out = _imported_when_serving(start, ("uvicorn.main", "click", "multiprocessing"))
+    assert out == [], f"imported by the exchange: {out}"
+
+
+def test_uvicorn_s_command_line_still_loads_when_asked_for() -> None:
+    """The stand-in is gone once uvicorn has loaded: whoever imports ``uvicorn.main`` later gets the real one,
+    and ``uvicorn.Server`` is the real server either way."""
+    out = _run(
+        "from tui.sim.uvicorn_cli import load_uvicorn_without_its_command_line as load\n"
+        "load()\n"
+        "import uvicorn, uvicorn.server\n"
+        "print(uvicorn.Server is uvicorn.server.Server)\n"
+        "import uvicorn.main\n"
+        "print(type(uvicorn.main.main).__module__.split('.')[0], uvicorn.main.Server is uvicorn.Server)\n"
+    )
+    assert out.split() == ["True", "click", "True"], out

@@ -229,7 +229,9 @@ def bench_startup(runs: int) -> None:
 
     with tempfile.TemporaryDirectory(prefix="xtui-bench-cache-") as cache:
         real = [start_to_full_frame(cache=Path(cache)) * 1000 for _ in range(runs)]
-    _report(f"start to first full frame, xtui in a pty (median of {runs})", statistics.median(real), "ms", "<= 500 ms")
+    _report(f"start to first full frame, xtui in a pty (median of {runs})", statistics.median(real), "ms", "<= 400 ms")
+    # the first start since the sources were compiled, as after an install: nothing of xtui's in the OS's caches yet
+    _report("  the first of them", real[0], "ms", "<= 500 ms")
     marks = startup_seconds(runs)
 
     def median_ms(key: str) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -14,6 +13,7 @@ from typing import Any
 from tui import __version__
 from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
+from tui.cli.lazy_parser import LazyParser
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.logs import KEY_SHAPE
@@ -119,11 +119,23 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _export_arguments(p: argparse.ArgumentParser) -> None:
+    from tui.cli.export import add_export_arguments
+
+    add_export_arguments(p)
+
+
+def _sim_arguments(p: argparse.ArgumentParser) -> None:
+    from tui.sim.options import add_sim_arguments
+
+    add_sim_arguments(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.")
     parser.add_argument("--version", action="version", version=f"xtui {__version__}")
     _add_dashboard(parser)
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", parser_class=LazyParser)
 
     p = sub.add_parser("info", help="call an /info method and print its JSON")
     p.add_argument("method")
@@ -144,15 +156,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check an exchange and a profile before trading (read-only, signs nothing)")
     add_doctor_arguments(p)
 
-    p = sub.add_parser("export", help="an account's fills, orders, funding or transfers as CSV or JSON (read-only)")
-    from tui.cli.export import add_export_arguments
-
-    add_export_arguments(p)
-
-    p = sub.add_parser("sim", help="run the local exchange (HTTP + WebSocket on loopback)")
-    from tui.sim.options import add_sim_arguments
-
-    add_sim_arguments(p)
+    help_ = "an account's fills, orders, funding or transfers as CSV or JSON (read-only)"
+    sub.add_parser("export", help=help_, fill=_export_arguments)  # their modules load only for these commands
+    sub.add_parser("sim", help="run the local exchange (HTTP + WebSocket on loopback)", fill=_sim_arguments)
 
     p = sub.add_parser("screenshot", help="write SVG screenshots of every screen (built-in exchange, fixed seed)")
     p.add_argument("--out", default="screenshots", help="directory to write to (default: screenshots)")
@@ -258,6 +264,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ADMIN_COMMANDS:
             return run_admin(args)
         if args.command in ("info", "explorer", "exchange"):
+            import asyncio  # not before the dashboard's built-in exchange is spawned (``tui.ui.run``)
+
             print_json(asyncio.run(_call(args)))
             return 0
         if args.command == "doctor":

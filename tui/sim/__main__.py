@@ -11,10 +11,13 @@ import argparse
 import sys
 
 from tui.logs import LEVELS, setup_logging
-from tui.sim.options import add_sim_arguments, run_from_args
+from tui.sim.uvicorn_cli import load_uvicorn_without_its_command_line
 
 
 def main() -> int:
+    load_uvicorn_without_its_command_line()  # before anything imports it
+    from tui.sim.options import add_sim_arguments, run_from_args
+
     parser = argparse.ArgumentParser(prog="python -m tui.sim", description="the local exchange alone")
     add_sim_arguments(parser)
     parser.add_argument("--log-level", choices=LEVELS, default="info", help="of the log file (default info)")

@@ -20,7 +20,6 @@ imported: the point is to start it before anything heavy loads.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import selectors
@@ -121,6 +120,8 @@ class ExchangeProcess:
 
     async def serving(self, timeout: float = 20.0) -> str:
         """``wait_ready`` without holding the event loop it is awaited on."""
+        import asyncio  # here: the dashboard spawns this exchange before it loads asyncio (~25 ms, with ssl)
+
         proc, out = self._started()
         if self._serves:
             return self.url

@@ -11,7 +11,6 @@ screen, but the built-in exchange's start: if that fails, the dashboard ends wit
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import signal
@@ -99,6 +98,8 @@ async def _collector_back_after_first_frame(app: XtuiApp, thresholds: tuple[int,
     """Until the first frame is drawn, the collector stays held back as during the imports (its first frame's
     objects set off ~150 young collections, ~25 ms); then its thresholds come back, and what the first frame
     made to keep (the screen, its widgets and styles) is put out of its sight too."""
+    import asyncio
+
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(FEED_READY_WAIT_S):
             await app.feed.wait_ready()
@@ -174,7 +175,9 @@ def run_dashboard(
     launch = apply_flags(resolve(profile), flags)
     exchange = local_exchange(launch)
     if exchange is not None:
-        exchange.spawn()  # it comes up while the dashboard's modules load
+        exchange.spawn()  # it comes up while the dashboard's modules load (asyncio's the first: not before)
+    import asyncio
+
     thresholds = gc.get_threshold()
     try:
         # The dashboard's imports make objects that live as long as the process: the collector is held back

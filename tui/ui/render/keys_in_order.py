@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sys
 from typing import Any
 
 from textual import events
 from textual.app import App
 from textual.dom import DOMNode
-from textual.widgets import Input, TextArea
+from textual.widget import Widget
+from textual.widgets import Input
 
 __all__ = ["SETTLE_S", "apply_in_order"]
 
@@ -29,13 +31,20 @@ POLL_S = 0.02  # how often a wait looks whether its node has closed
 SETTLE_S = 1.0  # a handler that has not finished by then is not waited for (the key order is kept up to it)
 
 
+def _text_fields() -> tuple[type[Widget], ...]:
+    """``Input``, and ``TextArea`` once something has loaded it: no field is one before. Imported here, it brought
+    the text area, its document model and a look for tree-sitter into every start (~10 ms) for no screen of xtui's."""
+    area = sys.modules.get("textual.widgets._text_area")
+    return (Input,) if area is None else (Input, area.TextArea)
+
+
 async def apply_in_order(app: App[Any], event: events.Event) -> bool:
     """Handle a key or a paste typed while a text field has focus, wholly, before the app reads the next one.
     Returns False, and does nothing, for any other event: Textual's own path takes it."""
     if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded or not app.screen_stack:
         return False
     field = app.focused
-    if not isinstance(field, (Input, TextArea)) or not field.is_attached:
+    if not isinstance(field, _text_fields()) or not field.is_attached:
         return False
     if isinstance(event, events.Paste):
         field._forward_event(event)
