@@ -1,16 +1,16 @@
 """Keys take effect in the order they were typed, however the terminal chunks them: each key is applied whole
-before the next, whatever has the focus.
+before the next, whatever has the focus, and the keys after one that opens a screen or moves the focus wait until
+the screen is up and focused.
 
 Textual forwards a key to the focused widget and reads the next one at once: a binding runs only when the key has
-bubbled back up to the app, behind the rest of the same read (``\\x7f40.25`` typed into ``9`` left ``940.2``,
-Textual #6605; Tab then ``7`` from a Select lost the 7 to the Select), and a screen a key opens is mounted and
-focused later still (``b0.01`` sent ``0.01`` to the dashboard's table, not to the order form ``b`` opened). Here
-the app applies each key (and paste) itself: the priority bindings; then in a text field the field or the
-bindings (editing keys are bindings); on any other widget Textual's order, the widget's own handlers and then, the
-key caught as it bubbles up, the bindings from the widget up; and it waits until the widget and its screen have
-handled what the key made them post (a submit reads the fields). A key that changed the screens or the focus, or
-scheduled work on the app, holds the keys after it until the top screen is mounted, its focus set and what was
-scheduled has run (``SETTLE_S`` at most a key: the order is kept up to it).
+bubbled back up to the app, behind the rest of the same read (``\\x7f40.25`` into ``9`` left ``940.2``, Textual
+#6605; Tab then ``7`` from a Select lost the 7), and a screen a key opens is focused later still (``b0.01`` sent
+``0.01`` to the dashboard's table, not to the order form ``b`` opened). Here the app applies each key and paste
+itself: the priority bindings; in a text field, the field or the bindings (its editing keys are bindings); on any
+other widget Textual's order, the widget's own handlers, then the bindings from the widget up, the key caught as it
+bubbles up to the app; then it waits until the widget and its screen have handled what the key made them post. A
+key that changed the screens or the focus, or scheduled work on the app (``focus()`` does), holds the keys after
+it until the top screen is mounted, its focus set and that work done: ``SETTLE_S`` at most a key.
 
 Drop this when a released Textual applies keys, and the screens and focus they change, in order.
 """
@@ -111,24 +111,26 @@ class KeysInOrder:
     async def _look_again(self) -> None:
         """The keys go on once a look, run behind what the key scheduled on the app, finds the top screen mounted
         with what it was posted handled, its callbacks after a refresh run, and nothing changed or scheduled."""
-        if not self.app.screen_stack:
-            self._waiting = False
-            self._held.clear()
-            return
-        self._scheduled = False
-        top = self.app.screen
-        await _settle(top, self._deadline)
-        if _has_refresh_callbacks(top):
-            await _refreshed(top, self._deadline)
-        now = self._state()
-        settled = now == self._seen and not self._scheduled and _ready(top)
-        if not settled and asyncio.get_running_loop().time() < self._deadline:
-            self._seen = now
-            self._look_later()
-            return
-        if not settled:
-            log.warning("keys: %s not settled after %.1f s; the next key goes on", top, SETTLE_S)
-        self._waiting = False
+        looks_again = False
+        try:
+            if self.app.screen_stack:
+                self._scheduled = False
+                top = self.app.screen
+                await _settle(top, self._deadline)
+                if _has_refresh_callbacks(top):
+                    await _refreshed(top, self._deadline)
+                now = self._state()
+                settled = now == self._seen and not self._scheduled and _ready(top)
+                if not settled and asyncio.get_running_loop().time() < self._deadline:
+                    self._seen = now
+                    self._look_later()
+                    looks_again = True
+                    return
+                if not settled:
+                    log.warning("keys: %s not settled after %.1f s; the next key goes on", top, SETTLE_S)
+        finally:
+            if not looks_again:
+                self._waiting = False  # whatever happened in the look, keys are not held for ever
         await self._release()
 
     async def _apply(self, event: Typed) -> None:
