@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from textual.widgets import Checkbox, Input, Select
+from textual.widgets import Checkbox, DataTable, Input, Select
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
@@ -116,3 +116,22 @@ async def test_keys_after_the_key_that_opens_a_form_wait_for_its_focus(
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
         size = app.screen.query_one("#size", Input)
         await settle(pilot, lambda: size.value == "0.2", what="0.2 in Size")
+
+
+async def test_an_arrow_after_the_key_that_focuses_a_tabbed_pane_moves_in_that_pane(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """On the dashboard, focus on the markets; one read of ``5`` (the fills pane: its tab is shown, and the pane is
+    focused after the next refresh) and Down: Down goes to the fills, the market picked stays. Textual alone moved
+    the markets' cursor, so Down picked another market."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        markets = app.main.query_one("#markets-table", DataTable)
+        await settle(pilot, lambda: app.focused is markets, what="the markets focused")
+        row = markets.cursor_row
+        fills = app.main.query_one("#fills-table", DataTable)
+        burst(app, [("5", "5"), ("down", None)])
+        await settle(pilot, lambda: app.focused is fills, what="the fills focused")
+        await pilot.pause()
+        assert markets.cursor_row == row
