@@ -39,6 +39,11 @@ SETTLE_S = 1.0  # a key whose effects are not all in by then is not waited for f
 Typed = events.Key | events.Paste
 
 
+class _Look(events.Event, bubble=False):
+    """Posted to the app behind what a key scheduled there: look whether its effects are all in. Not a
+    ``Callback``: Textual skips a callback while the app has no screen (a mode switch), and the keys would wait."""
+
+
 class KeysInOrder:
     """One app's keys and pastes, applied one at a time: the app's ``on_event`` hands them to ``take``, and its
     ``post_message`` asks ``caught`` first (a key bubbling back up is applied here, not behind the keys after it)."""
@@ -50,15 +55,22 @@ class KeysInOrder:
         self._in_flight: Typed | None = None  # forwarded to a widget, caught when it bubbles up to the app
         self._came_back = False
         self._scheduled = False  # the app was given a callback (a focus is one) since this was last cleared
-        self._look: events.Callback | None = None
+        self._look: _Look | None = None
         self._seen: tuple[object, ...] = ()
         self._deadline = 0.0
 
     async def take(self, event: events.Event) -> bool:
         """Apply a key or a paste from the terminal, now or after the keys before it; False for any other event
         (Textual's own path takes it)."""
+        if isinstance(event, _Look):
+            if event is self._look:
+                await self._look_again()
+            return True
         if not isinstance(event, (events.Key, events.Paste)) or event.is_forwarded or not self.app.screen_stack:
             return False
+        if self._waiting and asyncio.get_running_loop().time() > self._deadline + SETTLE_S:
+            log.warning("keys: the look after a key never ran; the keys go on")  # never held for ever
+            self._waiting = False
         self._held.append(event)
         if not self._waiting:
             await self._release()
@@ -69,7 +81,7 @@ class KeysInOrder:
         if message is self._in_flight:
             self._came_back = True
             return True
-        if isinstance(message, events.Callback) and message is not self._look:
+        if isinstance(message, events.Callback):
             self._scheduled = True
         return False
 
@@ -103,7 +115,7 @@ class KeysInOrder:
 
     def _look_later(self) -> None:
         """Look again behind everything the app has been given so far."""
-        self._look = events.Callback(callback=self._look_again)
+        self._look = _Look()
         if not self.app.post_message(self._look):
             self._waiting = False  # the app is closing: nothing more is applied
             self._held.clear()
