@@ -13,10 +13,11 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input
 
-from tui.ui.render.keys_in_order import apply_in_order
+from tui.ui.render.keys_in_order import KeysInOrder
 from tui.ui.render.lean_output import LeanDriver
 
 
@@ -50,8 +51,9 @@ class ProbeForm(Screen[None]):
 
 class KeysProbe(App[None]):
     def __init__(self, out: Path, first: str, *, ordered: bool) -> None:
+        self.keys = KeysInOrder(self) if ordered else None
         super().__init__()
-        self.out, self.first, self.ordered = out, first, ordered
+        self.out, self.first = out, first
 
     def on_mount(self) -> None:
         self.push_screen(ProbeForm(self.out, self.first))
@@ -60,9 +62,14 @@ class KeysProbe(App[None]):
         return LeanDriver
 
     async def on_event(self, event: events.Event) -> None:
-        if self.ordered and await apply_in_order(self, event):
+        if self.keys is not None and await self.keys.take(event):
             return
         await super().on_event(event)
+
+    def post_message(self, message: Message) -> bool:
+        if self.keys is not None and self.keys.caught(message):
+            return True
+        return super().post_message(message)
 
 
 def main(argv: list[str]) -> Any:

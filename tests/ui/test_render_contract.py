@@ -37,6 +37,7 @@ PRIVATES = [
     (App, "_exception", "crash_guard: the error run_test re-raises"),
     (App, "_notifications", "toasts: the notices shown, oldest first"),
     (App, "_unnotify", "toasts: (notification, refresh) takes a notice off"),
+    (Screen, "_callbacks", "keys_in_order: the callbacks a screen runs after its next refresh (call_after_refresh)"),
     (Screen, "_modal_binding_chain", "keys_in_order: [(node, bindings)] from the focused widget up to the app"),
     (Screen, "_clear_tooltip", "keys_in_order: () hides the tooltip, as Textual does before a key"),
     (Screen, "_compositor", "lean_app, screens: the screen's compositor"),

@@ -1,7 +1,7 @@
 """The app's side of writing little to the terminal: frames Textual drops are drawn whole after, what the terminal
 already shows is not written again (``whole_frame``), the Linux driver writes colours as differences and reads
-keys in order (``lean_output``, ``key_input``), and a key typed into a text field is applied whole before the
-next one (``keys_in_order``)."""
+keys in order (``lean_output``, ``key_input``), and each key is applied whole, the screen it opens mounted and
+focused, before the next one (``keys_in_order``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from textual import events
 from textual.app import App
 from textual.driver import Driver
 from textual.geometry import Offset
+from textual.message import Message
 from textual.screen import Screen
 
-from .keys_in_order import apply_in_order
+from .keys_in_order import KeysInOrder
 from .whole_frame import TerminalLines
 
 __all__ = ["LeanApp"]
@@ -24,6 +25,7 @@ R = TypeVar("R")
 
 class LeanApp(App[R]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._keys = KeysInOrder(self)  # before Textual's own set-up, which may post already
         super().__init__(*args, **kwargs)
         self._whole_due = False  # a frame Textual dropped is to be drawn whole
         self._on_terminal = TerminalLines()
@@ -45,9 +47,14 @@ class LeanApp(App[R]):
         return driver
 
     async def on_event(self, event: events.Event) -> None:
-        if await apply_in_order(self, event):
+        if await self._keys.take(event):
             return
         await super().on_event(event)
+
+    def post_message(self, message: Message) -> bool:
+        if self._keys.caught(message):
+            return True
+        return super().post_message(message)
 
     def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
         """Textual drops a frame it renders inside a batch held across awaits (its start-up, a screen popped
