@@ -1,9 +1,10 @@
 """The dashboard: markets, chart, order book, trade tape, positions, open orders and fills, account and status.
 
-The screen routes the feed's change notices to the panes and flushes the dirty ones on one timer (at
-most 10 times a second). Its bindings are the trading and view keys; the trading ones go through
-``OrderDesk`` so that nothing here awaits the network. What happens to the account (fills, triggers,
-orders the exchange ends, liquidations, funding) is announced as notices, with the bell the config asks for.
+The screen routes the feed's change notices to the panes and draws the dirty ones at once, as far as the
+terminal's byte budget allows (``BytePacer``); a 10-a-second tick paces the overview panes. Its bindings
+are the trading and view keys; the trading ones go through ``OrderDesk`` so that nothing here awaits the
+network. What happens to the account (fills, triggers, orders the exchange ends, liquidations, funding) is
+announced as notices, with the bell the config asks for.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from textual.binding import BindingType
 from textual.containers import Container
 from textual.css.query import NoMatches
 from textual.geometry import Size
+from textual.timer import Timer
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -28,8 +30,9 @@ from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
 from tui.trading.guards import OrderGuard
 from tui.trading.trailing import TrailRunner
-from tui.ui.diagnostics import FrameMeter
+from tui.ui.diagnostics import FrameMeter, TerminalBytes
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
+from tui.ui.render.pacing import DEFAULT_BUDGET, LOW_BANDWIDTH_BUDGET, BytePacer
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.armed_banner import ArmedBanner
@@ -56,7 +59,7 @@ __all__ = ["MainScreen"]
 
 log = logging.getLogger(__name__)
 
-REFRESH_S = 0.1  # panes re-read the state at most this often
+REFRESH_S = 0.1  # the tick paced panes (markets, chart, account) count
 LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
 TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
@@ -108,6 +111,8 @@ class MainScreen(LeanScreen[None]):
         self._wall_clock = wall_clock
         self._drift_told = False
         self._panes: list[FeedPane | FeedLine] | None = None
+        self._pacer: BytePacer | None = None  # the terminal's byte budget (made on mount, when the app is known)
+        self._held: Timer | None = None  # the redraw waiting for budget, when one is
         self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
@@ -176,7 +181,11 @@ class MainScreen(LeanScreen[None]):
         self._panes = self._live()
         for pane in self._panes:
             pane.set_tick(self._refresh_s)
-        self.set_interval(self._refresh_s, self.flush_panes)
+        counter = getattr(self.app, "terminal_bytes", None)  # counted by the output driver; none while headless
+        bytes_out = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
+        budget = LOW_BANDWIDTH_BUDGET if self._low_bandwidth else DEFAULT_BUDGET
+        self._pacer = BytePacer(budget, self._clock, bytes_out.read, lambda: bytes_out.queued())
+        self.set_interval(self._refresh_s, self._paced_tick)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
@@ -193,11 +202,11 @@ class MainScreen(LeanScreen[None]):
     def feed_changed(self, message: FeedChanged) -> None:
         for pane in self._live():
             pane.feed_changed(message.topics)
-        # news is drawn at once, not at the next refresh tick: the feed already sends it at most 10 times a
-        # second, and a tick's wait on top of that was most of a trade's time to the screen. News that comes
-        # while the screen still mounts (the feed's first picture, often) is drawn by its on_mount.
+        # news is drawn at once, as long as the byte budget and the link allow (tui.ui.render.pacing), else as
+        # soon as they do, with whatever came meanwhile. News that comes while the screen still mounts (the
+        # feed's first picture, often) is drawn by its on_mount.
         if self._panes is not None:
-            self.flush_panes(tick=False)
+            self._draw_news()
         if "events" in message.topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
         if "status" in message.topics:
@@ -220,6 +229,28 @@ class MainScreen(LeanScreen[None]):
             timeout=20,
             markup=False,
         )
+
+    def _draw_news(self) -> None:
+        """Draw what changed now if the budget allows it, else once it does (one timer for all that waits)."""
+        wait = self._pacer.wait() if self._pacer is not None else 0.0
+        if wait <= 0:
+            self.flush_panes(tick=False)
+        elif self._held is None:
+            self._held = self.set_timer(wait, self._draw_held)
+
+    def _draw_held(self) -> None:
+        self._held = None
+        self._draw_news()
+
+    def _paced_tick(self) -> None:
+        """The refresh tick: paced panes count it; what is due is drawn if the budget allows it."""
+        if self._pacer is None or self._pacer.wait() <= 0:
+            self.flush_panes()
+            return
+        for pane in self._live():
+            pane.count_tick()
+        if self._held is None:
+            self._held = self.set_timer(self._pacer.wait(), self._draw_held)
 
     def flush_panes(self, tick: bool = True) -> None:
         if any(pane.dirty and pane.display for pane in self._live()):  # a frame follows: timed until drawn
