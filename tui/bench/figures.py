@@ -309,6 +309,23 @@ def bench_terminal(seconds: float) -> None:
         _report("  and its built-in exchange", cost.exchange_rss_mb, "MB")
 
 
+def bench_slow_link(seconds: float) -> None:
+    """The default run behind a slow link (``tui.bench.slow_link``): 256 kbit/s and 100 ms, then 64 kbit/s and
+    100 ms with --low-bandwidth; key to visible at the far end, the link's backlog, bytes a second."""
+    from tui.bench.slow_link import measure_slow_link
+
+    for kbit, args in ((256.0, ()), (64.0, ("--low-bandwidth",))):
+        run = measure_slow_link(seconds, kbit, 100.0, extra_args=args)
+        link = f"{kbit:g} kbit/s + 100 ms" + (" --low-bandwidth" if args else "")
+        _report(f"over {link}: key to visible, p50", run.p(50), "ms", "<= 140 ms")
+        _report(f"over {link}: key to visible, p99", run.p(99), "ms")
+        _report("  of which in xtui (p50)", run.p(50, run.out_ms), "ms")
+        first, last = run.backlog_trend()
+        _report("  link backlog, first fifth of the run", first, "B")
+        _report("  link backlog, last fifth of the run", last, "B", "flat")
+        _report("  bytes over the link", run.bytes_per_s, "B/s")
+
+
 async def bench_sim_load(warm_s: float, soak_s: float) -> None:
     """The local exchange under load (50 subscribers, 200 orders/s): /info latency and its memory over a soak."""
     from tui.bench.sim_load import ORDERS_PER_S, SUBSCRIBERS, measure
@@ -344,6 +361,7 @@ def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:
         "tick": lambda: bench_tick_to_screen(3.0 if quick else 10.0),
         "cpu": lambda: asyncio.run(bench_dashboard_cpu(4.0 if quick else 10.0)),
         "terminal": lambda: bench_terminal(10.0 if quick else 30.0),
+        "ssh": lambda: bench_slow_link(10.0 if quick else 60.0),
         # the warm-up fills the exchange's history to its caps (~100 s at 200 orders/s); memory is flat after it
         "load": lambda: asyncio.run(bench_sim_load(5.0, 10.0) if quick else bench_sim_load(120.0, 300.0)),
     }
