@@ -269,9 +269,9 @@ def bench_tick_to_screen(seconds: float, rates: Sequence[int] = (100, 1_000, 5_0
 
     for stage in tick_to_screen(seconds, rates)["stages"]:
         rate = f"{stage['rate']:,} msgs/s"
-        target = "<= 60 ms" if stage["rate"] == 1_000 else ""
+        target = "<= 35 ms" if stage["rate"] == 1_000 else ""
         _report(f"tick to screen at {rate}: p50", stage["p50"], "ms", target)
-        _report(f"tick to screen at {rate}: p99", stage["p99"], "ms", "<= 150 ms" if target else "")
+        _report(f"tick to screen at {rate}: p99", stage["p99"], "ms", "<= 80 ms" if target else "")
 
 
 async def bench_dashboard_cpu(seconds: float) -> None:
@@ -301,7 +301,8 @@ def bench_terminal(seconds: float) -> None:
     )
     for label, args, trade in runs:
         cost = measure_default_run(seconds, (160, 48), extra_args=args, trade=trade)
-        _report(f"terminal bytes, default run{label}", cost.bytes_per_s, "B/s", "<= 12,000 B/s" if not args else "")
+        goal = "<= 3,000 B/s" if args else "<= 6,000 B/s"
+        _report(f"terminal bytes, default run{label}", cost.bytes_per_s, "B/s", goal)
         for pane, n in cost.by_pane.most_common():
             _report(f"  of which {pane}", n / cost.seconds, "B/s")
         _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
