@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.screen_steps import until
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.sim.clock import FrozenClock
+from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.messages import FeedChanged
 from tui.ui.render.pacing import BytePacer
+from tui.ui.screens.main import REFRESH_S
+from tui.ui.widgets.book import OrderBookPane
+
+ALICE = Signer(ALICE_KEY)
 
 
 class Wire:
@@ -79,3 +91,29 @@ def test_headless_no_budget_applies() -> None:
     for _ in range(100):
         assert pacer.wait() == 0.0
         wire.now += 0.001
+
+
+async def test_the_dashboard_holds_news_while_the_budget_is_spent_and_draws_it_once_refilled(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The dashboard's pacer swapped for one on a stepped clock, whose byte total a test moves as a driver
+    would: with 10 times the budget just written, news for the book leaves it dirty (undrawn) through the
+    screen's refresh ticks; once the stepped clock has paid the bytes back, the held redraw draws it. (Before,
+    news was drawn at once whatever the bytes.)"""
+    wire = Wire()
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        book = app.main.query_one(OrderBookPane)
+        await settle(pilot, lambda: not book.dirty, what="the book drawn")
+        app.main._pacer = wire.pacer(rate=1_000, burst_s=0.5)
+        assert app.main._pacer.wait() == 0.0
+        wire.written = 10_000  # 9,500 bytes more than the bucket held: 9.5 s of budget to wait
+        app.main.post_message(FeedChanged(frozenset({"book"})))
+        await until(pilot, lambda: app.main._held is not None, "a redraw held")
+        for _ in range(3):  # the refresh ticks come and go; the book stays as it was
+            await pilot.pause(REFRESH_S)
+        assert book.dirty, "the book was drawn with the budget spent"
+        wire.now += 10.0  # the budget has filled back
+        await until(pilot, lambda: not book.dirty, "the held redraw")
+        assert app.main._pacer.held >= 1
