@@ -244,13 +244,14 @@ class MainScreen(LeanScreen[None]):
 
     def _paced_tick(self) -> None:
         """The refresh tick: paced panes count it; what is due is drawn if the budget allows it."""
-        if self._pacer is None or self._pacer.wait() <= 0:
+        wait = self._pacer.wait() if self._pacer is not None else 0.0
+        if wait <= 0:
             self.flush_panes()
             return
         for pane in self._live():
             pane.count_tick()
         if self._held is None:
-            self._held = self.set_timer(self._pacer.wait(), self._draw_held)
+            self._held = self.set_timer(wait, self._draw_held)
 
     def flush_panes(self, tick: bool = True) -> None:
         if any(pane.dirty and pane.display for pane in self._live()):  # a frame follows: timed until drawn
