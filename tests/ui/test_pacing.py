@@ -13,7 +13,7 @@ from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.messages import FeedChanged
-from tui.ui.render.pacing import BytePacer
+from tui.ui.render.pacing import MAX_DEBT_S, BytePacer
 from tui.ui.screens.main import REFRESH_S
 from tui.ui.widgets.book import OrderBookPane
 
@@ -68,6 +68,18 @@ def test_the_budget_paces_a_busy_feed_to_its_rate() -> None:
             wire.written = (wire.written or 0) + 200
         wire.now += 1 / 60
     assert 10_000 <= (wire.written or 0) <= 10_000 + 500 + 200
+
+
+def test_a_dialogs_burst_holds_the_panes_at_most_a_second() -> None:
+    """An order form opening and closing writes ~80 KB at once: at 1,000 B/s that debt would hold every redraw
+    for 80 s (the book froze after a trade); it holds them at most MAX_DEBT_S."""
+    wire = Wire()
+    pacer = wire.pacer()
+    assert pacer.wait() == 0.0
+    wire.written = 80_000
+    assert pacer.wait() == pytest.approx(MAX_DEBT_S)
+    wire.now += MAX_DEBT_S + 0.01
+    assert pacer.wait() == 0.0
 
 
 def test_a_link_behind_holds_every_draw_until_the_queue_is_out() -> None:

@@ -21,6 +21,7 @@ __all__ = ["DEFAULT_BUDGET", "LOW_BANDWIDTH_BUDGET", "BytePacer"]
 DEFAULT_BUDGET = 5_000  # bytes a second the panes' redraws may spend (the whole screen's goal: <= 6,000)
 LOW_BANDWIDTH_BUDGET = 2_200  # --low-bandwidth (its goal: <= 3,000)
 BURST_S = 0.5  # seconds of budget that may be saved up: a quiet spell pays for a prompt redraw
+MAX_DEBT_S = 1.0  # the longest a burst of bytes (a dialog opening) holds the next redraw
 BACKLOG_WAIT_S = 0.05  # how often to look again while the link is behind
 
 
@@ -63,5 +64,7 @@ class BytePacer:
         if self._at is not None:
             self._tokens = min(self._burst, self._tokens + (now - self._at) * self.rate)
         if total is not None and self._seen is not None:
-            self._tokens -= total - self._seen  # every byte counts, what a key drew included
+            # every byte counts, what a key drew included, but a dialog's 50 KB must not hold the panes for
+            # 10 s: the debt is capped at MAX_DEBT_S of budget (a link that cannot take it shows as ``queued``)
+            self._tokens = max(-self.rate * MAX_DEBT_S, self._tokens - (total - self._seen))
         self._at, self._seen = now, total
