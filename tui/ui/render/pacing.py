@@ -21,7 +21,8 @@ __all__ = ["DEFAULT_BUDGET", "LOW_BANDWIDTH_BUDGET", "BytePacer"]
 DEFAULT_BUDGET = 5_000  # bytes a second the panes' redraws may spend (the whole screen's goal: <= 6,000)
 LOW_BANDWIDTH_BUDGET = 2_200  # --low-bandwidth (its goal: <= 3,000)
 BURST_S = 0.5  # seconds of budget that may be saved up: a quiet spell pays for a prompt redraw
-MAX_DEBT_S = 1.0  # the longest a burst of bytes (a dialog opening) holds the next redraw
+MAX_DEBT_S = 3.0  # the longest a burst of bytes (a dialog opening) holds the next redraw; a pane's own redraw
+# (the chart's, 2-5 KB) stays under it, so the budget holds (a 1 s cap let 6,500 B/s through)
 BACKLOG_WAIT_S = 0.05  # how often to look again while the link is behind
 
 
@@ -65,6 +66,6 @@ class BytePacer:
             self._tokens = min(self._burst, self._tokens + (now - self._at) * self.rate)
         if total is not None and self._seen is not None:
             # every byte counts, what a key drew included, but a dialog's 50 KB must not hold the panes for
-            # 10 s: the debt is capped at MAX_DEBT_S of budget (a link that cannot take it shows as ``queued``)
+            # 16 s: the debt is capped at MAX_DEBT_S of budget (a link that cannot take it shows as ``queued``)
             self._tokens = max(-self.rate * MAX_DEBT_S, self._tokens - (total - self._seen))
         self._at, self._seen = now, total
