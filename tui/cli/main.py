@@ -106,7 +106,7 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     d.add_argument(
         "--low-bandwidth",
         action="store_true",
-        help="for slow links (under 100 kbit/s): redraws within 1,800 B/s, no depth bars (or low_bandwidth "
+        help="for slow links (under 100 kbit/s): half the redraw budget (2,200 B/s), no depth bars (or low_bandwidth "
         "in the profile)",
     )
     d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")

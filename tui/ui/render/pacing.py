@@ -19,7 +19,7 @@ from collections.abc import Callable
 __all__ = ["DEFAULT_BUDGET", "LOW_BANDWIDTH_BUDGET", "BytePacer"]
 
 DEFAULT_BUDGET = 5_000  # bytes a second the panes' redraws may spend (the whole screen's goal: <= 6,000)
-LOW_BANDWIDTH_BUDGET = 1_800  # --low-bandwidth (its goal: <= 3,000; ~450 B/s more is written outside it)
+LOW_BANDWIDTH_BUDGET = 2_200  # --low-bandwidth (its goal: <= 3,000)
 BURST_S = 0.5  # seconds of budget that may be saved up: a quiet spell pays for a prompt redraw
 MAX_DEBT_S = 3.0  # the longest a burst of bytes (a dialog opening) holds the next redraw; a pane's own redraw
 # (the chart's, 2-5 KB) stays under it, so the budget holds (a 1 s cap let 6,500 B/s through)
