@@ -15,6 +15,7 @@ import pytest
 import textual
 from textual.app import App
 from textual.driver import Driver
+from textual.drivers._writer_thread import WriterThread
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message_pump import MessagePump
 from textual.screen import Screen
@@ -53,6 +54,8 @@ PRIVATES = [
     (DataTable, "_row_locations", "cell_table: row key -> index"),
     (DataTable, "_column_locations", "cell_table: column key -> index"),
     (Driver, "_app", "lean_output: the app a driver serves"),
+    (LinuxDriver, "_writer_thread", "lean_output: the thread that writes the frames to the terminal"),
+    (WriterThread, "_queue", "lean_output: the writes waiting (a link slower than the output: the pacer holds)"),
 ]
 MODULES = [  # (private module, the names render/ imports from it)
     ("textual._compositor", ["ChopsUpdate", "LayoutUpdate"]),

@@ -18,5 +18,6 @@ GROUPS = (
     "tick",
     "cpu",
     "terminal",
+    "ssh",
     "load",
 )

@@ -106,7 +106,8 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
     d.add_argument(
         "--low-bandwidth",
         action="store_true",
-        help="for slow links (under 100 kbit/s): 2 redraws a second, no depth bars (or low_bandwidth in the profile)",
+        help="for slow links (under 100 kbit/s): half the redraw budget (2,200 B/s), no depth bars (or low_bandwidth "
+        "in the profile)",
     )
     d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
     d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")

@@ -151,7 +151,7 @@ confirm_through_book_pct = "2"    # ask before a limit price this many percent t
 max_slippage_pct = "1"            # market orders and closes fill at most this many percent beyond the best price
 theme = "xtui"                    # xtui, xtui-light, xtui-colorblind, xtui-mono or a theme file's name
 symbol = "BTC-PERP"               # the instrument shown first
-low_bandwidth = false             # true for links under 100 kbit/s: 2 redraws a second, no depth bars
+low_bandwidth = false             # true for links under 100 kbit/s: redraws within 2,200 B/s, no depth bars
 # Guards (each off unless set; the dashboard applies them to every order it sends, armed mode included):
 # max_order_notional = "25000"    # USDC: an order worth more is refused, not asked (TP/SL, PANIC excepted)
 # daily_loss_limit = "1000"       # USDC: once the PnL since 00:00 UTC is this far below zero, only orders that

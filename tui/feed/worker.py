@@ -60,7 +60,7 @@ class Feed:
         account: str | None,
         symbol: str = "BTC-PERP",
         on_change: Callable[[frozenset[str]], None] | None = None,
-        coalesce_s: float = 0.075,
+        coalesce_s: float = 0.02,  # a frame or so: what limits redraws is the screen's byte budget
         poll_s: float = 3.0,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,

@@ -38,6 +38,7 @@ class TerminalBytes:
     def __init__(self) -> None:
         self.total = 0
         self.attached = False  # a driver counts into it (none does while headless)
+        self.queued: Callable[[], int] = lambda: 0  # writes the driver holds that the terminal has not taken
 
     def add(self, text: str) -> None:
         self.total += len(text) if text.isascii() else len(text.encode("utf-8", "replace"))

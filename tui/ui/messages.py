@@ -10,7 +10,7 @@ __all__ = ["FeedChanged", "InstrumentChosen", "PricePicked", "WatchToggled"]
 
 
 class FeedChanged(Message):
-    """The feed's state changed for ``topics`` (coalesced: at most ~10 a second)."""
+    """The feed's state changed for ``topics`` (coalesced: at most one a frame, ~50 a second)."""
 
     def __init__(self, topics: frozenset[str]) -> None:
         super().__init__()

@@ -15,7 +15,8 @@ were. The style is taken as unknown at the start of each write, so a write never
 earlier one left. Text printed between a reset and the next style keeps the reset.
 
 ``LeanDriver`` is Textual's Linux driver with that filter on ``write``; it also counts the bytes it writes,
-into the app's ``terminal_bytes`` when the app has one (the diagnostics overlay's bytes a second).
+into the app's ``terminal_bytes`` when the app has one (the diagnostics overlay's bytes a second, the screen's
+byte budget), and tells it how many writes wait for the terminal (``queued``: the link is behind).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import re
 import select
 import sys
 import threading
+from queue import Queue
 from typing import Any
 
 import msgspec
@@ -157,7 +159,14 @@ class LeanDriver(LinuxDriver):
         counter = getattr(app, "terminal_bytes", None)
         self.written = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
         self.written.attached = True
+        self.written.queued = self.queued
         super().__init__(app, **kwargs)
+
+    def queued(self) -> int:
+        """Writes waiting in Textual's writer thread: more than none when the terminal takes less than is
+        written (the pty write blocks, the link is slower than the output), so the screen draws less."""
+        queue = getattr(self._writer_thread, "_queue", None)
+        return queue.qsize() if isinstance(queue, Queue) else 0
 
     def write(self, data: str) -> None:
         text = compress_sgr(data)

@@ -1,9 +1,10 @@
 """The dashboard: markets, chart, order book, trade tape, positions, open orders and fills, account and status.
 
-The screen routes the feed's change notices to the panes and flushes the dirty ones on one timer (at
-most 10 times a second). Its bindings are the trading and view keys; the trading ones go through
-``OrderDesk`` so that nothing here awaits the network. What happens to the account (fills, triggers,
-orders the exchange ends, liquidations, funding) is announced as notices, with the bell the config asks for.
+The screen routes the feed's change notices to the panes and draws the dirty ones at once, as far as the
+terminal's byte budget allows (``BytePacer``); a 10-a-second tick paces the overview panes. Its bindings
+are the trading and view keys; the trading ones go through ``OrderDesk`` so that nothing here awaits the
+network. What happens to the account (fills, triggers, orders the exchange ends, liquidations, funding) is
+announced as notices, with the bell the config asks for.
 """
 
 from __future__ import annotations
@@ -51,13 +52,14 @@ from tui.ui.worker_errors import report_worker_error
 from .guard_post import GuardPost
 from .main_keys import MAIN_BINDINGS, locked_key_words
 from .main_layout import MAIN_CSS
+from .main_pacing import NewsPacing
 from .order_desk import Desk, OrderDesk
 
 __all__ = ["MainScreen"]
 
 log = logging.getLogger(__name__)
 
-REFRESH_S = 0.1  # panes re-read the state at most this often
+REFRESH_S = 0.1  # the tick paced panes (markets, chart, account) count
 LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
 LOW_BANDWIDTH_HEAT_TICKS = 5  # on a slow link (--low-bandwidth) the heatmap takes a column every 5 ticks
@@ -110,6 +112,7 @@ class MainScreen(LeanScreen[None]):
         self._wall_clock = wall_clock
         self._drift_told = False
         self._panes: list[FeedPane | FeedLine] | None = None
+        self.pacing: NewsPacing | None = None  # the terminal's byte budget (made on mount, when the app is known)
         self._announce_in = 0  # refresh ticks until the account's new events are announced (0: none due)
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
@@ -185,10 +188,11 @@ class MainScreen(LeanScreen[None]):
         return self._trails.labels() if self._trails is not None else {}
 
     def on_mount(self) -> None:
-        self._panes = self._live()
+        self._panes = self.live_panes()
         for pane in self._panes:
             pane.set_tick(self._refresh_s)
-        self.set_interval(self._refresh_s, self.flush_panes)
+        self.pacing = NewsPacing(self, self._clock, self._low_bandwidth)
+        self.set_interval(self._refresh_s, self.pacing.tick)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.flush_panes()
@@ -196,20 +200,20 @@ class MainScreen(LeanScreen[None]):
 
     # ---- the feed ---------------------------------------------------------------------------------
 
-    def _live(self) -> list[FeedPane | FeedLine]:
+    def live_panes(self) -> list[FeedPane | FeedLine]:
         """The panes and lines the feed drives: composed once, so looked up once (a query walks the DOM)."""
         if self._panes is not None:
             return self._panes
         return [*self.query(FeedPane), *self.query(FeedLine)]
 
     def feed_changed(self, message: FeedChanged) -> None:
-        for pane in self._live():
+        for pane in self.live_panes():
             pane.feed_changed(message.topics)
-        # news is drawn at once, not at the next refresh tick: the feed already sends it at most 10 times a
-        # second, and a tick's wait on top of that was most of a trade's time to the screen. News that comes
-        # while the screen still mounts (the feed's first picture, often) is drawn by its on_mount.
+        # news is drawn at once, as long as the byte budget and the link allow (tui.ui.render.pacing), else as
+        # soon as they do, with whatever came meanwhile. News that comes while the screen still mounts (the
+        # feed's first picture, often) is drawn by its on_mount.
         if self._panes is not None:
-            self.flush_panes(tick=False)
+            self.pacing.news() if self.pacing is not None else self.flush_panes(tick=False)
         if "events" in message.topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
         if "status" in message.topics:
@@ -234,9 +238,9 @@ class MainScreen(LeanScreen[None]):
         )
 
     def flush_panes(self, tick: bool = True) -> None:
-        if any(pane.dirty and pane.display for pane in self._live()):  # a frame follows: timed until drawn
+        if any(pane.dirty and pane.display for pane in self.live_panes()):  # a frame follows: timed until drawn
             self.call_after_refresh(self.frames.end, self.frames.begin())
-        for pane in self._live():
+        for pane in self.live_panes():
             pane.flush(tick)
         self._label_tabs()
         if tick and self._announce_in:
@@ -287,7 +291,7 @@ class MainScreen(LeanScreen[None]):
         status = self.feed.state.status
         down = status.connection != "live"
         now = self._clock()
-        for pane in self._live():
+        for pane in self.live_panes():
             if pane.AGE_TOPIC is not None:
                 at = status.updated.get(pane.AGE_TOPIC)
                 pane.set_class(down and at is not None and now - at > STALE_AFTER_S, "-stale")

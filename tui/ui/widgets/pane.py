@@ -1,7 +1,7 @@
 """What every live pane shares: the feed state it reads, the topics it follows, and a dirty flag.
 
-The screen tells a pane which topics changed; the pane re-reads the state on the screen's next refresh
-tick (at most ~10 a second), never once per WebSocket frame.
+The screen tells a pane which topics changed; the pane re-reads the state when the screen next draws (on
+the feed's coalesced news, as the terminal's byte budget allows), never once per WebSocket frame.
 """
 
 from __future__ import annotations
@@ -59,6 +59,10 @@ class FollowsFeed:
         """Redraw on the next tick whatever the pace: the user changed what it shows."""
         self.dirty = True
         self._ticks_since_drawn = self.pace()
+
+    def count_tick(self) -> None:
+        """A refresh tick passed with no redraw (the byte budget was spent): it still counts for the pace."""
+        self._ticks_since_drawn += 1
 
     def flush(self, tick: bool = True) -> None:
         """Re-read the state if it changed since the last time (and the widget is shown), at its pace: a paced
