@@ -11,7 +11,7 @@ Cookies are neither sent nor kept on this path (no exchange API sets any that an
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, Mapping
 from dataclasses import dataclass
 
 import httpx
@@ -50,6 +50,9 @@ class AnswerHeaders(Mapping[str, str]):
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._by_name
+
+    def items(self) -> ItemsView[str, str]:  # the dict's own view: the client reads every header of every answer
+        return self._by_name.items()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_name)
