@@ -70,7 +70,7 @@ async def test_a_raw_deflate_body_decodes_and_a_broken_gzip_one_is_a_transport_e
     server.answers = [ok(raw_deflate, b"Content-Encoding: deflate"), ok(b"not gzip", b"Content-Encoding: gzip")]
     async with HttpClient(server.url, transport=LeanTransport(), timeout=2.0) as client:
         assert await client.info("x") == [1, 2]
-        with pytest.raises(TransportError, match="gzip"):
+        with pytest.raises(TransportError, match="DecodingError"):
             await client.info("x")
 
 
