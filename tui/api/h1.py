@@ -25,7 +25,9 @@ import time
 
 import httpx
 
-__all__ = ["LeanTransport"]
+from .h1_answer import Answer, Prepared
+
+__all__ = ["LeanTransport", "prepare"]
 
 _MAX_HEAD = 64 * 1024  # status line and headers of one answer
 _NO_BODY = frozenset({204, 304})
@@ -77,19 +79,39 @@ class LeanTransport(httpx.AsyncBaseTransport):
             return await self._request(request)
 
     async def _request(self, request: httpx.Request) -> httpx.Response:
-        url = request.url
-        scheme = url.scheme
-        if scheme not in _DEFAULT_PORTS:
-            raise httpx.UnsupportedProtocol(f"{scheme!r} is not http or https")
-        origin = (scheme, url.host, url.port or _DEFAULT_PORTS[scheme])
-        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
         body = await request.aread()
+        status, reason, headers, content = await self._round_trip(
+            _origin(request.url), _head(request, len(body)) + body, request.method, _timeouts(request), request
+        )
+        return httpx.Response(
+            status,
+            headers=headers,
+            stream=httpx.ByteStream(content),
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
+        )
+
+    async def post(self, prepared: Prepared, body: bytes) -> Answer:
+        """POST ``body`` as ``prepared`` says, without building httpx's request and response around it (the
+        client's hot path: ``HttpClient`` sends every call this way when this is its transport)."""
+        async with self._slots:
+            data = prepared.head + b"Content-Length: %d\r\n\r\n" % len(body) + body
+            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts, None))
+
+    async def _round_trip(
+        self,
+        origin: tuple[str, str, int],
+        data: bytes,
+        method: str,
+        timeouts: dict[str, float | None],
+        request: httpx.Request | None,
+    ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
+        """Write ``data`` (a whole request) on a kept or new connection; status, reason, headers and body."""
         conn = self._checkout(origin) or await self._connect(origin, timeouts.get("connect"))
         try:
-            conn.writer.write(_head(request, len(body)) + body)
+            conn.writer.write(data)
             async with asyncio.timeout(timeouts.get("read")):
                 await conn.writer.drain()
-                status, reason, headers, content, keep = await _read_answer(conn.reader, request.method)
+                status, reason, headers, content, keep = await _read_answer(conn.reader, method)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, TimeoutError):
@@ -103,12 +125,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
             self._checkin(origin, conn)
         else:
             conn.close()
-        return httpx.Response(
-            status,
-            headers=headers,
-            stream=httpx.ByteStream(content),
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
-        )
+        return status, reason, headers, content
 
     def _checkout(self, origin: tuple[str, str, int]) -> _Connection | None:
         idle = self._idle.get(origin)
@@ -158,7 +175,34 @@ class _BadAnswer(Exception):
     """The exchange's answer is not HTTP/1.x as this transport reads it."""
 
 
+def prepare(request: httpx.Request) -> Prepared:
+    """``request`` (a POST built by httpx, with the client's headers) as ``LeanTransport.post`` sends it again."""
+    head = b"".join(line + b"\r\n" for line in _head_lines(request))
+    return Prepared(_origin(request.url), head, _timeouts(request))
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int]:
+    scheme = url.scheme
+    if scheme not in _DEFAULT_PORTS:
+        raise httpx.UnsupportedProtocol(f"{scheme!r} is not http or https")
+    return scheme, url.host, url.port or _DEFAULT_PORTS[scheme]
+
+
+def _timeouts(request: httpx.Request) -> dict[str, float | None]:
+    timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+    return timeouts
+
+
 def _head(request: httpx.Request, length: int) -> bytes:
+    lines = _head_lines(request)
+    if length or request.method not in ("GET", "HEAD"):
+        lines.append(b"Content-Length: %d" % length)
+    lines.append(b"\r\n")
+    return b"\r\n".join(lines)
+
+
+def _head_lines(request: httpx.Request) -> list[bytes]:
+    """The request line and headers but Content-Length, in the order httpx puts them."""
     url = request.url
     lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), url.raw_path)]
     if "host" not in request.headers:
@@ -166,10 +210,7 @@ def _head(request: httpx.Request, length: int) -> bytes:
     for name, value in request.headers.raw:
         if name.lower() not in (b"content-length", b"transfer-encoding"):
             lines.append(name + b": " + value)
-    if length or request.method not in ("GET", "HEAD"):
-        lines.append(b"Content-Length: %d" % length)
-    lines.append(b"\r\n")
-    return b"\r\n".join(lines)
+    return lines
 
 
 async def _read_answer(

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from decimal import Decimal
 from typing import Any, Self
 
@@ -34,7 +34,8 @@ from .errors import (
     agent_refusal,
 )
 from .faucet import FAUCET_HEADER, FaucetAnswer, FaucetMode, parse_faucet
-from .h1 import LeanTransport
+from .h1 import LeanTransport, prepare
+from .h1_answer import Answer, Prepared
 from .in_flight import InFlight
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
@@ -80,7 +81,7 @@ class NonceManager:
             return nonce
 
 
-def _ban_seconds(message: str, headers: httpx.Headers) -> float:
+def _ban_seconds(message: str, headers: Mapping[str, str]) -> float:
     m = _BAN_SECONDS.search(message) or _ANY_NUMBER.search(message)
     if m:
         return float(m.group(1))
@@ -91,7 +92,7 @@ def _ban_seconds(message: str, headers: httpx.Headers) -> float:
         return 300.0  # the first ban step of the interface
 
 
-def _retry_after(headers: httpx.Headers) -> float:
+def _retry_after(headers: Mapping[str, str]) -> float:
     try:
         return max(0.0, float(headers.get("retry-after", "1")))
     except ValueError:
@@ -158,6 +159,9 @@ class HttpClient:
             headers={"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"},
             limits=httpx.Limits(max_keepalive_connections=_KEPT_IDLE, keepalive_expiry=_KEEPALIVE_S),  # httpx's own
         )
+        # over the lean transport, each call is written straight through it (``LeanTransport.post``)
+        self._lean = transport if isinstance(transport, LeanTransport) else None
+        self._prepared: dict[str, Prepared] = {}  # URL -> its request, prepared once by httpx
 
     async def __aenter__(self) -> Self:
         return self
@@ -190,7 +194,7 @@ class HttpClient:
             return None
         return mismatch_warning(self.server_network, self.testnet)
 
-    def _observe_network(self, headers: httpx.Headers) -> None:
+    def _observe_network(self, headers: Mapping[str, str]) -> None:
         said = parse_network(headers.get(HEADER))
         if said is None or said == self.server_network:
             return
@@ -208,7 +212,13 @@ class HttpClient:
         await self.governor.acquire(endpoint)
         base = self.explorer_url if endpoint == "explorer" else self.base_url
         try:
-            resp = await self._http.post(f"{base}/{endpoint}", content=_json_encode(body))
+            url = f"{base}/{endpoint}"
+            resp: httpx.Response | Answer
+            if self._lean is not None:
+                prepared = self._prepared.get(url) or self._prepare(url)
+                resp = await self._lean.post(prepared, _json_encode(body))
+            else:
+                resp = await self._http.post(url, content=_json_encode(body))
         except httpx.TimeoutException as exc:
             raise RequestTimeout(f"{endpoint}: no answer from {base} in time") from exc
         except httpx.ConnectError as exc:
@@ -227,6 +237,10 @@ class HttpClient:
         self._check(endpoint, resp)
         return resp.content
 
+    def _prepare(self, url: str) -> Prepared:
+        prepared = self._prepared[url] = prepare(self._http.build_request("POST", url, content=b""))
+        return prepared
+
     async def post(self, endpoint: str, body: Any) -> Any:
         """``send``, parsed: JSON numbers with a fraction come back as ``Decimal``, exactly."""
         content = await self.send(endpoint, body)
@@ -235,7 +249,7 @@ class HttpClient:
         except msgspec.DecodeError:
             raise ApiError(200, f"{endpoint}: the answer is not valid JSON") from None
 
-    def _check(self, endpoint: str, resp: httpx.Response) -> None:
+    def _check(self, endpoint: str, resp: httpx.Response | Answer) -> None:
         content = resp.content
         probe = _ErrorProbe()
         if content[:1] == b"{":
@@ -257,7 +271,7 @@ class HttpClient:
             raise ApiError(resp.status_code, message or "error")
         if not resp.is_success:
             raise ApiError(resp.status_code, message or resp.text[:200] or resp.reason_phrase)
-        ctype = resp.headers.get("content-type", "")
+        ctype = resp.headers.get("content-type") or ""
         if "json" not in ctype:
             raise ApiError(resp.status_code, f"{endpoint}: the answer is {ctype or 'untyped'}, not JSON")
 
