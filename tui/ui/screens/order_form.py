@@ -271,7 +271,11 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         )
 
     def _select(self, id_: str) -> str:
-        return str(self.query_one(f"#{id_}", Select).value)
+        """A select's value; its first choice while it has none (Textual's ``Select.NULL`` as the form closes)."""
+        select = self.query_one(f"#{id_}", Select)
+        if select.value is Select.NULL:
+            return {"side": self._side, "kind": "limit", "unit": "base", "tif": "GTC"}.get(id_, "")
+        return str(select.value)
 
     # ---- reacting -------------------------------------------------------------------------------
 

@@ -110,8 +110,9 @@ class PositionsPane(TablePane):
 
     def selected(self) -> Position | None:
         """The position under the cursor (the first when there is one and no cursor yet)."""
+        held = [p for p in sorted(self.state.account.positions, key=lambda x: x.instrument_id) if p.size]
         key = self.cursor_key()
-        return next((p for p in self.state.account.positions if position_key(p) == key), None)
+        return next((p for p in held if position_key(p) == key), held[0] if held and key is None else None)
 
     def refresh_state(self) -> None:
         account = self.state.account
