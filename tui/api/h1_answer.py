@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import ItemsView, Iterator, Mapping
-from dataclasses import dataclass
 
 import httpx
 
 __all__ = ["Answer", "AnswerHeaders", "Prepared"]
 
 
-@dataclass(frozen=True, slots=True)
 class Prepared:
-    """A POST to one URL: where it goes, its head up to Content-Length, and its timeouts."""
+    """A POST to one URL: where it goes, its head up to Content-Length, and its timeouts. A plain class: a
+    dataclass is built when its module loads, and this one loads on the way to the first frame."""
 
-    origin: tuple[str, str, int]
-    head: bytes  # request line and headers, each ended by CRLF; Content-Length and the blank line follow
-    timeouts: dict[str, float | None]
+    __slots__ = ("head", "origin", "timeouts")
+
+    def __init__(self, origin: tuple[str, str, int], head: bytes, timeouts: dict[str, float | None]) -> None:
+        self.origin = origin
+        self.head = head  # request line and headers, each ended by CRLF; Content-Length and the blank line follow
+        self.timeouts = timeouts
 
 
 class AnswerHeaders(Mapping[str, str]):
