@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.fault_proxy import FaultProxy
 from tests.feed.sim_process import SimProcess, free_port
+from tests.trading.trail_support import Said
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -59,30 +60,6 @@ async def btc_context(url: str) -> OrderContext:
         min_notional=D(10), max_leverage=D(50), best_bid=D(99_000), best_ask=D(100_000), mark=D(100_000),
         available=D(100_000),
     )  # fmt: skip
-
-
-class Said:
-    """The runner's ``on_change``: every message, and a bounded wait for one."""
-
-    def __init__(self) -> None:
-        self.messages: list[str] = []
-        self.hooks: list[Callable[[str], None]] = []
-        self._event = asyncio.Event()
-
-    def __call__(self, twap: Twap, what: str) -> None:
-        self.messages.append(what)
-        for hook in self.hooks:
-            hook(what)
-        self._event.set()
-
-    async def until(self, pred: Callable[[], bool], timeout: float = WAIT_S) -> None:
-        async with asyncio.timeout(timeout):
-            while not pred():
-                self._event.clear()
-                await self._event.wait()
-
-    def any(self, start: str) -> bool:
-        return any(m.startswith(start) for m in self.messages)
 
 
 def runner(

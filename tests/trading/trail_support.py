@@ -22,7 +22,7 @@ from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.trading import OrderContext
 from tui.trading.trail_plan import Source
-from tui.trading.trailing import Trail, TrailRunner
+from tui.trading.trailing import TrailRunner
 
 D = Decimal
 T = TypeVar("T")
@@ -106,14 +106,15 @@ class Market:
 
 
 class Said:
-    """The runner's ``on_change``: every message, and a bounded wait for one."""
+    """A runner's ``on_change`` (the trailing stops', the TWAPs'): every message, and a bounded wait for a condition
+    (looked at on each message, and every 50 ms for what the exchange's record shows)."""
 
     def __init__(self) -> None:
         self.messages: list[str] = []
         self.hooks: list[Callable[[str], None]] = []
         self._event = asyncio.Event()
 
-    def __call__(self, trail: Trail, what: str) -> None:
+    def __call__(self, tool: object, what: str) -> None:  # a trail's, a TWAP's: any runner's listener
         self.messages.append(what)
         for hook in self.hooks:
             hook(what)
