@@ -107,7 +107,7 @@ def test_a_frame_the_terminal_already_shows_is_not_written_and_a_changed_chop_al
     assert lines.to_write(same) is None
     changed = chops({0: {0: text("a" * 10), 10: text("B" * 10)}}, [(0, 0, WIDTH)])
     fresh = lines.to_write(changed)
-    assert isinstance(fresh, ChopsUpdate) and fresh.chops[0] == {0: None, 10: text("B" * 10)}
+    assert isinstance(fresh, ChopsUpdate) and fresh.chops[0] == {10: text("B" * 10)} and fresh.spans == [(0, 10, 20)]
     assert lines.to_write(changed) is None  # now on the terminal
 
 
@@ -119,17 +119,25 @@ def test_only_a_style_or_a_meta_tells_chops_apart_as_the_terminal_shows_them() -
     assert lines.to_write(chops({1: {0: text("c" * 20, BLUE)}}, [(1, 0, WIDTH)])) is not None
 
 
-@pytest.mark.parametrize(
-    ("update", "why"),
-    [
-        (chops({1: {0: text("c" * 20)}}, [(1, 5, 10)]), "a chop written in part"),
-    ],
-)
-def test_a_frame_it_cannot_follow_is_written_as_it_is_and_ends_the_record(update: ChopsUpdate, why: str) -> None:
+def test_a_chop_written_in_part_is_followed_as_textual_writes_it() -> None:
+    """A table refreshing one row, or a cursor, names part of a chop: Textual writes it from the chop's start to the
+    span's end. Such a frame ended the record, and every frame after it was written whole, region after region
+    (the chart's 19 rows, ~6 KB, every redraw), until the next whole frame: most of a session."""
     lines = TerminalLines()
     lines.to_write(first_frame())
-    assert lines.to_write(update) is update, why
-    assert lines.to_write(chops({1: {0: text("c" * 20)}}, [(1, 0, WIDTH)])) is not None  # no record any more
+    assert lines.to_write(chops({1: {0: text("c" * 20)}}, [(1, 5, 10)])) is None  # shown already
+    fresh = lines.to_write(chops({1: {0: text("cccccXXXXXccccc" + "YYYYY")}}, [(1, 5, 10)]))
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(1, 0, 10)]  # from the chop's start, as Textual
+    assert fresh.render_segments(CONSOLE).count("X") == 5 and "Y" not in fresh.render_segments(CONSOLE)
+    assert lines.to_write(chops({1: {0: text("cccccXXXXX" + "c" * 10)}}, [(1, 0, WIDTH)])) is None  # followed
+
+
+def test_a_frame_outside_the_record_is_written_as_it_is_and_ends_it() -> None:
+    lines = TerminalLines()
+    lines.to_write(LayoutUpdate([[text("a" * 10)]], Region(0, 0, 10, 1)))  # a record of the top row only
+    below = chops({1: {0: text("c" * 20)}}, [(1, 0, WIDTH)])
+    assert lines.to_write(below) is below
+    assert lines.to_write(chops({0: {0: text("a" * 10)}}, [(0, 0, 10)])) is not None  # no record any more
     assert lines.to_write(first_frame()) is not None and lines.to_write(first_frame()) is None  # a new one
 
 
@@ -141,7 +149,7 @@ def test_a_row_named_twice_and_a_chop_where_a_span_ends_are_followed() -> None:
     lines.to_write(first_frame())
     twice = chops({0: {0: text("A" * 10), 10: text("b" * 10)}}, [(0, 0, 5), (0, 0, 10)])
     fresh = lines.to_write(twice)
-    assert isinstance(fresh, ChopsUpdate) and fresh.spans == twice.spans and fresh.chops[0][0] == text("A" * 10)
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(0, 0, 10)] and fresh.chops[0][0] == text("A" * 10)
     assert lines.to_write(twice) is None  # followed: the terminal shows it now
     at_the_end = chops({0: {0: text("A" * 10), 10: text("Z" * 10)}}, [(0, 0, 10)])  # the second chop: no cell
     assert lines.to_write(at_the_end) is None
@@ -208,7 +216,8 @@ def test_built_frames_leave_the_terminal_as_every_frame_written_would() -> None:
         chops({1: {0: text("c" * 20, BLUE)}}, [(1, 0, WIDTH)]),
         chops({0: {0: text("y" * 10), 10: text("z" * 10)}}, [(0, 0, 10), (0, 10, WIDTH)]),  # a row named twice
         chops({0: {0: text("w" * 10), 10: text("q" * 10)}}, [(0, 0, 10)]),  # "q" starts where the span ends
-        chops({1: {0: text("e" * 20)}}, [(1, 2, 8)]),  # in part: the record ends
+        chops({1: {0: text("e" * 20)}}, [(1, 2, 8)]),  # in part: written from the chop's start to the span's end
+        chops({1: {0: text("f" * 20)}}, [(1, 0, 20)]),
         chops({0: {0: text("a" * 10)}}, [(0, 0, 10)]),
         first_frame(),
         first_frame(),
@@ -261,8 +270,9 @@ async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_
     _, _, dropped = replay(frames, size[0], size[1], console)
     assert dropped >= 1  # the resume's repaint, at least, was all there already
     terminal, as_lines = TerminalLines(), 0  # whole frames after the first: the lines they change (the form opens)
-    for frame in frames:
+    for i, frame in enumerate(frames):
         as_lines += isinstance(frame, LayoutUpdate) and isinstance(terminal.to_write(frame), ChopsUpdate)
         if not isinstance(frame, LayoutUpdate):
             terminal.to_write(frame)
+        assert terminal.following, f"frame {i} ({type(frame).__name__}) ended the record"  # every frame followed
     assert as_lines >= 1, [type(f).__name__ for f in frames]

@@ -11,15 +11,18 @@ loses the chops that would write what their columns already show; one that loses
 whole frame over the same region is written as the lines it changes only (a dialog's screen is repainted whole
 right after its first frame, and so is the dashboard's at start-up: ~20 KB each at 160x48, a few lines changed).
 
-Only what is certain is kept out. The record starts at a whole frame and follows only what it can follow exactly:
-chops written whole. A frame that writes part of a chop or lies outside the record, or any other kind of frame,
-ends the record and is written as it is, until the next whole frame. So does a suspension
-of the app (``forget``): a terminal given back to the shell and taken again may show anything.
+Only what is certain is kept out. The record starts at a whole frame and follows exactly the cells each partial
+frame writes: a chop whole, or, when a span reaches only part of it (a table refreshing one row, a cursor), the
+cells Textual writes of it (``_written``), so a table's row refresh no longer ends the record (it did,
+and every later frame was written whole, region after region, until the next whole frame: most of a session).
+A frame that lies outside the record, or any other kind of frame, ends the record and is written as it is, until
+the next whole frame. So does a suspension of the app (``forget``): a terminal given back to the shell and taken
+again may show anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 from rich.console import RenderableType
 from textual._compositor import ChopsUpdate, LayoutUpdate
@@ -35,6 +38,11 @@ class TerminalLines:
     def __init__(self) -> None:
         self._region: Region | None = None
         self._lines: list[Strip] = []
+
+    @property
+    def following(self) -> bool:
+        """Whether the terminal's lines are known (from the last whole frame on)."""
+        return self._region is not None
 
     def forget(self) -> None:
         """The terminal's lines are not known any more (the app was suspended: its screen may be blank when it
@@ -52,20 +60,15 @@ class TerminalLines:
             changed = [i for i, (new, was) in enumerate(zip(lines, old, strict=True)) if not _shows_same(new, was)]
             return _lines_update(update.region, lines, changed) if changed else None
         if isinstance(update, ChopsUpdate) and self._region is not None:
-            kept = self._chops_to_write(update)
-            if kept is not None:
-                chops, rows = kept
-                # only rows with something to write: a row left empty would still end with a line feed, which
-                # moves the cursor from wherever the last frame left it (a scroll, on the bottom row)
-                spans = [span for span in update.spans if span[0] in rows]
-                return ChopsUpdate(chops, spans, update.chop_ends) if spans else None
+            fresh = self._chops_to_write(update)
+            if fresh is not None:
+                return fresh if fresh.spans else None
         self._region, self._lines = None, []
         return update
 
-    def _chops_to_write(self, update: ChopsUpdate) -> tuple[list[Mapping[int, Strip | None]], set[int]] | None:
-        """The update's chops, those the terminal already shows made None and the others spliced into the
-        record, and the rows that still write something; None when the update writes something the record
-        cannot follow."""
+    def _chops_to_write(self, update: ChopsUpdate) -> ChopsUpdate | None:
+        """The cells ``update`` writes (``_written``: whole segments, as Textual writes them) less those the terminal
+        already shows, spliced into the record; None when it writes outside the record."""
         assert self._region is not None
         left, top, rows = self._region.x, self._region.y, len(self._lines)
         spans: dict[int, list[tuple[int, int]]] = {}  # a row may be named more than once (two regions on it)
@@ -73,28 +76,53 @@ class TerminalLines:
             spans.setdefault(y, []).append((x1, x2))
         if not all(top <= y < top + rows for y in spans):
             return None
-        chops = list(update.chops)
         lines = list(self._lines)
-        rows_left: set[int] = set()
-        for y, row_spans in spans.items():
-            line, row = lines[y - top], dict(chops[y])
-            for end, (x, strip) in zip(update.chop_ends[y], chops[y].items(), strict=False):
-                # written where a span reaches into it, as ``ChopsUpdate.render_segments`` decides: one that
-                # starts where a span ends gets a move of the cursor and no cell
-                reached = [(x1, x2) for x1, x2 in row_spans if x < x2 and end > x1]
-                if strip is None or not reached:
+        chops: list[dict[int, Strip]] = [{} for _ in update.chops]
+        ends: list[list[int]] = [[] for _ in update.chops]
+        out_spans: list[tuple[int, int, int]] = []
+        for y in sorted(spans):
+            line = lines[y - top]
+            for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(), strict=False):
+                if strip is None:
                     continue
-                if not any(x1 <= x and end <= x2 for x1, x2 in reached):
-                    return None  # written in part: not followed
-                start, stop = x - left, end - left
-                if _shows_same(strip, line.crop(start, stop)):
-                    row[x] = None
-                else:
-                    line = Strip.join([line.crop(0, start), strip, line.crop(stop)])
-                    rows_left.add(y)
-            chops[y], lines[y - top] = row, line
+                for a, b in _merged(w for x1, x2 in spans[y] if (w := _written(x, end, x1, x2)) is not None):
+                    piece = strip if (a, b) == (x, end) else strip.crop(a - x, b - x)
+                    start, stop = a - left, b - left
+                    if _shows_same(piece, line.crop(start, stop)):
+                        continue
+                    line = Strip.join([line.crop(0, start), piece, line.crop(stop)])
+                    if ends[y] and ends[y][-1] == a:  # next to the last piece: one run, one move of the cursor
+                        at = out_spans[-1][1]
+                        chops[y][at] = Strip.join([chops[y][at], piece])
+                        ends[y][-1], out_spans[-1] = b, (y, at, b)
+                    else:
+                        chops[y][a] = piece
+                        ends[y].append(b)
+                        out_spans.append((y, a, b))
+            lines[y - top] = line
         self._lines = lines
-        return chops, rows_left
+        return ChopsUpdate(chops, out_spans, ends)
+
+
+def _written(x: int, end: int, x1: int, x2: int) -> tuple[int, int] | None:
+    """The cells [a, b) of the chop at ``x``..``end`` that ``ChopsUpdate.render_segments`` writes for the span
+    ``x1``..``x2``: a chop the span reaches is written from its own start (even one the span starts inside) up to
+    the span's end."""
+    if x > x2 or end <= x1:
+        return None
+    stop = end if x1 <= x and end <= x2 else min(end, x2)
+    return (x, stop) if stop > x else None
+
+
+def _merged(pieces: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching cell ranges of one chop as one."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(pieces):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _lines_update(region: Region, lines: list[Strip], changed: list[int]) -> ChopsUpdate:
