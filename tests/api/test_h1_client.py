@@ -10,6 +10,9 @@ answer that is not JSON; a server that never answers; and the answer's parts one
 from __future__ import annotations
 
 import gzip
+import os
+import subprocess
+import sys
 import zlib
 from decimal import Decimal
 
@@ -32,13 +35,31 @@ async def test_the_direct_path_writes_what_httpx_would_write(server: Server) -> 
     server.answers = [ok(b'{"a":1}'), ok(b'{"a":1}')]
     async with HttpClient(server.url, transport=LeanTransport(), timeout=2.0) as client:
         assert await client.info("ticker", symbol="all") == {"a": 1}
-        body = b'{"method":"ticker","params":{"symbol":"all"}}'
-        await client._http.post(f"{server.url}/info", content=body)  # httpx's own path, for the bytes
+    body = b'{"method":"ticker","params":{"symbol":"all"}}'
+    headers = {"User-Agent": "xtui", "Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"}
+    async with httpx.AsyncClient(transport=LeanTransport(), headers=headers) as http:  # type: ignore[arg-type]
+        await http.post(f"{server.url}/info", content=body)  # httpx's own request, for the bytes
     direct, through_httpx = server.requests
-    assert direct == through_httpx
+    assert direct == through_httpx  # the same head (the same headers, in the same order) and body
+    assert b"\r\nUser-Agent: xtui\r\n" in direct
     assert direct.startswith(b"POST /info HTTP/1.1\r\nHost: 127.0.0.1:") and direct.endswith(b"\r\n\r\n" + body)
     assert b"\r\nContent-Type: application/json\r\n" in direct and b"\r\nAccept-Encoding: gzip, deflate\r\n" in direct
-    assert server.connections == 1
+    assert server.connections == 2  # one each: the client's own pool, then httpx's
+
+
+def test_the_dashboard_imports_no_httpx() -> None:
+    """The dashboard and its client on the lean transport never import httpx (~3 MB resident, with httpcore, anyio
+    and http.cookiejar): only a proxy or a transport given takes httpx's own client."""
+    code = (
+        "import sys; import tui.cli.main, tui.ui.app; from tui.api.client import Client; Client('http://127.0.0.1:1');"
+        " print(sorted(m for m in ('httpx', 'httpcore', 'anyio', 'http.cookiejar') if m in sys.modules))"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+    through = {**clean, "HTTPS_PROXY": "http://p:1"}
+    proxied = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=through, check=True)
+    assert "httpx" in proxied.stdout  # through a proxy, httpx's own client
 
 
 async def test_a_gzipped_answer_and_its_headers_in_any_case(server: Server) -> None:  # noqa: F811

@@ -1,15 +1,16 @@
-"""A lean HTTP/1.1 transport for ``httpx``: keep-alive sockets on asyncio, one write per request.
+"""A lean HTTP/1.1 transport: keep-alive sockets on asyncio, one write per request.
 
 Sending signed orders, the client spent ~80% of its time in httpcore, anyio and h11: three layers of
 checkpoints, cancel scopes and header normalising around what is, on the wire, one POST and one answer.
 Each request also went out in two system calls (head, then body), waking the exchange twice. Here a
 request is written whole in one call and its answer read straight from an ``asyncio.StreamReader``.
 
-What it does not do is done by ``httpx`` around it, unchanged: content decoding (gzip, deflate), timeouts'
-configuration, and no redirects followed. A client that must go through a proxy (``HTTPS_PROXY`` and the
+``HttpClient`` posts straight through it (``post``, with a request prepared once per URL by ``prepare_post``),
+without httpx, which the dashboard then never imports. It is also an httpx transport (``handle_async_request``,
+httpx imported then), for httpx's own client. A client that must go through a proxy (``HTTPS_PROXY`` and the
 like) uses httpx's own transport instead (``HttpClient``). Only what an exchange answers is read: a status
 line, headers, then a body sized by ``Content-Length``, sent in chunks, or running to the connection's close.
-Anything else is a ``httpx.RemoteProtocolError``, and the connection is dropped, never reused.
+Anything else is a ``RemoteProtocolError`` (``tui.api.h1_errors``), and the connection is dropped, never reused.
 
 A request is never sent twice: a connection the exchange closed while it sat idle is seen before it is
 used (its reader is at end of file), and a connection that fails once a request is written fails the
@@ -22,12 +23,25 @@ import asyncio
 import socket
 import ssl
 import time
-
-import httpx
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from .h1_answer import Answer, Prepared
+from .h1_errors import (
+    ConnectError,
+    ConnectTimeout,
+    ReadError,
+    ReadTimeout,
+    RemoteProtocolError,
+    UnsupportedProtocol,
+    WireError,
+)
 
-__all__ = ["LeanTransport", "prepare"]
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["LeanTransport", "prepare_post"]
 
 _MAX_HEAD = 64 * 1024  # status line and headers of one answer
 _NO_BODY = frozenset({204, 304})
@@ -56,9 +70,10 @@ class _Connection:
         self.writer.close()
 
 
-class LeanTransport(httpx.AsyncBaseTransport):
+class LeanTransport:
     """Keep-alive HTTP/1.1 connections per origin, at most ``max_idle`` kept idle each, for ``idle_s``; at most
-    ``max_connections`` requests at once (httpx's own pool allows 100), the others wait their turn."""
+    ``max_connections`` requests at once (httpx's own pool allows 100), the others wait their turn. An httpx
+    transport too (``handle_async_request``, ``aclose``: what httpx's client calls of one)."""
 
     def __init__(
         self,
@@ -74,15 +89,26 @@ class LeanTransport(httpx.AsyncBaseTransport):
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._slots = asyncio.Semaphore(max_connections)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        async with self._slots:
-            return await self._request(request)
+    async def __aenter__(self) -> LeanTransport:
+        return self
 
-    async def _request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()
-        status, reason, headers, content = await self._round_trip(
-            _origin(request.url), _head(request, len(body)) + body, request.method, _timeouts(request), request
-        )
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        import httpx  # only httpx's own client calls this: it has imported httpx already
+
+        async with self._slots:
+            try:
+                body = await request.aread()
+                status, reason, headers, content = await self._round_trip(
+                    _origin(request.url.scheme, request.url.host, request.url.port),
+                    _head(request, len(body)) + body,
+                    request.method,
+                    request.extensions.get("timeout", {}),
+                )
+            except WireError as e:  # httpx's own error of the same name, as httpx's transports raise them
+                raise getattr(httpx, type(e).__name__)(str(e), request=request) from None
         return httpx.Response(
             status,
             headers=headers,
@@ -95,15 +121,14 @@ class LeanTransport(httpx.AsyncBaseTransport):
         client's hot path: ``HttpClient`` sends every call this way when this is its transport)."""
         async with self._slots:
             data = prepared.head + b"Content-Length: %d\r\n\r\n" % len(body) + body
-            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts, None))
+            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts))
 
     async def _round_trip(
         self,
         origin: tuple[str, str, int],
         data: bytes,
         method: str,
-        timeouts: dict[str, float | None],
-        request: httpx.Request | None,
+        timeouts: Mapping[str, float | None],
     ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
         """Write ``data`` (a whole request) on a kept or new connection; status, reason, headers and body."""
         conn = self._checkout(origin) or await self._connect(origin, timeouts.get("connect"))
@@ -115,11 +140,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
         except BaseException as exc:
             conn.close()
             if isinstance(exc, TimeoutError):
-                raise httpx.ReadTimeout("no answer in time", request=request) from None
+                raise ReadTimeout("no answer in time") from None
             if isinstance(exc, asyncio.IncompleteReadError | ConnectionError):
-                raise httpx.ReadError(f"the connection was lost: {exc}", request=request) from None
+                raise ReadError(f"the connection was lost: {exc}") from None
             if isinstance(exc, _BadAnswer | asyncio.LimitOverrunError):
-                raise httpx.RemoteProtocolError(str(exc), request=request) from None
+                raise RemoteProtocolError(str(exc)) from None
             raise
         if keep:
             self._checkin(origin, conn)
@@ -149,16 +174,16 @@ class LeanTransport(httpx.AsyncBaseTransport):
         scheme, host, port = origin
         context = None
         if scheme == "https":
-            context = self._ssl = self._ssl or httpx.create_ssl_context()
+            context = self._ssl = self._ssl or _verifying_context()
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await asyncio.open_connection(
                     host, port, ssl=context, server_hostname=host if context else None, limit=_MAX_HEAD
                 )
         except TimeoutError:
-            raise httpx.ConnectTimeout(f"cannot connect to {host}:{port} in time") from None
+            raise ConnectTimeout(f"cannot connect to {host}:{port} in time") from None
         except (OSError, ssl.SSLError) as exc:
-            raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from None
+            raise ConnectError(f"cannot connect to {host}:{port}: {exc}") from None
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -175,22 +200,35 @@ class _BadAnswer(Exception):
     """The exchange's answer is not HTTP/1.x as this transport reads it."""
 
 
-def prepare(request: httpx.Request) -> Prepared:
-    """``request`` (a POST built by httpx, with the client's headers) as ``LeanTransport.post`` sends it again."""
-    head = b"".join(line + b"\r\n" for line in _head_lines(request))
-    return Prepared(_origin(request.url), head, _timeouts(request))
+def prepare_post(url: str, headers: Mapping[str, str], timeout: float | None, agent: str) -> Prepared:
+    """A POST to ``url`` with ``headers`` after the ones every request carries (httpx's order), its head up to
+    Content-Length, as ``LeanTransport.post`` sends it; ``timeout`` for connecting and for the answer."""
+    parts = urlsplit(url)
+    if parts.hostname is None:
+        raise UnsupportedProtocol(f"{url!r} names no host")
+    origin = _origin(parts.scheme, parts.hostname, parts.port)
+    netloc = parts.netloc.rpartition("@")[2]
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    fields = {"Host": netloc, "Accept": "*/*", "Connection": "keep-alive", "User-Agent": agent}
+    for name, value in headers.items():  # one given again moves to the end, as in httpx
+        fields.pop(name, None)
+        fields[name] = value
+    lines = [f"POST {target} HTTP/1.1", *(f"{name}: {value}" for name, value in fields.items())]
+    head = "".join(line + "\r\n" for line in lines).encode("latin-1")
+    return Prepared(origin, head, {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout})
 
 
-def _origin(url: httpx.URL) -> tuple[str, str, int]:
-    scheme = url.scheme
+def _origin(scheme: str, host: str, port: int | None) -> tuple[str, str, int]:
     if scheme not in _DEFAULT_PORTS:
-        raise httpx.UnsupportedProtocol(f"{scheme!r} is not http or https")
-    return scheme, url.host, url.port or _DEFAULT_PORTS[scheme]
+        raise UnsupportedProtocol(f"{scheme!r} is not http or https")
+    return scheme, host, port or _DEFAULT_PORTS[scheme]
 
 
-def _timeouts(request: httpx.Request) -> dict[str, float | None]:
-    timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-    return timeouts
+def _verifying_context() -> ssl.SSLContext:
+    """Certificates checked against certifi's authorities, as httpx's own client checks them."""
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _head(request: httpx.Request, length: int) -> bytes:

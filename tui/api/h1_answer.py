@@ -13,7 +13,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import ItemsView, Iterator, Mapping
 
-import httpx
+from .h1_errors import DecodingError
 
 __all__ = ["Answer", "AnswerHeaders", "Prepared"]
 
@@ -86,7 +86,7 @@ class Answer:
 
 def _decoded(body: bytes, encoding: str) -> bytes:
     """``body`` with its content codings undone, last applied first; codings httpx does not know pass as they
-    are (as in httpx). A body that does not decode is ``httpx.DecodingError``."""
+    are (as in httpx). A body that does not decode is a ``DecodingError``."""
     for coding in reversed([c.strip().lower() for c in encoding.split(",")]):
         try:
             if coding == "gzip":
@@ -97,5 +97,5 @@ def _decoded(body: bytes, encoding: str) -> bytes:
                 except zlib.error:  # deflate sent raw, without the zlib wrapper (httpx accepts both)
                     body = zlib.decompress(body, -zlib.MAX_WBITS)
         except zlib.error as exc:
-            raise httpx.DecodingError(f"the answer's {coding} body does not decode: {exc}") from None
+            raise DecodingError(f"the answer's {coding} body does not decode: {exc}") from None
     return body

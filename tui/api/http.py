@@ -1,4 +1,5 @@
-"""Async HTTP client for /exchange, /info and /explorer on one keep-alive ``httpx.AsyncClient``.
+"""Async HTTP client for /exchange, /info and /explorer on keep-alive connections (``tui.api.h1``; httpx's own
+client only through a proxy or a transport given, ``tui.api.httpx_path``).
 
 Raw calls (``info``, ``explorer``, ``exchange``) return parsed JSON; the typed methods in
 ``tui.api.client`` decode it into ``tui.api.models`` records. Every failure is a ``tui.api.errors`` type.
@@ -8,15 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import threading
 import time
-import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from decimal import Decimal
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-import httpx
 import msgspec
 
 from . import wire
@@ -34,14 +34,20 @@ from .errors import (
     agent_refusal,
 )
 from .faucet import FAUCET_HEADER, FaucetAnswer, FaucetMode, parse_faucet
-from .h1 import LeanTransport, prepare
+from .h1 import LeanTransport, prepare_post
 from .h1_answer import Answer, Prepared
+from .h1_errors import ConnectError, WireError, WireTimeout
 from .in_flight import InFlight
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
 from .paper import PAPER_HEADER, PaperStatus, parse_paper
 from .server_time import ServerClock, date_ms, exchange_time_in, is_expiry_refusal, skew_words
 from .signing import Signer
+
+if TYPE_CHECKING:
+    import httpx
+
+    from .httpx_path import HttpxWay
 
 __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 
@@ -64,6 +70,9 @@ _json_encode = msgspec.json.Encoder().encode
 _BAN_SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s\b|sec|second)", re.IGNORECASE)
 _ANY_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 _RATE_HEADER = re.compile(r"ratelimit|used-weight", re.IGNORECASE)
+_HEADERS = {"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"}
+_AGENT = "xtui"  # what the lean transport says it is (httpx's own client says python-httpx)
+_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 
 class NonceManager:
@@ -129,7 +138,7 @@ class HttpClient:
         timeout: float = 5.0,
         governor: Governor | None = None,
         clock_ms: Callable[[], int] | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        transport: httpx.AsyncBaseTransport | LeanTransport | None = None,
     ) -> None:
         if dialect not in wire.DIALECTS:
             raise ValueError(f"dialect must be one of {wire.DIALECTS}, not {dialect!r}")
@@ -153,15 +162,20 @@ class HttpClient:
         self.on_network_mismatch: Callable[[str], None] | None = None
         if transport is None and not _proxied():
             transport = LeanTransport(max_idle=_KEPT_IDLE, idle_s=_KEEPALIVE_S)
-        self._http = httpx.AsyncClient(
-            timeout=timeout,
-            transport=transport,
-            headers={"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"},
-            limits=httpx.Limits(max_keepalive_connections=_KEPT_IDLE, keepalive_expiry=_KEEPALIVE_S),  # httpx's own
-        )
-        # over the lean transport, each call is written straight through it (``LeanTransport.post``)
-        self._lean = transport if isinstance(transport, LeanTransport) else None
-        self._prepared: dict[str, Prepared] = {}  # URL -> its request, prepared once by httpx
+        self._timeout = timeout
+        # over the lean transport, each call is written straight through it (``LeanTransport.post``); any other
+        # way is httpx's own client
+        self._lean: LeanTransport | None = None
+        self._httpx: HttpxWay | None = None
+        if isinstance(transport, LeanTransport):
+            self._lean = transport
+        else:
+            from .httpx_path import HttpxWay
+
+            self._httpx = HttpxWay(
+                timeout=timeout, transport=transport, headers=_HEADERS, max_idle=_KEPT_IDLE, idle_s=_KEEPALIVE_S
+            )
+        self._prepared: dict[str, Prepared] = {}  # URL -> its request, prepared once
 
     async def __aenter__(self) -> Self:
         return self
@@ -170,7 +184,10 @@ class HttpClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._lean is not None:
+            await self._lean.aclose()
+        if self._httpx is not None:
+            await self._httpx.aclose()
 
     # ---- whom and where ----------------------------------------------------------------------------
 
@@ -218,12 +235,13 @@ class HttpClient:
                 prepared = self._prepared.get(url) or self._prepare(url)
                 resp = await self._lean.post(prepared, _json_encode(body))
             else:
-                resp = await self._http.post(url, content=_json_encode(body))
-        except httpx.TimeoutException as exc:
+                assert self._httpx is not None
+                resp = await self._httpx.post(url, _json_encode(body))
+        except WireTimeout as exc:
             raise RequestTimeout(f"{endpoint}: no answer from {base} in time") from exc
-        except httpx.ConnectError as exc:
+        except ConnectError as exc:
             raise ConnectionFailed(f"{endpoint}: cannot connect to {base}") from exc
-        except httpx.HTTPError as exc:
+        except WireError as exc:
             raise TransportError(f"{endpoint}: {type(exc).__name__}: {exc}") from exc
         self.governor.observe(endpoint, resp.headers)
         limits = {k.lower(): v for k, v in resp.headers.items() if _RATE_HEADER.search(k)}
@@ -238,7 +256,7 @@ class HttpClient:
         return resp.content
 
     def _prepare(self, url: str) -> Prepared:
-        prepared = self._prepared[url] = prepare(self._http.build_request("POST", url, content=b""))
+        prepared = self._prepared[url] = prepare_post(url, _HEADERS, self._timeout, _AGENT)
         return prepared
 
     async def post(self, endpoint: str, body: Any) -> Any:
@@ -436,8 +454,9 @@ class HttpClient:
 
 
 def _proxied() -> bool:
-    """Whether the environment names a proxy (``HTTPS_PROXY`` and the like), which httpx's own transport honours."""
-    return any(scheme in ("http", "https", "all") for scheme in urllib.request.getproxies())
+    """Whether the environment names a proxy (``HTTPS_PROXY`` and the like, in either case, as httpx reads them),
+    which httpx's own transport honours."""
+    return any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES)
 
 
 def _action_name(body: dict[str, Any]) -> str:
