@@ -22,8 +22,10 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.render.cell_table import CellTable
 from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
+from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.book_lines import BookLines, Column
+from tui.ui.widgets.positions import PositionsPane
 
 ALICE = Signer(ALICE_KEY)
 
@@ -95,6 +97,10 @@ async def test_low_bandwidth_draws_no_depth_bars_and_redraws_less_often(
             await settle(pilot, lambda: lines.cell("b0", 0) != "", what="the book")  # noqa: B023 (awaited here)
             assert bool(lines.cell("b0", 3)) is bars and bool(lines.cell("a0", 3)) is bars
             assert app.main._refresh_s == (LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S)
+            # the figures that move with every mark: the account line once a second, every 2 s on a slow link
+            bar, positions = app.main.query_one(AccountBar), app.main.query_one(PositionsPane)
+            assert bar.pace() * app.main._refresh_s == (2.0 if low else 1.0)
+            assert positions.pace() * app.main._refresh_s == (1.0 if low else 0.5)
 
 
 def test_the_command_line_takes_low_bandwidth() -> None:

@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 
 REFRESH_S = 0.1  # the tick paced panes (markets, chart, account) count
 LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
+LOW_BANDWIDTH_STRETCH = 2.0  # ... where the panes paced in seconds (account, positions) redraw half as often
 TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
 LOW_BANDWIDTH_HEAT_TICKS = 5  # on a slow link (--low-bandwidth) the heatmap takes a column every 5 ticks
 TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
@@ -190,7 +191,7 @@ class MainScreen(LeanScreen[None]):
     def on_mount(self) -> None:
         self._panes = self.live_panes()
         for pane in self._panes:
-            pane.set_tick(self._refresh_s)
+            pane.set_tick(self._refresh_s, LOW_BANDWIDTH_STRETCH if self._low_bandwidth else 1.0)
         self.pacing = NewsPacing(self, self._clock, self._low_bandwidth)
         self.set_interval(self._refresh_s, self.pacing.tick)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth

@@ -39,6 +39,7 @@ class FollowsFeed:
     PACE_S: ClassVar[float | None] = None
     _ticks_since_drawn: int = 1 << 30
     _tick_s: float = 0.1
+    _stretch: float = 1.0
     dirty: bool
     is_mounted: bool
     display: bool
@@ -47,13 +48,15 @@ class FollowsFeed:
         if topics & self.TOPICS:
             self.dirty = True
 
-    def set_tick(self, tick_s: float) -> None:
-        """The screen's refresh tick comes every ``tick_s`` seconds (``PACE_S`` is counted in ticks)."""
+    def set_tick(self, tick_s: float, stretch: float = 1.0) -> None:
+        """The screen's refresh tick comes every ``tick_s`` seconds (``PACE_S`` is counted in ticks); ``stretch``
+        lengthens ``PACE_S`` (a slow link: the figures that move with every mark redraw half as often)."""
         self._tick_s = tick_s
+        self._stretch = stretch
 
     def pace(self) -> int:
         """How many refresh ticks at least between two redraws (``PACE``; a pane may hurry for a while)."""
-        return self.PACE if self.PACE_S is None else max(1, round(self.PACE_S / self._tick_s))
+        return self.PACE if self.PACE_S is None else max(1, round(self.PACE_S * self._stretch / self._tick_s))
 
     def redraw_soon(self) -> None:
         """Redraw on the next tick whatever the pace: the user changed what it shows."""
