@@ -150,3 +150,61 @@ async def test_a_reverse_whose_exchange_dies_with_it_says_what_the_restarted_exc
     assert await position(exchange.url) == 0
     assert await reverses(exchange.url) == []
     assert proxy.forwarded.count("/exchange") == 1
+
+
+@pytest.mark.parametrize("mode", ["500", "hang"])
+async def test_a_reverse_whose_record_cannot_be_read_is_said_unconfirmed(
+    exchange: SimProcess, proxy: FaultProxy, mode: str
+) -> None:
+    """Long 0.01; every /info through the proxy fails (a 500, or no answer within the timeout) while /exchange
+    answers; ctrl+r, y. The reverse is accepted and goes through (the exchange's position is short 0.01), but its
+    fill and the position cannot be read: the trader is told its outcome is unconfirmed and to look at the
+    positions and fills, never that it reversed; it is sent once."""
+    notes = Notes()
+    async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
+        app = dashboard(client, exchange)
+        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+            await feed_ready(app, WAIT_S)
+            await ask_reverse(app, pilot)
+            proxy.mode = mode  # type: ignore[assignment]
+            await pilot.press("y")
+            await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
+            proxy.mode = "pass"
+    [said] = [m for m in notes.messages if "BTC-PERP reverse unconfirmed" in m]
+    assert "the exchange accepted it, but its fill could not be read (the exchange's record is not readable" in said
+    assert "the position is unknown: see Positions and Fills before doing anything again" in said
+    assert not told(notes, "reversed BTC-PERP"), notes.messages
+    assert await position(exchange.url) == -LONG
+    assert len(await reverses(exchange.url)) == 1
+    assert proxy.forwarded.count("/exchange") == 1
+
+
+async def test_a_reverse_accepted_by_an_exchange_that_restarts_empty_is_not_said_done(
+    exchange: SimProcess, proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Long 0.01; /info fails through the proxy (500) while /exchange answers; ctrl+r, y: the reverse is accepted.
+    Before its record can be read the exchange is killed (SIGKILL) and started again, empty (`xtui sim` keeps no
+    state), and /info comes back. The new record has no such order once the reverse's expiry is past: the trader
+    is told the accepted reverse is not in the exchange's record now and to look, neither that it reversed nor
+    that nothing filled; the position there is flat ("nothing there"); one placeOrder was sent."""
+    monkeypatch.setattr(reversing, "READ_LIMIT_S", WAIT_S)  # the record is asked across the restart
+    notes = Notes()
+    async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
+        app = dashboard(client, exchange)
+        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+            await feed_ready(app, WAIT_S)
+            await ask_reverse(app, pilot)
+            proxy.mode = "500"
+            await pilot.press("y")
+            await settle(pilot, lambda: "/exchange" in proxy.forwarded, WAIT_S, "the reverse sent")
+            await exchange.kill()
+            await exchange.start()
+            proxy.mode = "pass"
+            await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
+    [said] = [m for m in notes.messages if "BTC-PERP reverse unconfirmed" in m]
+    assert "the exchange accepted it, but its record has no such order now" in said
+    assert "the position is flat: see Positions and Fills before doing anything again" in said
+    assert not told(notes, "reversed BTC-PERP") and not told(notes, "not reversed"), notes.messages
+    assert await position(exchange.url) == 0
+    assert await reverses(exchange.url) == []
+    assert proxy.forwarded.count("/exchange") == 1
