@@ -1,12 +1,15 @@
 """The reverse (ctrl+r, y on the positions pane) against a real `xtui sim` process, as a trader presses the keys on
-the dashboard: the exchange frozen (SIGSTOP) as y is pressed, killed (SIGKILL) just after the order reached it and
-started again, and /info failing while /exchange answers. Each ends with the exchange's own position read by a
-fresh client: short 0.01 (reversed once) or long 0.01 (not reversed), never anything else; with what the trader
-was told matching it, and the reverse sent at most once (its cloid counted in the exchange's record)."""
+the dashboard: the exchange frozen (SIGSTOP) as y is pressed (thawed soon, or only past the reverse's expiry),
+killed (SIGKILL) just after the order reached it and started again, and /info failing while /exchange answers.
+Each ends with the exchange's own position read by a fresh client: short 0.01 (reversed once), long 0.01 (not
+reversed) or, on an exchange restarted empty, flat (nothing there), never anything else; with what the trader was
+told matching it, and the reverse sent at most once (its cloid counted in the exchange's record, and the placeOrder
+requests the proxy forwarded)."""
 
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import AsyncIterator
 from decimal import Decimal
 
@@ -121,6 +124,33 @@ async def test_a_reverse_sent_into_a_frozen_exchange_is_read_back_once_it_thaws(
             await settle(pilot, lambda: told(notes, said), WAIT_S, said)
     assert await position(exchange.url) == -LONG, notes.messages
     assert len(await reverses(exchange.url)) == 1
+
+
+async def test_a_reverse_frozen_past_its_expiry_is_said_not_placed(exchange: SimProcess) -> None:
+    """Long 0.01; ctrl+r; the exchange is frozen (SIGSTOP), y pressed, and it stays frozen until the reverse's
+    expiry (3 s, signed in it) is past by 2 s: thawed, the exchange refuses the stale action from its socket. The
+    trader is told it is unconfirmed, then, once the record answers from past the expiry, that nothing was placed;
+    the position is still long 0.01 and the record holds no reverse."""
+    notes = Notes()
+    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
+        app = dashboard(client, exchange)
+        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+            await feed_ready(app, WAIT_S)
+            await ask_reverse(app, pilot)
+            past = time.time() + EXPIRY_S + 2.0  # the expiry is signed from the exchange's time as y is pressed
+            exchange.signal(signal.SIGSTOP)
+            try:
+                await pilot.press("y")
+                await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
+                await settle(pilot, lambda: time.time() > past, WAIT_S, "the expiry past")  # frozen that long
+                assert not told(notes, "not placed"), notes.messages  # nothing answered: nothing is known yet
+            finally:
+                exchange.signal(signal.SIGCONT)
+            said = "not placed: nothing was placed; sending again is safe"
+            await settle(pilot, lambda: told(notes, said), WAIT_S, said)
+    assert not told(notes, "reversed BTC-PERP"), notes.messages
+    assert await position(exchange.url) == LONG
+    assert await reverses(exchange.url) == []
 
 
 async def test_a_reverse_whose_exchange_dies_with_it_says_what_the_restarted_exchange_holds(
