@@ -106,7 +106,7 @@ def told(notes: Notes, part: str) -> bool:
 async def test_a_reverse_sent_into_a_frozen_exchange_is_read_back_once_it_thaws(exchange: SimProcess) -> None:
     """Long 0.01; ctrl+r; the exchange is frozen (SIGSTOP) and y pressed: the reverse waits in the exchange's
     socket, the dashboard's request times out (0.5 s) and the trader is told it is unconfirmed and that nothing is
-    sent again. Thawed once the record has also gone unanswered, the exchange applies the reverse; the dashboard
+    sent again; nothing more is said while it is frozen. Thawed, the exchange applies the reverse; the dashboard
     reads it from the record by its cloid and says the position went short 0.01. The record holds one reverse."""
     notes = Notes()
     async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
@@ -118,6 +118,7 @@ async def test_a_reverse_sent_into_a_frozen_exchange_is_read_back_once_it_thaws(
             try:
                 await pilot.press("y")
                 await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
+                assert told(notes, "nothing is sent again") and not told(notes, "reversed"), notes.messages
             finally:
                 exchange.signal(signal.SIGCONT)
             said = "reversed BTC-PERP: long 0.01 → short 0.01"
