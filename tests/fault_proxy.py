@@ -3,7 +3,8 @@
 `mode` is for /info: "pass" forwards everything, "500" answers every /info with a 500, "hang" never answers an
 /info (the client's timeout ends it), while /exchange passes. `place_fault` is for the next placeOrder only:
 "drop" closes the connection without forwarding it (never reaches the exchange), "lose_answer" forwards it and
-closes the connection instead of answering (done, but the client cannot know). Each request goes on its own
+closes the connection instead of answering (done, but the client cannot know), after awaiting ``on_lost`` if set (to
+kill the exchange in that moment). Each request goes on its own
 upstream call; the upstream's headers (its Date too) are kept."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Literal
 
 import httpx
@@ -29,6 +30,7 @@ class FaultProxy:
         self.upstream = upstream.rstrip("/")
         self.mode: Mode = "pass"
         self.place_fault: PlaceFault = "none"
+        self.on_lost: Callable[[], Awaitable[None]] | None = None  # after a lost answer's order reached the exchange
         self.failed = 0  # /info requests failed so far
         self.forwarded: list[str] = []  # paths forwarded, in order
         self._server: asyncio.Server | None = None
@@ -94,6 +96,8 @@ class FaultProxy:
                 self.forwarded.append(path.decode())
                 if fault == "lose_answer":
                     self.place_fault = "none"
+                    if self.on_lost is not None:
+                        await self.on_lost()
                     return
                 headers = [(k, v) for k, v in resp.headers.raw if k.lower() not in _DROPPED]
                 writer.write(_answer(resp.status_code, resp.reason_phrase.encode(), headers, resp.content))

@@ -124,6 +124,7 @@ class Placed(msgspec.Struct, frozen=True):
     response: ExchangeResponse[Any] | None
     lost: str = ""  # why the answer was lost
     orders: tuple[Settled | None, ...] = ()
+    expires_ms: int = 0  # the expiresAfter it was signed with: absent from the record after it, it never happened
 
     @property
     def unknown(self) -> int:
@@ -153,17 +154,20 @@ async def place_settled(
     client: Client,
     plans: list[OrderPlan],
     *,
-    expiry_s: float = PLACE_EXPIRY_S,
-    limit_s: float = SETTLE_LIMIT_S,
+    expiry_s: float | None = None,
+    limit_s: float | None = None,
     on_unconfirmed: Callable[[str], None] | None = None,
 ) -> Placed:
-    """Send ``plans`` (each with a cloid) in one placeOrder that expires in ``expiry_s``. A refusal raises as
-    ever; an answer lost (timeout, dropped connection) is settled order by order from the exchange's record, for
-    at most ``limit_s``, before this returns: nothing is sent again here, whatever happened."""
+    """Send ``plans`` (each with a cloid) in one placeOrder that expires in ``expiry_s`` (``PLACE_EXPIRY_S``). A
+    refusal raises as ever; an answer lost (timeout, dropped connection) is settled order by order from the
+    exchange's record, for at most ``limit_s`` (``SETTLE_LIMIT_S``), before this returns: nothing is sent again
+    here, whatever happened."""
+    expiry_s = PLACE_EXPIRY_S if expiry_s is None else expiry_s  # read as it is called: a test shortens them
+    limit_s = SETTLE_LIMIT_S if limit_s is None else limit_s
     expires = client.server_clock.now_ms() + int(expiry_s * 1000)
     fields = {"orders": [p.to_wire() for p in plans], "brokerConfig": None, "expiresAfter": expires}
     try:
-        return Placed(await client.act("placeOrder", fields))
+        return Placed(await client.act("placeOrder", fields), expires_ms=expires)
     except (ActionRejected, AccountMismatch):
         raise
     except ClientError as exc:
@@ -176,7 +180,7 @@ async def place_settled(
     for plan in plans:
         left = max(0.0, deadline - time.monotonic())
         orders.append(await settle_within(client, account, plan.cloid, expires_ms=expires, limit_s=left))
-    return Placed(None, lost, tuple(orders))
+    return Placed(None, lost, tuple(orders), expires)
 
 
 async def _find(client: Client, account: str, cloid: str, after_oid: int) -> tuple[Order | None, bool, int | None]:

@@ -8,12 +8,22 @@ from decimal import Decimal
 from tui.api.errors import ClientError
 from tui.api.models import Position
 from tui.trading import OrderPlan, market_estimate
-from tui.trading.reverse import reverse_outcome, reverse_plan
-from tui.trading.settle import PLACE_EXPIRY_S, settle_within, with_cloids
+from tui.trading.outcomes import OutcomeUnknown
+from tui.trading.reverse import reverse_outcome, reverse_plan, side_words
+from tui.trading.settle import settle_within, with_cloids
 
 from .base import Desk
 
 READ_LIMIT_S = 10.0  # how long the order's record is asked for its filled size after the exchange accepted it
+
+
+def unconfirmed(symbol: str, why: str, after: Decimal | None) -> OutcomeUnknown:
+    """An accepted reverse whose fill the record does not tell: said as unknown, the trader sent to look."""
+    now = "unknown" if after is None else side_words(after)
+    return OutcomeUnknown(
+        f"{symbol} reverse unconfirmed: the exchange accepted it, but {why}; the position is {now}: see Positions"
+        " and Fills before doing anything again; nothing is sent again"
+    )
 
 
 class Reversal:
@@ -62,13 +72,18 @@ class Reversal:
         async def call() -> str:
             placed = await self.desk.place_settled([plan], "rv")
             record = placed.orders[0] if placed.orders else None
+            unread: list[str] = []  # why the accepted order's record could not be read, each time
             if placed.response is not None:  # accepted: its fill is read from the record by its cloid
-                expires = client.server_clock.now_ms() + int(PLACE_EXPIRY_S * 1000)
-                record = await settle_within(client, account, plan.cloid, expires_ms=expires, limit_s=READ_LIMIT_S)
+                record = await settle_within(
+                    client, account, plan.cloid, expires_ms=placed.expires_ms, limit_s=READ_LIMIT_S,
+                    on_wait=unread.append,
+                )  # fmt: skip
             after = await self._position(account, plan.symbol)
-            if record is None:
-                now = "unknown" if after is None else str(after)
-                return f"{plan.symbol}: the reverse was accepted, its fill not read yet (see Fills); position {now}"
+            if record is None:  # accepted, but what it filled is not known: never said done, nor sent again
+                why = unread[-1] if unread else "no answer"
+                raise unconfirmed(plan.symbol, f"its fill could not be read ({why})", after)
+            if not record.found:  # accepted, yet the record has none: the exchange lost it (a restart)
+                raise unconfirmed(plan.symbol, "its record has no such order now (restarted?)", after)
             return reverse_outcome(plan.symbol, before, plan.size, record.filled, after)
 
         self.desk.run("Reverse", call)
