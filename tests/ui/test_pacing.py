@@ -15,7 +15,9 @@ from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.messages import FeedChanged
 from tui.ui.render.pacing import MAX_DEBT_S, BytePacer
 from tui.ui.screens.main import REFRESH_S
+from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
+from tui.ui.widgets.positions import PositionsPane
 
 ALICE = Signer(ALICE_KEY)
 
@@ -129,3 +131,45 @@ async def test_the_dashboard_holds_news_while_the_budget_is_spent_and_draws_it_o
         wire.now += 10.0  # the budget has filled back
         await until(pilot, lambda: not book.dirty, "the held redraw")
         assert app.main.pacing.pacer.held >= 1
+
+
+def test_urgent_news_is_drawn_whatever_the_budget_but_not_past_a_link_behind() -> None:
+    """The account's own news (a fill) with the budget spent: drawn at once, its bytes counted; with writes queued
+    for the terminal it waits like any other news (the picture sent is still the latest)."""
+    wire = Wire()
+    pacer = wire.pacer()
+    assert pacer.wait() == 0.0
+    wire.written = 10_000
+    assert pacer.wait() > 0
+    assert pacer.wait(urgent=True) == 0.0
+    wire.queued = 1
+    assert pacer.wait(urgent=True) > 0
+
+
+async def test_a_fill_is_drawn_at_once_with_the_budget_spent_and_the_positions_pace_not_due(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """A reverse seen in tmux on a slow link: the notice said "long 0.01 -> short 0.01" while the positions pane
+    showed the long for 3-7 s more (a dialog's bytes had spent the budget, and the pane's own pace held it). Now,
+    with the budget spent and the pane just drawn: news of positions alone stays held; with a fill, the positions
+    pane and the account line are drawn at once, and so is the position's own news for a while after."""
+    wire = Wire()
+    app = dashboard(trader, sim, clock, ALICE, low_bandwidth=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        main = app.main
+        positions, bar = main.query_one(PositionsPane), main.query_one(AccountBar)
+        await settle(pilot, lambda: not positions.dirty and not bar.dirty, what="the account drawn")
+        assert main.pacing is not None
+        main.pacing.pacer = wire.pacer(rate=1_000, burst_s=0.5)
+        assert main.pacing.pacer.wait() == 0.0
+        wire.written = 10_000  # 9.5 s of budget to wait
+        positions.flush()  # just drawn: its pace (every second on a slow link) is not due
+        book = main.query_one(OrderBookPane)
+        main.feed_changed(FeedChanged(frozenset({"positions", "book"})))
+        assert positions.dirty and book.dirty, "a mark's news drawn with the budget spent"
+        main.feed_changed(FeedChanged(frozenset({"fills", "orders", "events"})))
+        assert not positions.dirty and not bar.dirty, "the fill waited for the budget or the pace"
+        assert book.dirty, "the book was drawn with the account's news, past the budget"
+        main.feed_changed(FeedChanged(frozenset({"positions"})))  # the position's own push, just after
+        assert not positions.dirty

@@ -48,13 +48,15 @@ class BytePacer:
         self._seen: int | None = None  # the byte total then
         self.held = 0  # redraws held back, for lack of budget or because the link was behind
 
-    def wait(self) -> float:
-        """Seconds until the panes may draw: 0 now, else how long until the budget (or the link) allows it."""
+    def wait(self, urgent: bool = False) -> float:
+        """Seconds until the panes may draw: 0 now, else how long until the budget (or the link) allows it.
+        ``urgent`` news (the account's own: a fill, an order done) is drawn whatever the budget, its bytes
+        counted all the same; only a link that is behind holds it."""
         self._settle()
         if self._queued() > 0:
             self.held += 1
             return BACKLOG_WAIT_S
-        if self._tokens > 0:
+        if self._tokens > 0 or urgent:
             return 0.0
         self.held += 1
         return -self._tokens / self.rate

@@ -211,10 +211,10 @@ class MainScreen(LeanScreen[None]):
         for pane in self.live_panes():
             pane.feed_changed(message.topics)
         # news is drawn at once, as long as the byte budget and the link allow (tui.ui.render.pacing), else as
-        # soon as they do, with whatever came meanwhile. News that comes while the screen still mounts (the
-        # feed's first picture, often) is drawn by its on_mount.
+        # soon as they do, with whatever came meanwhile; the account's own at once (``NewsPacing.urgent``). News
+        # that comes while the screen still mounts (the feed's first picture, often) is drawn by its on_mount.
         if self._panes is not None:
-            self.pacing.news() if self.pacing is not None else self.flush_panes(tick=False)
+            self.pacing.news(message.topics) if self.pacing is not None else self.flush_panes(tick=False)
         if "events" in message.topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
         if "status" in message.topics:
@@ -238,10 +238,12 @@ class MainScreen(LeanScreen[None]):
             markup=False,
         )
 
-    def flush_panes(self, tick: bool = True) -> None:
-        if any(pane.dirty and pane.display for pane in self.live_panes()):  # a frame follows: timed until drawn
+    def flush_panes(self, tick: bool = True, topics: frozenset[str] | None = None) -> None:
+        """Let the live panes draw what changed (``topics``: only those that follow one of them)."""
+        panes = [p for p in self.live_panes() if topics is None or p.TOPICS & topics]
+        if any(pane.dirty and pane.display for pane in panes):  # a frame follows: timed until drawn
             self.call_after_refresh(self.frames.end, self.frames.begin())
-        for pane in self.live_panes():
+        for pane in panes:
             pane.flush(tick)
         self._label_tabs()
         if tick and self._announce_in:

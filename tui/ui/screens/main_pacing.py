@@ -15,6 +15,13 @@ if TYPE_CHECKING:
 
 __all__ = ["NewsPacing"]
 
+# the account's own news (a fill, an order placed or done) is drawn at once, whatever the byte budget and the panes'
+# pace: a trader reads the position right after the notice; its position and summary come in pushes of their own,
+# so theirs is drawn at once too for HURRY_S after
+URGENT_TOPICS = frozenset({"events"})  # something happened to the account (the feed marks it only then)
+ACCOUNT_TOPICS = frozenset({"events", "orders", "fills", "positions", "account"})
+HURRY_S = 2.0
+
 
 class NewsPacing:
     """One timer for all that waits for the budget (``tui.ui.render.pacing``); made on mount, when the app is known."""
@@ -26,14 +33,32 @@ class NewsPacing:
         budget = LOW_BANDWIDTH_BUDGET if low_bandwidth else DEFAULT_BUDGET
         self.pacer = BytePacer(budget, clock, bytes_out.read, lambda: bytes_out.queued())
         self._held: Timer | None = None  # the redraw waiting for budget, when one is
+        self._clock = clock
+        self._hurry_until = -1.0  # until when the account's positions and summary are drawn at once (HURRY_S)
 
-    def news(self) -> None:
-        """Draw what changed now if the budget allows it, else once it does."""
+    def news(self, topics: frozenset[str] = frozenset()) -> None:
+        """Draw what changed (``topics``) now if the budget allows it, else once it does; the account's own news
+        at once, whatever the budget (``urgent``)."""
+        if self.urgent(topics) and self.pacer.wait(urgent=True) <= 0:
+            self.screen.flush_panes(tick=False, topics=ACCOUNT_TOPICS)
         wait = self.pacer.wait()
         if wait <= 0:
             self.screen.flush_panes(tick=False)
         elif self._held is None:
             self._held = self.screen.set_timer(wait, self._draw_held)
+
+    def urgent(self, topics: frozenset[str]) -> bool:
+        """Whether ``topics`` are the account's own news (or its positions and summary shortly after); the panes
+        that show them are then due at once, whatever their pace."""
+        now = self._clock()
+        if topics & URGENT_TOPICS:
+            self._hurry_until = now + HURRY_S
+        if now >= self._hurry_until or not topics & ACCOUNT_TOPICS:
+            return False
+        for pane in self.screen.live_panes():
+            if pane.TOPICS & topics & ACCOUNT_TOPICS:
+                pane.redraw_soon()
+        return True
 
     def _draw_held(self) -> None:
         self._held = None
