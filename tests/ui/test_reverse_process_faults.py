@@ -11,7 +11,9 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -99,6 +101,18 @@ async def ask_reverse(app: XtuiApp, pilot: object) -> None:
     await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
 
 
+@asynccontextmanager
+async def asked_to_reverse(url: str, exchange: SimProcess, notes: Notes) -> AsyncIterator[Any]:
+    """The dashboard on ``url`` (the exchange, or a proxy in front of it) with Alice's key, its feed on the exchange
+    process, ready, and the reverse asked (ctrl+r): its pilot; the answer is the test's."""
+    async with Client(url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
+        app = dashboard(client, exchange)
+        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
+            await feed_ready(app, WAIT_S)
+            await ask_reverse(app, pilot)
+            yield pilot
+
+
 def told(notes: Notes, part: str) -> bool:
     return any(part in m for m in notes.messages)
 
@@ -109,20 +123,16 @@ async def test_a_reverse_sent_into_a_frozen_exchange_is_read_back_once_it_thaws(
     sent again; nothing more is said while it is frozen. Thawed, the exchange applies the reverse; the dashboard
     reads it from the record by its cloid and says the position went short 0.01. The record holds one reverse."""
     notes = Notes()
-    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
-        app = dashboard(client, exchange)
-        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await feed_ready(app, WAIT_S)
-            await ask_reverse(app, pilot)
-            exchange.signal(signal.SIGSTOP)
-            try:
-                await pilot.press("y")
-                await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
-                assert told(notes, "nothing is sent again") and not told(notes, "reversed"), notes.messages
-            finally:
-                exchange.signal(signal.SIGCONT)
-            said = "reversed BTC-PERP: long 0.01 → short 0.01"
-            await settle(pilot, lambda: told(notes, said), WAIT_S, said)
+    async with asked_to_reverse(exchange.url, exchange, notes) as pilot:
+        exchange.signal(signal.SIGSTOP)
+        try:
+            await pilot.press("y")
+            await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
+            assert told(notes, "nothing is sent again") and not told(notes, "reversed"), notes.messages
+        finally:
+            exchange.signal(signal.SIGCONT)
+        said = "reversed BTC-PERP: long 0.01 → short 0.01"
+        await settle(pilot, lambda: told(notes, said), WAIT_S, said)
     assert await position(exchange.url) == -LONG, notes.messages
     assert len(await reverses(exchange.url)) == 1
 
@@ -133,22 +143,18 @@ async def test_a_reverse_frozen_past_its_expiry_is_said_not_placed(exchange: Sim
     trader is told it is unconfirmed, then, once the record answers from past the expiry, that nothing was placed;
     the position is still long 0.01 and the record holds no reverse."""
     notes = Notes()
-    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
-        app = dashboard(client, exchange)
-        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await feed_ready(app, WAIT_S)
-            await ask_reverse(app, pilot)
-            past = time.time() + EXPIRY_S + 2.0  # the expiry is signed from the exchange's time as y is pressed
-            exchange.signal(signal.SIGSTOP)
-            try:
-                await pilot.press("y")
-                await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
-                await settle(pilot, lambda: time.time() > past, WAIT_S, "the expiry past")  # frozen that long
-                assert not told(notes, "not placed"), notes.messages  # nothing answered: nothing is known yet
-            finally:
-                exchange.signal(signal.SIGCONT)
-            said = "not placed: nothing was placed; sending again is safe"
-            await settle(pilot, lambda: told(notes, said), WAIT_S, said)
+    async with asked_to_reverse(exchange.url, exchange, notes) as pilot:
+        past = time.time() + EXPIRY_S + 2.0  # the expiry is signed from the exchange's time as y is pressed
+        exchange.signal(signal.SIGSTOP)
+        try:
+            await pilot.press("y")
+            await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
+            await settle(pilot, lambda: time.time() > past, WAIT_S, "the expiry past")  # frozen that long
+            assert not told(notes, "not placed"), notes.messages  # nothing answered: nothing is known yet
+        finally:
+            exchange.signal(signal.SIGCONT)
+        said = "not placed: nothing was placed; sending again is safe"
+        await settle(pilot, lambda: told(notes, said), WAIT_S, said)
     assert not told(notes, "reversed BTC-PERP"), notes.messages
     assert await position(exchange.url) == LONG
     assert await reverses(exchange.url) == []
@@ -164,19 +170,15 @@ async def test_a_reverse_whose_exchange_dies_with_it_says_what_the_restarted_exc
     ("nothing there"), and nothing was sent again (one placeOrder through the proxy in all)."""
     notes = Notes()
     proxy.on_lost = exchange.kill
-    async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
-        app = dashboard(client, exchange)
-        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await feed_ready(app, WAIT_S)
-            await ask_reverse(app, pilot)
-            proxy.place_fault = "lose_answer"
-            await pilot.press("y")
-            await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
-            assert exchange.proc is not None and exchange.proc.returncode == -signal.SIGKILL
-            await exchange.start()
-            assert not told(notes, "not placed"), notes.messages  # no record has said so yet: the old one is dead
-            said = "not placed: nothing was placed; sending again is safe"
-            await settle(pilot, lambda: told(notes, said), WAIT_S, said)
+    async with asked_to_reverse(proxy.url, exchange, notes) as pilot:
+        proxy.place_fault = "lose_answer"
+        await pilot.press("y")
+        await settle(pilot, lambda: told(notes, "unconfirmed: waiting for the exchange"), WAIT_S, "unsure")
+        assert exchange.proc is not None and exchange.proc.returncode == -signal.SIGKILL
+        await exchange.start()
+        assert not told(notes, "not placed"), notes.messages  # no record has said so yet: the old one is dead
+        said = "not placed: nothing was placed; sending again is safe"
+        await settle(pilot, lambda: told(notes, said), WAIT_S, said)
     assert not told(notes, "reversed BTC-PERP"), notes.messages
     assert await position(exchange.url) == 0
     assert await reverses(exchange.url) == []
@@ -192,15 +194,11 @@ async def test_a_reverse_whose_record_cannot_be_read_is_said_unconfirmed(
     fill and the position cannot be read: the trader is told its outcome is unconfirmed and to look at the
     positions and fills, never that it reversed; it is sent once."""
     notes = Notes()
-    async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
-        app = dashboard(client, exchange)
-        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await feed_ready(app, WAIT_S)
-            await ask_reverse(app, pilot)
-            proxy.mode = mode  # type: ignore[assignment]
-            await pilot.press("y")
-            await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
-            proxy.mode = "pass"
+    async with asked_to_reverse(proxy.url, exchange, notes) as pilot:
+        proxy.mode = mode  # type: ignore[assignment]
+        await pilot.press("y")
+        await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
+        proxy.mode = "pass"
     [said] = [m for m in notes.messages if "BTC-PERP reverse unconfirmed" in m]
     assert "the exchange accepted it, but its fill could not be read (the exchange's record is not readable" in said
     assert "the position is unknown: see Positions and Fills before doing anything again" in said
@@ -220,18 +218,14 @@ async def test_a_reverse_accepted_by_an_exchange_that_restarts_empty_is_not_said
     that nothing filled; the position there is flat ("nothing there"); one placeOrder was sent."""
     monkeypatch.setattr(reversing, "READ_LIMIT_S", WAIT_S)  # the record is asked across the restart
     notes = Notes()
-    async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as client:
-        app = dashboard(client, exchange)
-        async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-            await feed_ready(app, WAIT_S)
-            await ask_reverse(app, pilot)
-            proxy.mode = "500"
-            await pilot.press("y")
-            await settle(pilot, lambda: "/exchange" in proxy.forwarded, WAIT_S, "the reverse sent")
-            await exchange.kill()
-            await exchange.start()
-            proxy.mode = "pass"
-            await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
+    async with asked_to_reverse(proxy.url, exchange, notes) as pilot:
+        proxy.mode = "500"
+        await pilot.press("y")
+        await settle(pilot, lambda: "/exchange" in proxy.forwarded, WAIT_S, "the reverse sent")
+        await exchange.kill()
+        await exchange.start()
+        proxy.mode = "pass"
+        await settle(pilot, lambda: told(notes, "BTC-PERP reverse unconfirmed"), WAIT_S, "the outcome")
     [said] = [m for m in notes.messages if "BTC-PERP reverse unconfirmed" in m]
     assert "the exchange accepted it, but its record has no such order now" in said
     assert "the position is flat: see Positions and Fills before doing anything again" in said
