@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import signal
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -220,9 +219,7 @@ def run_dashboard(
             return ending.return_code or app.return_code or 0  # 128 + N after a signal; else as the app ended
 
         failed: list[str] = []  # why the built-in exchange did not start
-        code = asyncio.run(main())
-        if hasattr(signal, "SIGHUP"):  # the loop gave SIGHUP back to its default: a hang-up now would cut short
-            signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the teardown that stops the built-in exchange
+        code = asyncio.run(main())  # a hang-up from here on is ignored (``SessionEnd.uninstall``)
         if failed:
             raise StartupError(failed[0])
     finally:

@@ -63,11 +63,14 @@ class SessionEnd:
         self.note = note_path(self.app.session.profile)
 
     def uninstall(self) -> None:
-        """Give the signals back to Python's defaults."""
+        """Give the signals back to Python's defaults, but a hang-up: the session is ending, and one now (the SSH
+        link dropped, after the terminal went) would cut short the teardown that stops the built-in exchange."""
         for sig in self._installed:
             if self._loop is not None and not self._loop.is_closed():
                 self._loop.remove_signal_handler(sig)
         self._installed.clear()
+        if hasattr(signal, "SIGHUP"):
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     def _received(self, sig: signal.Signals) -> None:
         if self._task is not None:  # a second signal: no more waiting
