@@ -122,7 +122,7 @@ async def test_palette_lays_out_markets_side_by_side_and_saves_it(
         assert isinstance(screen, LayoutScreen) and not screen.has_class("-small")
         tickers = list(screen.query(TickerPane))
         assert [t.symbol for t in tickers] == ["BTC-PERP", "ETH-PERP", "SOL-PERP"]
-        # three books loaded from /info: on a machine this busy (CI beside an exchange at 50x and a bench) 10 s was short
+        # three books loaded from /info: on a machine as busy as CI beside an exchange at 50x, 10 s was short
         books = lambda: all(b.state.market.book.loaded for b in screen.query(OrderBookPane))  # noqa: E731
         await settle(pilot, books, timeout_s=30, what="books")
         for t in tickers:
