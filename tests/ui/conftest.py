@@ -209,3 +209,14 @@ async def feed_ready(app: Any, timeout_s: float = 20.0) -> None:
             f"the feed was not ready in {timeout_s:.0f} s: {lacks}, connection {s.status.connection!r}, "
             f"last error {s.status.last_error!r}"
         ) from None
+
+
+QUIT_PRESS_S = 5.0  # Pilot.press's own wait, at most, for a key that ends the app (``press_to_quit``)
+
+
+async def press_to_quit(pilot: Any, key: str) -> None:
+    """Press ``key`` where it ends the app (y to "Quit?"). ``Pilot.press`` then waits for Textual's animator to
+    complete, without a deadline, and an app that exits with an animation scheduled never completes it: the test
+    hung for good (seen once in CI, at -n 8). The key is sent all the same; what it did is the test's to wait for."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(pilot.press(key), QUIT_PRESS_S)

@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input, Label
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import Notes, feed_ready, palette_search, settle
+from tests.ui.conftest import Notes, feed_ready, palette_search, press_to_quit, settle
 from tests.ui.screen_steps import until
 from tui import keys
 from tui.api.client import Client
@@ -230,7 +230,7 @@ async def test_escape_on_the_running_tools_question_keeps_the_account(
         assert app.session.profile == "alice" and twap.state == "running"
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "q asks about the TWAP")
-        await pilot.press("y")
+        await press_to_quit(pilot, "y")
         await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")
 
 
@@ -321,7 +321,7 @@ async def test_a_profile_on_the_built_in_exchange_gets_one_started_for_it(
             await until(pilot, said, "why not", timeout_s=30)
             assert "its built-in exchange did not start" in said()[0] and app.session.profile == "LOCAL"
             assert len(accounts.spawned) == 1
-            await pilot.press("q")  # as the dashboard ends, the exchange started for the switch is told to stop
+            await press_to_quit(pilot, "q")  # as the dashboard ends, the exchange started for the switch is told so
             [started] = accounts.spawned
             await until(pilot, lambda: started.proc is not None and started.proc.stdin.closed, "told to stop")
     finally:

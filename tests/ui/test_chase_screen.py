@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, press_to_quit, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -139,7 +139,7 @@ async def test_quitting_with_a_chase_running_asks_and_withdraws_it(
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         words = " ".join(str(label.render()) for label in app.screen.query("Label, Static"))
         assert "Quit with 1 chase/OCO running?" in words and "withdraws each chase's order" in words
-        await pilot.press("y")
+        await press_to_quit(pilot, "y")
         await until(pilot, lambda: chase.state == "cancelled" and not chase.cloid, "withdrawn on the way out")
     assert (await trader.open_orders(ALICE.address)).data == []
     assert app.left_resting == []

@@ -9,7 +9,7 @@ from textual.command import CommandPalette
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import dashboard, feed_ready, palette_search, press_to_quit, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -155,7 +155,7 @@ async def test_every_way_to_quit_asks_first_while_a_submission_is_in_flight(
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert app.is_running
         app.main.desk.in_flight = 0
-        await pilot.press("q")
+        await press_to_quit(pilot, "q")
         await settle(pilot, lambda: not app.is_running, what="the exit")
 
 

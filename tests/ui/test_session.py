@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from tests.conftest import ALICE_KEY, BOB_KEY, QUIET_WS
-from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, press_to_quit, settle
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -92,5 +92,5 @@ async def test_a_switch_shows_the_other_account_and_the_running_twap_keeps_its_s
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         assert str(app.screen.query_one(".title").render()) == "Quit with 1 TWAP(s) running?"
-        await pilot.press("y")
+        await press_to_quit(pilot, "y")
         await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")

@@ -10,7 +10,7 @@ from decimal import Decimal
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, press_to_quit, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -163,5 +163,5 @@ async def test_quitting_with_a_twap_running_asks_first(sim: LocalExchange, clock
         assert twap.state == "running"
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-        await pilot.press("y")
+        await press_to_quit(pilot, "y")
         await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")
