@@ -187,9 +187,11 @@ async def test_suspended_and_back_the_app_forgets_the_terminal_and_draws_the_who
             frames.clear()
             signal.publish(app)
             assert app._on_terminal.to_write(first_frame()) is not None, signal
-        await settle(pilot, lambda: bool(frames), what="a frame after the resume")
-        first = frames[0]
-        assert isinstance(first, LayoutUpdate) and first.region == Region(0, 0, 100, 30), first  # the whole screen
+        # the whole screen is drawn (on a busy machine a pane's own chops may come first: written as they are, since
+        # the record was forgotten)
+        screen = Region(0, 0, 100, 30)
+        whole_drawn = lambda: any(isinstance(f, LayoutUpdate) and f.region == screen for f in frames)  # noqa: E731
+        await settle(pilot, whole_drawn, what="the whole screen after the resume")
 
 
 def test_a_whole_frame_over_the_same_region_writes_the_lines_it_changes() -> None:
