@@ -15,23 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ALICE_KEY
-from tests.feed.sim_process import SimProcess, free_port
+from tests.feed.sim_process import SimProcess, sim_process
 from tests.test_signals import Dashboard
 from tests.trading.trail_support import ALICE, SIZE, StopWatch, go_long
 from tui.api.client import Client
 from tui.api.models import Order
 
 DEADLINE_S = 30.0
-
-
-@pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
 
 
 async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWatch]:
@@ -49,6 +39,12 @@ async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWat
         assert time.monotonic() < deadline, "no stop rested"
         await asyncio.sleep(0.05)  # the exchange's record, asked until it shows the stop
     return d, watch
+
+
+@pytest.fixture
+async def exchange() -> AsyncIterator[SimProcess]:
+    async with sim_process() as sim:
+        yield sim
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)

@@ -11,13 +11,24 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from tui.api.client import Client
 from tui.feed.worker import Feed
 
 START_S = 30.0  # a cold `python -m tui` start on a busy machine, with room to spare
+
+
+@contextlib.asynccontextmanager
+async def sim_process() -> AsyncIterator[SimProcess]:
+    """A real `xtui sim` process on a free port, stopped at the end whatever the test did to it (froze, killed)."""
+    sim = SimProcess(free_port())
+    await sim.start()
+    try:
+        yield sim
+    finally:
+        await sim.stop()
 
 
 def free_port() -> int:

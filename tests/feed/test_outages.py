@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 from tests.conftest import ALICE_KEY
-from tests.feed.sim_process import SimProcess, free_port, running_feed
+from tests.feed.sim_process import SimProcess, running_feed, sim_process
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -22,16 +22,6 @@ from tui.feed.worker import Feed
 QUICK = {"ping_interval": 0.2, "idle_timeout": 1.0}  # stale after 0.625 s of silence, dead after 1 s
 BACK_S = 1.0  # the goal: live again within a second of the exchange's return
 NOTICE_S = 2.0  # a frozen exchange noticed (dead after 1 s, with room for a busy machine)
-
-
-@pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
 
 
 async def place_bid(sim: SimProcess, price: str, size: str) -> None:
@@ -45,6 +35,12 @@ async def book_matches_info(feed: Feed, client: Client) -> bool:
     bids = [(lv.price, lv.size) for lv in info.bids]
     asks = [(lv.price, lv.size) for lv in info.asks]
     return not book.stale and book.levels("bids", 20) == bids and book.levels("asks", 20) == asks
+
+
+@pytest.fixture
+async def exchange() -> AsyncIterator[SimProcess]:
+    async with sim_process() as sim:
+        yield sim
 
 
 async def test_killed_and_restarted_exchange_is_live_again_within_a_second_with_its_book(

@@ -34,16 +34,6 @@ WAIT_S = 60.0
 
 
 @pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
-
-
-@pytest.fixture
 async def feed(exchange: SimProcess) -> AsyncIterator[tuple[Feed, Watcher]]:
     """A headless feed on the exchange: the chase's touch is the book it shows, as in the dashboard."""
     await seed(exchange.url)

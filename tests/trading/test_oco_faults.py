@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.fault_proxy import FaultProxy
-from tests.feed.sim_process import SimProcess, free_port
+from tests.feed.sim_process import SimProcess, sim_process
 from tests.trading.test_twap_faults import Said, position
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -34,16 +34,12 @@ STOP = OrderPlan(
 @pytest.fixture
 async def exchange() -> AsyncIterator[SimProcess]:
     """Alice long 0.05 BTC (bought from Bob's 1 at 100,000); Bob bids 0.01 at 99,000."""
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
+    async with sim_process() as sim:
         await bob(sim.url, [order_item(1, "s", "100000", "1"), order_item(1, "b", "99000", "0.01")])
         async with Client(sim.url, signer=ALICE, testnet=True) as alice:
             await alice.place_order([order_item(1, "b", "100000", "0.05", tif="IOC")])
         assert await position(sim.url) == SIZE
         yield sim
-    finally:
-        await sim.stop()
 
 
 async def bob(url: str, orders: list[dict[str, object]]) -> None:

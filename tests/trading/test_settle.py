@@ -4,13 +4,12 @@ placed one is found with what it filled and at what price, even behind more than
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from decimal import Decimal
 
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.feed.sim_process import SimProcess, free_port
+from tests.feed.sim_process import SimProcess
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -18,16 +17,6 @@ from tui.trading.settle import Unsettled, settle_order
 
 D = Decimal
 ALICE = Signer(ALICE_KEY)
-
-
-@pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
 
 
 async def test_an_absent_order_is_unsettled_until_its_expiry_has_passed(exchange: SimProcess) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator
 from decimal import Decimal
 
 import pytest
@@ -36,16 +35,6 @@ from tui.trading.trailing import Trail
 D = Decimal
 TIMEOUT_S = 0.5  # the trader's HTTP timeout: a frozen exchange is given up on quickly
 SPEC = TrailSpec("BTC-PERP", "sell", D(500))  # 500 below the highest price seen
-
-
-@pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
 
 
 async def run_up(market: Market, said: Said, trail: Trail, prices: list[int]) -> None:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 
 import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY
 from tests.fault_proxy import FaultProxy
-from tests.feed.sim_process import SimProcess, free_port
+from tests.feed.sim_process import SimProcess
 from tests.trading.trail_support import Said
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -28,16 +28,6 @@ TIMEOUT_S = 0.5  # the trader's HTTP timeout: a frozen exchange is given up on q
 EXPIRY_S = 3.0  # a slice the exchange has not seen by then never executes
 TOTAL = D("0.05")
 WAIT_S = 60.0  # the longest any step may take on a busy machine
-
-
-@pytest.fixture
-async def exchange() -> AsyncIterator[SimProcess]:
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
-        yield sim
-    finally:
-        await sim.stop()
 
 
 async def seed_asks(url: str) -> None:

@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import ALICE_KEY, BOB_KEY, QUIET_WS
 from tests.fault_proxy import FaultProxy
-from tests.feed.sim_process import SimProcess, free_port
+from tests.feed.sim_process import SimProcess, sim_process
 from tests.ui.conftest import Notes, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -59,13 +59,9 @@ async def proxy(exchange: SimProcess) -> AsyncIterator[FaultProxy]:
 @pytest.fixture
 async def exchange() -> AsyncIterator[SimProcess]:
     """A real `xtui sim --quiet-market`; Bob bids 1 BTC at 99,900 and offers 1 at 100,000, Alice buys 0.01."""
-    sim = SimProcess(free_port())
-    await sim.start()
-    try:
+    async with sim_process() as sim:
         await seed(sim.url)
         yield sim
-    finally:
-        await sim.stop()
 
 
 async def seed(url: str) -> None:
