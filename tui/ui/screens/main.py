@@ -240,7 +240,7 @@ class MainScreen(LeanScreen[None]):
 
     def flush_panes(self, tick: bool = True, topics: frozenset[str] | None = None) -> None:
         """Let the live panes draw what changed (``topics``: only those that follow one of them)."""
-        panes = [p for p in self.live_panes() if topics is None or p.TOPICS & topics]
+        panes = self.live_panes() if topics is None else [p for p in self.live_panes() if p.TOPICS & topics]
         if any(pane.dirty and pane.display for pane in panes):  # a frame follows: timed until drawn
             self.call_after_refresh(self.frames.end, self.frames.begin())
         for pane in panes:
