@@ -5,7 +5,7 @@ reach each rule (a chop the terminal shows, one it does not, a chop written in p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pyte
 import pytest
@@ -13,8 +13,10 @@ from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
+from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
@@ -24,7 +26,8 @@ from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.ui.app import XtuiApp
-from tui.ui.render.whole_frame import TerminalLines
+from tui.ui.render.lean_app import LeanApp
+from tui.ui.render.whole_frame import TerminalLines, first_row
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.widgets.pane import FollowsFeed
@@ -278,3 +281,70 @@ async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_
             terminal.to_write(frame)
         assert terminal.following, f"frame {i} ({type(frame).__name__}) ended the record"  # every frame followed
     assert as_lines >= 1, [type(f).__name__ for f in frames]
+
+
+def test_a_frame_split_after_its_first_row_writes_what_it_would_whole() -> None:
+    """The frame that answers a key goes out as its first row, then the rest (``first_row``): the two writes leave
+    the terminal as the frame would. A frame of one row is not split."""
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    frame = chops(
+        {0: {0: text("x" * 10), 10: text("b" * 10)}, 1: {0: text("C" * 20)}, 2: {0: text("D" * 20)}},
+        [(0, 0, 10), (0, 10, WIDTH), (1, 0, WIDTH), (2, 0, WIDTH)],
+    )
+    parts = first_row(frame)
+    assert parts is not None
+    head, rest = parts
+    assert head.spans == [(0, 0, 10), (0, 10, WIDTH)] and rest.spans == [(1, 0, WIDTH), (2, 0, WIDTH)]
+    whole_written, split = Terminal(WIDTH, ROWS, CONSOLE), Terminal(WIDTH, ROWS, CONSOLE)
+    for terminal in (whole_written, split):
+        terminal.write(first_frame())
+    whole_written.write(frame)
+    split.write(head)
+    assert split.cells()[0] == whole_written.cells()[0] and split.cells()[1] != whole_written.cells()[1]
+    split.write(rest)
+    assert split.cells() == whole_written.cells()
+    assert first_row(chops({1: {0: text("c" * 20)}}, [(1, 0, 10), (1, 10, WIDTH)])) is None
+
+
+class Rows(LeanApp[None]):
+    BINDINGS: ClassVar = [("n", "next", "")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("a\nb\nc")
+
+    def action_next(self) -> None:
+        self.query_one(Static).update("A\nB\nC")
+
+
+async def test_the_frame_that_answers_a_key_writes_its_first_row_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over a slow link a frame written at once reaches the far end with its whole first TCP segment (1,448 bytes,
+    45 ms at 256 kbit/s): the frame after a key is written as its first row, then the rest ``REST_AFTER_S`` later,
+    or before the next frame, whichever comes first. Other frames are written in one piece. The writes are those
+    handed to Textual's ``App._display`` (the app is run headless, and taken for a terminal once it is up)."""
+    written: list[Any] = []
+    handed = lambda _app, _screen, renderable: renderable is None or written.append(renderable)  # noqa: E731
+    monkeypatch.setattr(App, "_display", handed)
+    app = Rows()
+    async with app.run_test(size=(WIDTH, ROWS)) as pilot:
+        monkeypatch.setattr(Rows, "is_headless", property(lambda _app: False))
+        app._draw_whole(app.screen)
+        await until(pilot, lambda: app._on_terminal.following, "the whole screen, written")
+        written.clear()
+
+        await pilot.press("n")  # the app's own frame answers it: "A", then "B" and "C"
+        await until(pilot, lambda: len(written) >= 2, "the frame that answers the key, in two writes")
+        assert [[y for y, _, _ in f.spans] for f in written] == [[0], [1, 2]]
+        assert "A" in written[0].render_segments(app.console) and "B" not in written[0].render_segments(app.console)
+
+        written.clear()
+        three_rows = chops({y: {0: text(c * 20)} for y, c in enumerate("xyz")}, [(y, 0, WIDTH) for y in range(ROWS)])
+        app._display(app.screen, three_rows)  # no key since: one write
+        assert [f.spans for f in written] == [three_rows.spans]
+
+        written.clear()
+        app._answer_due = True  # as a key leaves it
+        app._display(app.screen, chops({y: {0: text(c * 20)} for y, c in enumerate("uvw")}, three_rows.spans))
+        app._display(app.screen, three_rows)  # a frame before the rest's timer: the rest is written first
+        assert [f.spans for f in written] == [[(0, 0, WIDTH)], [(1, 0, WIDTH), (2, 0, WIDTH)], three_rows.spans]
+        monkeypatch.undo()

@@ -5,10 +5,12 @@ focused, before the next one (``keys_in_order``)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, TypeVar
 
 from rich.console import RenderableType
 from textual import events
+from textual._compositor import ChopsUpdate
 from textual.app import App
 from textual.driver import Driver
 from textual.geometry import Offset
@@ -16,9 +18,13 @@ from textual.message import Message
 from textual.screen import Screen
 
 from .keys_in_order import KeysInOrder
-from .whole_frame import TerminalLines
+from .whole_frame import TerminalLines, first_row
 
 __all__ = ["LeanApp"]
+
+# The frame that answers a key goes out in two writes: its first row at once, the rest ``REST_AFTER_S`` later. In
+# one write over a slow link the answer arrives with its whole first TCP segment (1,448 bytes: 45 ms at 256 kbit/s).
+REST_AFTER_S = 0.008
 
 R = TypeVar("R")
 
@@ -30,6 +36,8 @@ class LeanApp(App[R]):
         self._whole_due = False  # a frame Textual dropped is to be drawn whole
         self._on_terminal = TerminalLines()
         self._written_cursor = Offset(-1, -1)  # where the last frame written left the terminal's cursor
+        self._answer_due = False  # a key came from the terminal: the next frame written answers it
+        self._rest: tuple[Screen[Any], ChopsUpdate, asyncio.TimerHandle] | None = None  # the answer's second write
 
     def on_mount(self) -> None:
         # suspended (SIGTSTP) and back, the terminal may show anything: what it shows is forgotten, and the
@@ -47,6 +55,8 @@ class LeanApp(App[R]):
         return driver
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            self._answer_due = True
         if await self._keys.take(event):
             return
         await super().on_event(event)
@@ -64,6 +74,7 @@ class LeanApp(App[R]):
             self._whole_due = True
             self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
         elif renderable is not None and not self._batch_count and not self.is_headless:
+            self._write_rest()  # frames reach the terminal in the order they were made
             # a frame that brings nothing new but a move of the cursor is written as it was: the same cells, and
             # the move
             fresh = self._on_terminal.to_write(renderable)
@@ -71,9 +82,29 @@ class LeanApp(App[R]):
                 return
             renderable = fresh or renderable
             self._written_cursor = self.cursor_position
+            if self._answer_due:
+                self._answer_due = False
+                parts = first_row(renderable) if isinstance(renderable, ChopsUpdate) else None
+                if parts is not None:
+                    renderable, rest = parts
+                    later = asyncio.get_running_loop().call_later(REST_AFTER_S, self._write_rest)
+                    self._rest = (screen, rest, later)
         super()._display(screen, renderable)
 
+    def _write_rest(self) -> None:
+        if self._rest is not None:
+            screen, rest, later = self._rest
+            self._rest = None
+            later.cancel()
+            if self._batch_count:  # Textual would drop it: the terminal is not what the record says
+                self._on_terminal.forget()
+                self._whole_due = True
+                self.call_later(self._draw_whole, screen)
+                return
+            super()._display(screen, rest)
+
     def _terminal_unknown(self, _app: App[Any]) -> None:
+        self._write_rest()
         self._on_terminal.forget()
 
     def _terminal_back(self, _app: App[Any]) -> None:

@@ -29,7 +29,7 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Region
 from textual.strip import Strip
 
-__all__ = ["TerminalLines"]
+__all__ = ["TerminalLines", "first_row"]
 
 
 class TerminalLines:
@@ -102,6 +102,16 @@ class TerminalLines:
             lines[y - top] = line
         self._lines = lines
         return ChopsUpdate(chops, out_spans, ends)
+
+
+def first_row(update: ChopsUpdate) -> tuple[ChopsUpdate, ChopsUpdate] | None:
+    """``update`` as two frames that write the same: its first row, then the rest; None when it writes one row."""
+    rows = [y for y, _, _ in update.spans]
+    split = next((i for i, y in enumerate(rows) if y != rows[0]), 0)
+    if not split:
+        return None
+    head, rest = update.spans[:split], update.spans[split:]
+    return ChopsUpdate(update.chops, head, update.chop_ends), ChopsUpdate(update.chops, rest, update.chop_ends)
 
 
 def _written(x: int, end: int, x1: int, x2: int) -> tuple[int, int] | None:
