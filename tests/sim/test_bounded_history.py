@@ -12,9 +12,12 @@ from tests.conftest import ALICE_KEY
 from tests.sim.engine_support import ALICE, BOB, BTC, make, order
 from tests.sim.signed_bodies import body, submit
 from tui.api.signing import Signer
+from tui.sim.clock import FrozenClock
+from tui.sim.engine.core import derived_address
 from tui.sim.engine.instruments import default_config
+from tui.sim.market import ROBOT_HISTORY, STEP_MS
 from tui.sim.server import signed_actions
-from tui.sim.server.local_exchange import LocalExchange
+from tui.sim.server.local_exchange import LocalExchange, SimConfig
 
 
 def test_blocks_transactions_and_account_history_stop_at_their_caps() -> None:
@@ -67,3 +70,20 @@ async def test_a_forgotten_nonce_can_never_be_replayed(sim: LocalExchange, monke
     assert "already used" in recent["error"], recent
     fresh = body(alice, "cancelAll", {}, base + 100, testnet=sim.config.network == "testnet")
     assert (await submit(sim, fresh))["error"] == ""
+
+
+def test_the_market_s_robots_keep_a_short_history_and_a_trader_the_whole_cap() -> None:
+    """The synthetic market's maker cancels and quotes again every step: with the traders' cap (10,000 finished
+    orders, and as many fills) its history alone held ~5 MB of the exchange within minutes. The robots keep
+    ``ROBOT_HISTORY``, newest first as anyone's; a trader keeps ``max_history``."""
+    sim = LocalExchange(SimConfig(seed=3, market=True), FrozenClock())
+    engine = sim.engine
+    robots = [engine.accounts[derived_address(name).lower()] for name in ("market-maker", "market-taker")]
+    for _ in range(80):  # 20 s of market: a few thousand quotes cancelled
+        sim.step(STEP_MS)
+    maker = robots[0]
+    assert len(maker.order_history) == ROBOT_HISTORY
+    assert maker.order_history[-1].oid == max(o.oid for o in maker.order_history)  # the newest kept
+    assert all(a.order_history.maxlen == a.fills.maxlen == ROBOT_HISTORY for a in robots)
+    trader = engine.core.account(BOB)
+    assert trader.order_history.maxlen == trader.fills.maxlen == engine.config.max_history > ROBOT_HISTORY

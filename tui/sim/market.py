@@ -44,6 +44,7 @@ PEG_NOISE_TICKS = 0.4  # ... and moves by this much (its typical distance: ~1 ti
 PREMIUM_BP = 3.0  # a perp's typical premium of its quotes over the index, in basis points ...
 PREMIUM_STEPS = 20 * 60_000 // STEP_MS  # ... which changes over ~20 minutes
 MAKER_USDC = Decimal(10) ** 12
+ROBOT_HISTORY = 500  # finished orders, fills...: the robots re-quote every step, 10,000 of theirs held ~5 MB
 MAX_CATCH_UP_STEPS = 40  # after a pause, jump ahead instead of replaying minutes of market
 # what takers trade in an ordinary minute: chance x steps x size (1 + a geometric number, mean ~1.54)
 NOTIONAL_PER_MINUTE = TAKER_CHANCE * (60_000 / STEP_MS) * TAKER_NOTIONAL * 2.54
@@ -76,6 +77,7 @@ class SyntheticMarket:
         self.taker = derived_address("market-taker")
         for who in (self.maker, self.taker):
             engine.deposit(who, USDC_ID, MAKER_USDC)
+            engine.accounts[who.lower()].keep_history(ROBOT_HISTORY)
             for c in engine.collaterals.values():
                 engine.deposit(who, c.id, MAKER_USDC if c.id == USDC_ID else Decimal(10) ** 7, spot=True)
         self.quoted_at: dict[int, tuple[Decimal, Decimal]] = {}  # market -> (best bid, best ask) quoted

@@ -276,6 +276,11 @@ class Account:
         self.brokers: dict[str, tuple[Decimal, int]] = {}  # broker addr -> (max fee rate, updated ms)
         self.vault_shares: dict[str, Any] = {}
 
+    def keep_history(self, n: int) -> None:
+        """Keep the last ``n`` of each history (finished orders, fills, funding, transfers, rewards) from now on."""
+        for name in ("order_history", "fills", "funding", "transfers", "history", "reward_history"):
+            setattr(self, name, deque(getattr(self, name), maxlen=n))
+
     def __repr__(self) -> str:
         return f"Account({self.display})"
 
