@@ -165,3 +165,26 @@ async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
         await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
         await pilot.pause()  # idle, and laid out; no refresh of the rows since: the widths come from the rows shown
         assert _widths(table) == [6, 9, 5, 11, 8]
+
+
+async def test_a_resize_shows_the_rows_again_at_once() -> None:
+    """A new layout empties the table; its rows waited for the pane's next redraw, and after a resize (a whole
+    screen written: the byte budget spent for up to 3 s) the dashboard's markets pane stood empty that long (seen
+    in tmux at 80x24 and 120x30). The rows shown are put back in the same step."""
+    app = One()
+    async with app.run_test(size=(80, 20)) as pilot:
+        pane: Any = app.query_one(Letters)
+        table = pane.table
+        pane.flush()
+        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        pane.dirty = False
+        pane.refresh_state = lambda: None  # no redraw of the pane's own from here: what shows is the relayout's
+        pane.styles.width = 45  # room for e too
+        await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
+        assert table.row_count == 2 and _plain(table.get_row("1")) == [
+            "alph01",
+            " bbbbbbb1",
+            " ccc1",
+            " ddddddddd1",
+            " eeeeee1",
+        ]

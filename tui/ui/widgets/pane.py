@@ -216,6 +216,8 @@ class TablePane(FeedPane):
             wanted = self.fitting(width)
         if self._layout(wanted) != self._laid:
             self.set_columns(wanted)
+            if self._shown_rows:  # shown again at once: the next redraw may wait seconds for the byte budget
+                self.sync(self._shown_rows)
 
     def _layout(self, columns: Sequence[tuple[str, str, int]]) -> tuple[tuple[str, int], ...]:
         return tuple(
