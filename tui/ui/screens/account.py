@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, TabbedContent, TabPane
-from textual_plotext import PlotextPlot
 
 from tui.api.errors import ClientError
 from tui.api.models import (
@@ -30,7 +29,7 @@ from tui.ui.widgets.display import fmt_pct, fmt_price, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_seconds, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
-from .account_chart import draw_history
+from .account_chart import draw_history, plot_class
 from .data_screen import ActionPlan, DataScreen, ScreenContext
 from .form import FormField, FormScreen
 
@@ -174,7 +173,7 @@ class AccountScreen(DataScreen):
                 yield Label("Rewards to claim, then reward history", classes="section")
                 yield RecordTable(REWARDS, id="rewards")
             with TabPane("3 Value & PnL", id="chart"):
-                yield PlotextPlot(id="account-plot")
+                yield plot_class()(id="account-plot")
             with TabPane("4 Leverage & fees", id="leverage"):
                 yield Label("Leverage per instrument (l: change the selected one)", classes="section")
                 yield RecordTable(LEVERAGE, id="leverage-table")
@@ -270,14 +269,14 @@ class AccountScreen(DataScreen):
             return
         self._history_drawn = key
         self._points = points
-        draw_history(self.query_one("#account-plot", PlotextPlot), points, self.app)
+        draw_history(self.query_one("#account-plot", plot_class()), points, self.app)
 
     def on_mount(self) -> None:  # after DataScreen.on_mount (Textual calls both)
         self.app.theme_changed_signal.subscribe(self, self._theme_changed)
 
     def _theme_changed(self, _theme: object) -> None:
         if self._history_drawn is not None:  # the chart's colours are the theme's
-            draw_history(self.query_one("#account-plot", PlotextPlot), self._points, self.app)
+            draw_history(self.query_one("#account-plot", plot_class()), self._points, self.app)
 
     def _show_leverage(self, perps: list[PerpInstrument], fees: UserFees | str) -> None:
         rows = []

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.color import Color
-from textual_plotext import PlotextPlot
 
 from tui.api.models import AccountHistoryPoint
 from tui.ui.widgets.chart import Y_AXIS, tick_positions
@@ -14,7 +13,18 @@ from tui.ui.widgets.money_axis import money_axis
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_format import fmt_iso
 
-__all__ = ["draw_history"]
+if TYPE_CHECKING:
+    from textual_plotext import PlotextPlot
+
+__all__ = ["draw_history", "plot_class"]
+
+
+def plot_class() -> type[PlotextPlot]:
+    """textual_plotext's widget, imported when a screen first shows a chart: the screens' classes are read for
+    their keys soon after the start, and plotext would then stay in the dashboard for good (~1.6 MB)."""
+    from textual_plotext import PlotextPlot
+
+    return PlotextPlot
 
 
 def draw_history(plot: PlotextPlot, points: Sequence[AccountHistoryPoint], app: Any) -> None:

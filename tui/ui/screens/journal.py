@@ -11,21 +11,24 @@ import asyncio
 import datetime as dt
 import itertools
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.color import Color
 from textual.containers import Horizontal
 from textual.widgets import Label
-from textual_plotext import PlotextPlot
 
 from tui.feed.journal import Journal, Totals, journal_of, read_history
 from tui.ui.widgets.money_axis import money_axis
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
 
+from .account_chart import plot_class
 from .data_screen import DataScreen, ScreenContext
+
+if TYPE_CHECKING:
+    from textual_plotext import PlotextPlot
 
 __all__ = ["JournalScreen", "draw_journal"]
 
@@ -84,7 +87,7 @@ class JournalScreen(DataScreen):
         with Horizontal():
             yield RecordTable([("day", "Day (UTC)"), *COLUMNS, ("running", "Running net")], id="journal-days")
             yield RecordTable([("instrument", "Instrument"), *COLUMNS], id="journal-instruments")
-        yield PlotextPlot(id="journal-chart")
+        yield plot_class()(id="journal-chart")
 
     @property
     def polls(self) -> bool:
@@ -131,7 +134,7 @@ class JournalScreen(DataScreen):
         self._draw(j)
 
     def _draw(self, j: Journal) -> None:
-        draw_journal(self.query_one("#journal-chart", PlotextPlot), j, self.app, self.days)
+        draw_journal(self.query_one("#journal-chart", plot_class()), j, self.app, self.days)
 
 
 def draw_journal(plot: PlotextPlot, j: Journal, app: Any, days_back: int) -> None:
