@@ -161,10 +161,11 @@ async def palette_search(pilot: Any, words: str, first: str | None) -> list[str]
 
 
 async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
-    """Until every live widget has read the state it was told of (on a busy machine the screen's refresh
-    timer fires late, so waiting a fixed time is not enough), then one full layout and paint."""
+    """Until every live widget has read the state it was told of, then one full layout and paint. A widget that
+    waits for its pace (the markets' half second, the positions' second) or the screen's next refresh tick draws
+    now: what it shows is what that redraw would show (waiting for them cost ~0.2 s a call, ~600 calls)."""
     app = pilot.app
-    await pilot.pause(0.1)  # at least one tick of the panes' refresh timer
+    await pilot.pause()
     if not app.is_running:
         return
 
@@ -174,6 +175,9 @@ async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
     # each pane seen drawn once, not all at one instant: on a live market (an exchange on the wall clock) the paced
     # panes (positions, account bar) are told of new prices again before the others have all drawn
     late = {w for w in app.screen.query("*") if isinstance(w, FollowsFeed) and waiting(w)}
+    for w in late:
+        w.redraw_soon()
+        w.flush(tick=False)
     for _ in range(int(timeout_s / 0.05)):
         late = {w for w in late if waiting(w)}
         if not late:
