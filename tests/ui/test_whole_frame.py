@@ -130,9 +130,26 @@ def test_a_chop_written_in_part_is_followed_as_textual_writes_it() -> None:
     lines.to_write(first_frame())
     assert lines.to_write(chops({1: {0: text("c" * 20)}}, [(1, 5, 10)])) is None  # shown already
     fresh = lines.to_write(chops({1: {0: text("cccccXXXXXccccc" + "YYYYY")}}, [(1, 5, 10)]))
-    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(1, 0, 10)]  # from the chop's start, as Textual
+    # Textual would write from the chop's start to the span's end (0..10); of those, the cells that changed
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(1, 5, 10)]
     assert fresh.render_segments(CONSOLE).count("X") == 5 and "Y" not in fresh.render_segments(CONSOLE)
     assert lines.to_write(chops({1: {0: text("cccccXXXXX" + "c" * 10)}}, [(1, 0, WIDTH)])) is None  # followed
+
+
+def test_a_changed_chop_writes_its_cells_from_the_first_that_changed_to_the_last() -> None:
+    """A book row whose size changed rewrote its price too: the whole chop. Now the cells from the first that
+    differs to the last; a wide character is written whole, never half."""
+    lines = TerminalLines()
+    lines.to_write(whole([text("a" * 20)], [text("ab\u6f22\u5b57cdefghijklmnop")], [text("d" * 20)]))
+    fresh = lines.to_write(chops({0: {0: text("aaaXaaaYaa" + "a" * 10)}}, [(0, 0, WIDTH)]))
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(0, 3, 8)] and fresh.chops[0] == {3: text("XaaaY")}
+    # the second of two wide characters changes: from its first cell, both cells
+    fresh = lines.to_write(chops({1: {0: text("ab\u6f22\u5b50cdefghijklmnop")}}, [(1, 0, WIDTH)]))
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(1, 4, 6)] and fresh.chops[1] == {4: text("\u5b50")}
+    # a style alone changes, in the middle
+    shown = [Segment("d" * 9, RED), Segment("d", BLUE), Segment("d" * 10, RED)]
+    fresh = lines.to_write(chops({2: {0: Strip(shown)}}, [(2, 0, WIDTH)]))
+    assert isinstance(fresh, ChopsUpdate) and fresh.spans == [(2, 9, 10)]
 
 
 def test_a_frame_outside_the_record_is_written_as_it_is_and_ends_it() -> None:
@@ -228,6 +245,10 @@ def test_built_frames_leave_the_terminal_as_every_frame_written_would() -> None:
         first_frame(),
         whole([text("a" * 10), text("B" * 10)], [text("c" * 20, BLUE)], [text("d" * 20)]),  # two lines changed
         whole([text("a" * 10), text("B" * 10)], [text("c" * 20)], [text("e" * 20)]),  # and two others
+        chops({1: {0: text("cc\u6f22\u5b57cccccccccccccc")}}, [(1, 0, WIDTH)]),  # wide characters come
+        chops({1: {0: text("cc\u6f22x\u5b57ccccccccccccc")}}, [(1, 0, WIDTH)]),  # one shifts by a cell
+        chops({1: {0: text("c\u6f22\u5b57xccccccccccccc")}}, [(1, 0, WIDTH)]),  # and the other way
+        chops({1: {0: text("cccccc" + "x" * 14)}}, [(1, 0, WIDTH)]),  # and go
     ]
     _, _, dropped = replay(frames, WIDTH, ROWS, CONSOLE)
     assert dropped == 2  # the second frame (all the same) and the last (the same whole frame)

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.cells import cell_len
 from rich.console import RenderableType
+from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Region
 from textual.strip import Strip
@@ -88,9 +90,13 @@ class TerminalLines:
                 for a, b in _merged(w for x1, x2 in spans[y] if (w := _written(x, end, x1, x2)) is not None):
                     piece = strip if (a, b) == (x, end) else strip.crop(a - x, b - x)
                     start, stop = a - left, b - left
-                    if _shows_same(piece, line.crop(start, stop)):
+                    shown = line.crop(start, stop)
+                    if _shows_same(piece, shown):
                         continue
                     line = Strip.join([line.crop(0, start), piece, line.crop(stop)])
+                    p, q = _changed(piece, shown)  # the cells that differ, first to last: only they are written
+                    if (p, q) != (0, b - a):
+                        piece, a, b = piece.crop(p, q), a + p, a + q
                     if ends[y] and ends[y][-1] == a:  # next to the last piece: one run, one move of the cursor
                         at = out_spans[-1][1]
                         chops[y][at] = Strip.join([chops[y][at], piece])
@@ -112,6 +118,44 @@ def first_row(update: ChopsUpdate) -> tuple[ChopsUpdate, ChopsUpdate] | None:
         return None
     head, rest = update.spans[:split], update.spans[split:]
     return ChopsUpdate(update.chops, head, update.chop_ends), ChopsUpdate(update.chops, rest, update.chop_ends)
+
+
+def _cells(strip: Strip) -> list[tuple[str, Style | None]] | None:
+    """``strip``'s cells as (character, style without meta); a wide character's second cell is ("", its style).
+    None when a character is not one or two cells wide (a combining mark): such a strip is not cut."""
+    out: list[tuple[str, Style | None]] = []
+    for text, style, control in strip.discard_meta():
+        if control:
+            return None
+        for ch in text:
+            width = cell_len(ch)
+            if width == 1:
+                out.append((ch, style))
+            elif width == 2:
+                out += ((ch, style), ("", style))
+            else:
+                return None
+    return out
+
+
+def _changed(new: Strip, shown: Strip) -> tuple[int, int]:
+    """The cells [p, q) of ``new`` from the first that differs from ``shown`` (as wide) to the last, whole wide
+    characters included; all of it when the cells cannot be told apart one by one."""
+    whole = (0, new.cell_length)
+    a, b = _cells(new), _cells(shown)
+    if a is None or b is None or len(a) != len(b):
+        return whole
+    p = 0
+    while p < len(a) and a[p] == b[p]:
+        p += 1
+    q = len(a)
+    while q > p and a[q - 1] == b[q - 1]:
+        q -= 1
+    if p < len(a) and a[p][0] == "" and p > 0:  # inside a wide character: from its first cell
+        p -= 1
+    if q < len(a) and a[q][0] == "":  # the last cell written starts a wide character: both its cells
+        q += 1
+    return (p, q) if q > p else whole
 
 
 def _written(x: int, end: int, x1: int, x2: int) -> tuple[int, int] | None:
