@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import re
+
+from tui.bench.screen_text import ScreenText
 from tui.bench.slow_link import SEGMENT, Link, measure_slow_link, report
 
 
@@ -35,10 +38,26 @@ def test_xtui_behind_a_slow_link_answers_keys_and_reports_its_figures() -> None:
     """A real ``xtui`` (built-in exchange) behind 256 kbit/s and 100 ms for 4 s: the keys typed at the far end
     are seen there (the book's grouping in its title), the backlog is sampled, the report names each figure."""
     run = measure_slow_link(4.0, 256, 100)
-    assert run.key_ms, "no key was seen at the far end"
+    assert len(run.key_ms) >= 2, "the keys were not seen at the far end"  # x10 then x100 (written as "0 ")
     assert all(ms > 100 for ms in run.key_ms)  # nothing is visible before a round trip
     assert len(run.backlog) >= 3
     assert run.delivered > 0
     text = "\n".join(report(run))
     for figure in ("key to visible", "p50", "p99", "backlog", "B/s"):
         assert figure in text
+
+
+def test_the_far_end_s_screen_reads_text_as_a_terminal_shows_it() -> None:
+    """``ScreenText`` places text by Textual's cursor moves and skips every other sequence. Tried: a frame that
+    writes only the changed cell ("0" over "×10 "), a read that ends inside a sequence or a UTF-8 character, a wide
+    character, moves past the screen's edges, an OSC and a lone escape; nothing raises, and text lands where a
+    terminal puts it."""
+    screen = ScreenText(20, 3)
+    screen.feed("\x1b[1;1H\x1b[38;2;1;2;3mBook \u00d710 \u2500\x1b[0m".encode())
+    ten, hundred = re.compile("\u00d710(?!\\d)"), re.compile("\u00d7100(?!\\d)")
+    assert screen.shows(ten) and not screen.shows(hundred)
+    screen.feed(b"\x1b[1;9H0 ")  # as xtui writes "\u00d710 \u2500" -> "\u00d7100 ": the cells that changed
+    assert screen.shows(hundred) and not screen.shows(ten)
+    for part in (b"\x1b[2;", b"3H\xe6\xbc", b"\xa2x", b"\x1b]0;title\x07\x1b[99;99HZ", b"\x1b[0;0Hq\x1b"):
+        screen.feed(part)
+    assert screen.lines() == ["qook \u00d7100" + " " * 11, "  \u6f22x" + " " * 15, " " * 19 + "Z"]

@@ -8,13 +8,15 @@ carries, the buffer fills, the relay stops reading, the pty write blocks and xtu
 queue up (what ``tui.ui.render.pacing`` draws less on).
 
 At the far end a trader presses ``g`` (the book's grouping) every ``KEY_EVERY_S``; the key reaches xtui half a
-round trip later, and it is visible when the book's new title (``×10``, ``×100``) has arrived at the far end.
+round trip later, and it is visible when the far end's screen (``ScreenText``, fed what has arrived) shows the book's
+new title (``×10``, ``×100``): a frame writes only the cells that changed, so the bytes need not hold the title.
 The backlog (bytes in the relay not sent yet) is sampled every 100 ms: flat means the link keeps up.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import select
 import statistics
 import sys
@@ -22,6 +24,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 
+from .screen_text import ScreenText
 from .terminal import FULL_FRAME, _xtui_in_pty
 
 __all__ = ["Link", "SlowLinkRun", "measure_slow_link"]
@@ -79,8 +82,8 @@ class SlowLinkRun:
     seconds: float
     delivered: int = 0
     key_ms: list[float] = field(default_factory=list)
-    out_ms: list[float] = field(default_factory=list)  # key reaching xtui -> its mark read from the pty
-    ahead: list[int] = field(default_factory=list)  # bytes on the link before the mark: its backlog + xtui's
+    out_ms: list[float] = field(default_factory=list)  # key reaching xtui -> its mark shown by what xtui wrote
+    ahead: list[int] = field(default_factory=list)  # bytes on the link up to the mark: its backlog + xtui's answer
     backlog: list[int] = field(default_factory=list)  # bytes, every SAMPLE_S
 
     @property
@@ -110,12 +113,13 @@ def measure_slow_link(
         far = bytearray()
         found: set[bytes] = set()
         keys: deque[tuple[float, bytes]] = deque()  # (reaches xtui at, key)
-        pending: tuple[float, bytes] | None = None  # (typed at, the title it should bring)
+        pending: tuple[float, re.Pattern[str]] | None = None  # (typed at, the title it should bring)
+        near_screen, far_screen = ScreenText(*size), ScreenText(*size)  # as xtui wrote it, as the far end shows it
         grouping = 0  # index in GROUPINGS
         started = measuring = end = next_key = next_sample = 0.0
         deadline = time.perf_counter() + 60.0
 
-        near = bytearray()  # what xtui wrote since the key reached it: when its mark left xtui
+        near = [0]  # bytes xtui wrote since the key reached it, until its mark is out
         reached: list[float] = []  # when the pending key reached xtui, once it has
         backlog_then: list[int] = []  # the link's backlog then
 
@@ -129,19 +133,21 @@ def measure_slow_link(
                     chunk = b""
                 if chunk:
                     link.send(chunk, time.perf_counter())
+                    near_screen.feed(chunk)
                     if pending is not None and reached:
-                        near.extend(chunk)
-                        if (at := near.find(pending[1])) >= 0:
+                        near[0] += len(chunk)
+                        if near_screen.shows(pending[1]):
                             run.out_ms.append((time.perf_counter() - reached.pop()) * 1000)
-                            run.ahead.append(backlog_then.pop() + at)
-                            near.clear()
+                            run.ahead.append(backlog_then.pop() + near[0])
             if keys and keys[0][0] <= now and pending is not None:
                 reached[:] = [now]
                 backlog_then[:] = [link.backlog(now)]
-                near.clear()
+                near[0] = 0
             while keys and keys[0][0] <= now:
                 os.write(master, keys.popleft()[1])
-            return link.arrived(time.perf_counter())
+            arrived = link.arrived(time.perf_counter())
+            far_screen.feed(arrived)
+            return arrived
 
         while True:
             now = time.perf_counter()
@@ -161,15 +167,9 @@ def measure_slow_link(
             if now >= end:
                 break
             run.delivered += len(got)
-            far += got
-            if pending is not None:
-                at = far.find(pending[1])
-                if at >= 0:
-                    run.key_ms.append((now - pending[0]) * 1000)
-                    del far[: at + len(pending[1])]
-                    pending = None
-            if len(far) > 1 << 16:
-                del far[: -(1 << 10)]
+            if pending is not None and far_screen.shows(pending[1]):
+                run.key_ms.append((now - pending[0]) * 1000)
+                pending = None
             if now >= next_sample:  # not in step with the keys: a sample just before each would see the link idle
                 run.backlog.append(link.backlog(time.perf_counter()))
                 next_sample += SAMPLE_S
@@ -177,8 +177,7 @@ def measure_slow_link(
                 grouping = (grouping + 1) % len(GROUPINGS)
                 keys.append((now + link.rtt / 2, KEY))
                 if GROUPINGS[grouping] != 1:  # "×10": the book's title; ×1 shows no mark to wait for
-                    pending = (now, f"\u00d7{GROUPINGS[grouping]}".encode())
-                    far.clear()
+                    pending = (now, re.compile(f"\u00d7{GROUPINGS[grouping]}(?!\\d)"))
                 next_key = now + KEY_EVERY_S
         run.seconds = time.perf_counter() - measuring
     return run
@@ -191,7 +190,7 @@ def report(run: SlowLinkRun, label: str = "") -> list[str]:
         f"  key to visible at the far end: p50 {run.p(50):.0f} ms, p99 {run.p(99):.0f} ms ({len(run.key_ms)} keys;"
         f" goal p50 <= {run.rtt_ms + 40:.0f} ms)",
         f"  of which in xtui (key in -> its mark written to the pty): p50 {run.p(50, run.out_ms):.0f} ms;"
-        f" bytes ahead of the mark on the link: p50 {run.p(50, [float(b) for b in run.ahead]):,.0f}",
+        f" bytes on the link up to the mark: p50 {run.p(50, [float(b) for b in run.ahead]):,.0f}",
         f"  link backlog (mean): first fifth {first:,.0f} B, last fifth {last:,.0f} B;"
         f" most {max(run.backlog, default=0):,} B",
     ]
