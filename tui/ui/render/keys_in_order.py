@@ -36,7 +36,7 @@ __all__ = ["SETTLE_S", "KeysInOrder"]
 
 log = logging.getLogger("tui.ui")
 POLL_S = 0.02  # how often a wait looks whether its node has closed
-SETTLE_S = 1.0  # a key whose effects are not all in by then is not waited for further
+SETTLE_S = 3.0  # a key's effects are waited for this long at most (1 s: a starved machine's form took longer)
 Typed = events.Key | events.Paste
 
 
