@@ -14,8 +14,10 @@ import time
 from pathlib import Path
 
 from tests.pty_xtui import xtui_in_pty
+from tui.bench.screen_text import ScreenText
 
 DEADLINE_S = 30.0
+SIZE = (140, 40)
 _ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]|\x1b\][^\x07]*\x07")
 
 
@@ -26,11 +28,14 @@ class Screen:
         self.master = master
         self.proc = proc
         self.raw = b""
+        self.screen = ScreenText(*SIZE)  # a frame writes only the cells that changed: words are read off the screen
 
     def read(self) -> None:
         if select.select([self.master], [], [], 0.1)[0]:
             try:
-                self.raw += os.read(self.master, 1 << 16)
+                data = os.read(self.master, 1 << 16)
+                self.raw += data
+                self.screen.feed(data)
             except OSError:  # EIO: the other end of the pty is closed
                 raise AssertionError(f"xtui ended (exit code {self.proc.wait(DEADLINE_S)})") from None
 
@@ -39,7 +44,7 @@ class Screen:
 
     def until(self, *words: str, what: str) -> None:
         deadline = time.monotonic() + DEADLINE_S
-        while not all(w in self.text() for w in words):
+        while not all(w in self.text() or any(w in line for line in self.screen.lines()) for w in words):
             assert time.monotonic() < deadline, f"no {what} on the screen"
             self.read()
 
@@ -48,7 +53,7 @@ class Screen:
 
 
 def test_a_superscript_in_the_scale_forms_orders_field_is_refused_and_xtui_runs_on(tmp_path: Path) -> None:
-    proc, master = xtui_in_pty(tmp_path, "--seed", "7", size=(140, 40))
+    proc, master = xtui_in_pty(tmp_path, "--seed", "7", size=SIZE)
     screen = Screen(master, proc)
     try:
         screen.until("live", what="the dashboard")

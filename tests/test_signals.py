@@ -15,6 +15,7 @@ import pytest
 
 from tests.pty_xtui import xtui_in_pty
 from tests.test_exchange_process import wait_until_gone
+from tui.bench.screen_text import ScreenText
 from tui.bench.terminal import children
 
 DEADLINE_S = 30.0
@@ -30,11 +31,13 @@ class Dashboard:
         self.home = home
         self.proc, self.master = xtui_in_pty(home, *args, size=(120, 30))
         self.out = b""
+        self.screen = ScreenText(120, 30)  # a frame writes only the cells that changed: "0.001" typed is "1" last
         self.exchange: list[int] = []  # its built-in exchange, thawed and ended at close whatever the test did
 
     def read_until(self, text: bytes, deadline_s: float = DEADLINE_S) -> None:
+        """Until ``text`` is on the screen, or was written in one piece (a notice that wraps, a sequence)."""
         deadline = time.monotonic() + deadline_s
-        while text not in self.out:
+        while text not in self.out and not any(text.decode() in line for line in self.screen.lines()):
             assert self.proc.poll() is None, self.out[-800:]
             assert time.monotonic() < deadline, f"{text!r} never came: {self.out[-800:]!r}"
             self.drain(0.1)
@@ -42,7 +45,9 @@ class Dashboard:
     def drain(self, wait_s: float) -> None:
         if select.select([self.master], [], [], wait_s)[0]:
             with contextlib.suppress(OSError):  # EIO once the process has closed its end
-                self.out += os.read(self.master, 65536)
+                data = os.read(self.master, 65536)
+                self.out += data
+                self.screen.feed(data)
 
     def wait_exit(self) -> int:
         deadline = time.monotonic() + DEADLINE_S
