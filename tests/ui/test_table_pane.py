@@ -47,6 +47,14 @@ class One(App[None]):
         yield Letters(NO_STATE)
 
 
+async def laid_out(app: One, pilot: Any) -> tuple[Any, Any]:
+    """The pane and its table once its first two rows are drawn in its 31 characters (columns a to d)."""
+    pane: Any = app.query_one(Letters)
+    pane.flush()
+    await until(pilot, lambda: pane.table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+    return pane, pane.table
+
+
 def _widths(table: Any) -> list[int]:
     """How wide each column of ``table`` is drawn."""
     return [c.get_render_width(table) for c in table.columns.values()]
@@ -99,10 +107,7 @@ async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None
 async def test_the_pane_drops_a_column_when_its_rows_need_a_scrollbar() -> None:
     app = One()
     async with app.run_test(size=(80, 20)) as pilot:
-        pane: Any = app.query_one(Letters)
-        table = pane.table
-        pane.flush()
-        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "31 characters")
+        pane, table = await laid_out(app, pilot)
 
         pane.count = 9  # more rows than shown: the vertical scrollbar takes a column, so c goes
         pane.dirty = True
@@ -157,10 +162,7 @@ async def test_rows_synced_before_the_pane_is_laid_out_get_their_widths_at_once(
 async def test_a_resize_keeps_the_columns_as_wide_as_the_rows_shown() -> None:
     app = One()
     async with app.run_test(size=(80, 20)) as pilot:
-        pane: Any = app.query_one(Letters)
-        table = pane.table
-        pane.flush()
-        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        pane, table = await laid_out(app, pilot)
         pane.styles.width = 45  # room for e too
         await until(pilot, lambda: pane.columns == ("a", "b", "c", "d", "e"), "the wider pane")
         await pilot.pause()  # idle, and laid out; no refresh of the rows since: the widths come from the rows shown
@@ -173,10 +175,7 @@ async def test_a_resize_shows_the_rows_again_at_once() -> None:
     in tmux at 80x24 and 120x30). The rows shown are put back in the same step."""
     app = One()
     async with app.run_test(size=(80, 20)) as pilot:
-        pane: Any = app.query_one(Letters)
-        table = pane.table
-        pane.flush()
-        await until(pilot, lambda: table.row_count == 2 and pane.columns == ("a", "b", "c", "d"), "the rows")
+        pane, table = await laid_out(app, pilot)
         pane.dirty = False
         pane.refresh_state = lambda: None  # no redraw of the pane's own from here: what shows is the relayout's
         pane.styles.width = 45  # room for e too
