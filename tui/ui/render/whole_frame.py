@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from rich.cells import cell_len
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.geometry import Region
@@ -120,11 +121,11 @@ def first_row(update: ChopsUpdate) -> tuple[ChopsUpdate, ChopsUpdate] | None:
     return ChopsUpdate(update.chops, head, update.chop_ends), ChopsUpdate(update.chops, rest, update.chop_ends)
 
 
-def _cells(strip: Strip) -> list[tuple[str, Style | None]] | None:
-    """``strip``'s cells as (character, style without meta); a wide character's second cell is ("", its style).
-    None when a character is not one or two cells wide (a combining mark): such a strip is not cut."""
+def _cells(segments: Iterable[Segment]) -> list[tuple[str, Style | None]] | None:
+    """The cells of ``segments`` as (character, style); a wide character's second cell is ("", its style). None
+    when a character is not one or two cells wide (a combining mark): such a strip is not cut."""
     out: list[tuple[str, Style | None]] = []
-    for text, style, control in strip.discard_meta():
+    for text, style, control in segments:
         if control:
             return None
         for ch in text:
@@ -140,22 +141,30 @@ def _cells(strip: Strip) -> list[tuple[str, Style | None]] | None:
 
 def _changed(new: Strip, shown: Strip) -> tuple[int, int]:
     """The cells [p, q) of ``new`` from the first that differs from ``shown`` (as wide) to the last, whole wide
-    characters included; all of it when the cells cannot be told apart one by one."""
+    characters included; all of it when the cells cannot be told apart one by one. Runs alike at either end are
+    passed over whole; only the runs between are compared cell by cell (the render loop runs this)."""
     whole = (0, new.cell_length)
-    a, b = _cells(new), _cells(shown)
-    if a is None or b is None or len(a) != len(b):
+    a, b = list(new.discard_meta()), list(shown.discard_meta())
+    head = tail = skipped = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        skipped += cell_len(a[head].text)
+        head += 1
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    x, y = _cells(a[head : len(a) - tail]), _cells(b[head : len(b) - tail])
+    if x is None or y is None or len(x) != len(y):
         return whole
     p = 0
-    while p < len(a) and a[p] == b[p]:
+    while p < len(x) and x[p] == y[p]:
         p += 1
-    q = len(a)
-    while q > p and a[q - 1] == b[q - 1]:
+    q = len(x)
+    while q > p and x[q - 1] == y[q - 1]:
         q -= 1
-    if p < len(a) and a[p][0] == "" and p > 0:  # inside a wide character: from its first cell
+    if p < len(x) and x[p][0] == "" and p > 0:  # inside a wide character: from its first cell
         p -= 1
-    if q < len(a) and a[q][0] == "":  # the last cell written starts a wide character: both its cells
+    if q < len(x) and x[q][0] == "":  # the last cell written starts a wide character: both its cells
         q += 1
-    return (p, q) if q > p else whole
+    return (skipped + p, skipped + q) if q > p else whole
 
 
 def _written(x: int, end: int, x1: int, x2: int) -> tuple[int, int] | None:
