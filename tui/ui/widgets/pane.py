@@ -216,8 +216,6 @@ class TablePane(FeedPane):
             wanted = self.fitting(width)
         if self._layout(wanted) != self._laid:
             self.set_columns(wanted)
-            if self._shown_rows:  # shown again at once: the next redraw may wait seconds for the byte budget
-                self.sync(self._shown_rows)
 
     def _layout(self, columns: Sequence[tuple[str, str, int]]) -> tuple[tuple[str, int], ...]:
         return tuple(
@@ -251,7 +249,8 @@ class TablePane(FeedPane):
         return self.query_one(f"#{self.TABLE_ID}", DataTable)
 
     def set_columns(self, columns: Sequence[tuple[str, str, int]]) -> None:
-        """Lay the table out with ``columns`` (of ``COLUMNS``), empty; the next refresh fills it.
+        """Lay the table out with ``columns`` (of ``COLUMNS``), with the rows it showed: the next redraw may wait
+        seconds for the byte budget (after a resize, which writes the whole screen), and the table stood empty.
 
         Each column is as wide as its widest cell so far (``column_width``) and the gap before it;
         ``sync`` cuts a cell to its column's widest allowed and puts the gap before it. The cursor goes
@@ -269,6 +268,8 @@ class TablePane(FeedPane):
         self._pick = None if list(self.columns) == every else [every.index(key) for key in self.columns]
         self.rows = TableRows(table, self.columns)
         self.dirty = True
+        if self._shown_rows:
+            self.sync(self._shown_rows)
 
     def sync(self, rows: Sequence[tuple[str, Sequence[Cell]]]) -> bool:
         """Show ``rows`` (key, a cell per column of ``COLUMNS``); True when rows were added."""
