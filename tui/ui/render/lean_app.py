@@ -71,8 +71,7 @@ class LeanApp(App[R]):
         with others), yet counts what the frame held as drawn: the next frame then draws only what changed
         since. A frame dropped so makes the next one whole."""
         if renderable is not None and self._batch_count and not self.is_headless and not self._whole_due:
-            self._whole_due = True
-            self.call_later(self._draw_whole, screen)  # after the batch: a frame drawn in it is dropped too
+            self._draw_whole_later(screen)
         elif renderable is not None and not self._batch_count and not self.is_headless:
             self._write_rest()  # frames reach the terminal in the order they were made
             # a frame that brings nothing new but a move of the cursor is written as it was: the same cells, and
@@ -98,8 +97,7 @@ class LeanApp(App[R]):
             later.cancel()
             if self._batch_count:  # Textual would drop it: the terminal is not what the record says
                 self._on_terminal.forget()
-                self._whole_due = True
-                self.call_later(self._draw_whole, screen)
+                self._draw_whole_later(screen)
                 return
             super()._display(screen, rest)
 
@@ -109,7 +107,11 @@ class LeanApp(App[R]):
 
     def _terminal_back(self, _app: App[Any]) -> None:
         self._on_terminal.forget()
-        self.call_later(self._draw_whole, self.screen)
+        self._draw_whole_later(self.screen)
+
+    def _draw_whole_later(self, screen: Screen[Any]) -> None:
+        self._whole_due = True
+        self.call_later(self._draw_whole, screen)  # after a batch: a frame drawn in it is dropped too
 
     def _draw_whole(self, screen: Screen[Any]) -> None:
         self._whole_due = False
