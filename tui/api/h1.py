@@ -37,6 +37,7 @@ from .h1_errors import (
     UnsupportedProtocol,
     WireError,
 )
+from .reach import verifying_context
 
 if TYPE_CHECKING:
     import httpx
@@ -174,7 +175,7 @@ class LeanTransport:
         scheme, host, port = origin
         context = None
         if scheme == "https":
-            context = self._ssl = self._ssl or _verifying_context()
+            context = self._ssl = self._ssl or verifying_context()
         try:
             async with asyncio.timeout(timeout):
                 reader, writer = await asyncio.open_connection(
@@ -222,13 +223,6 @@ def _origin(scheme: str, host: str, port: int | None) -> tuple[str, str, int]:
     if scheme not in _DEFAULT_PORTS:
         raise UnsupportedProtocol(f"{scheme!r} is not http or https")
     return scheme, host, port or _DEFAULT_PORTS[scheme]
-
-
-def _verifying_context() -> ssl.SSLContext:
-    """Certificates checked against certifi's authorities, as httpx's own client checks them."""
-    import certifi
-
-    return ssl.create_default_context(cafile=certifi.where())
 
 
 def _head(request: httpx.Request, length: int) -> bytes:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 import threading
 import time
@@ -41,6 +40,7 @@ from .in_flight import InFlight
 from .limits import Governor
 from .network import HEADER, mismatch_warning, network_of, parse_network
 from .paper import PAPER_HEADER, PaperStatus, parse_paper
+from .reach import proxy_in_environment
 from .server_time import ServerClock, date_ms, exchange_time_in, is_expiry_refusal, skew_words
 from .signing import Signer
 
@@ -72,7 +72,6 @@ _ANY_NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 _RATE_HEADER = re.compile(r"ratelimit|used-weight", re.IGNORECASE)
 _HEADERS = {"Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"}
 _AGENT = "xtui"  # what the lean transport says it is (httpx's own client says python-httpx)
-_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 
 
 class NonceManager:
@@ -160,7 +159,7 @@ class HttpClient:
         self._heard = asyncio.Event()  # set by the first answer: its headers say whether there is a faucet
         self.rate_limits: dict[str, str] = {}  # the rate-limit headers of the last answer that had any
         self.on_network_mismatch: Callable[[str], None] | None = None
-        if transport is None and not _proxied():
+        if transport is None and not proxy_in_environment():
             transport = LeanTransport(max_idle=_KEPT_IDLE, idle_s=_KEEPALIVE_S)
         self._timeout = timeout
         # over the lean transport, each call is written straight through it (``LeanTransport.post``); any other
@@ -451,12 +450,6 @@ class HttpClient:
             if not envelope.get("has_next"):
                 return
             page += 1
-
-
-def _proxied() -> bool:
-    """Whether the environment names a proxy (``HTTPS_PROXY`` and the like, in either case, as httpx reads them),
-    which httpx's own transport honours."""
-    return any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES)
 
 
 def _action_name(body: dict[str, Any]) -> str:

@@ -28,11 +28,10 @@ from types import TracebackType
 from typing import Any, Literal
 
 import msgspec
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from ..errors import RequestTimeout
 from .connection import Connection
+from .lean_socket import HandshakeRefused, SocketClosed, open_socket
 from .liveness import Liveness
 from .protocol import (
     MAX_MESSAGES_PER_MINUTE,
@@ -322,18 +321,11 @@ class WsClient:
         while True:
             refused = False
             try:
-                ws = await connect(
-                    self.url,
-                    ping_interval=None,  # JSON-RPC pings instead, as the SDKs do
-                    ping_timeout=None,
-                    open_timeout=self._open_timeout,
-                    close_timeout=2.0,
-                    max_size=2**24,
-                )
+                ws = await open_socket(self.url, open_timeout=self._open_timeout, close_timeout=2.0, max_size=2**24)
             except asyncio.CancelledError:
                 raise
-            except InvalidStatus as exc:
-                refused = 400 <= exc.response.status_code < 500  # up, and says no: back off
+            except HandshakeRefused as exc:
+                refused = 400 <= exc.status < 500  # up, and says no: back off
                 log.warning("WebSocket connect to %s refused: %s", self.url, exc)
             except Exception as exc:
                 log.warning("WebSocket connect to %s failed: %s", self.url, exc)
@@ -392,12 +384,12 @@ class WsClient:
             for topic in self._topics.values():
                 topic.server_channel = None
             if conn.idle:  # a half-open socket would not answer a close handshake
-                conn.ws.transport.abort()
+                conn.ws.abort()
             else:
                 try:
                     await conn.ws.close()
                 except BaseException as exc:  # failed or cancelled half way: nothing is left open behind us
-                    conn.ws.transport.abort()
+                    conn.ws.abort()
                     if not isinstance(exc, Exception):
                         raise
 
@@ -432,7 +424,7 @@ class WsClient:
                 except Exception:
                     self._invalid_frames += 1
                     log.exception("WebSocket frame not handled: %s", clip(raw))
-        except ConnectionClosed as exc:
+        except SocketClosed as exc:
             log.info("WebSocket %s closed: %s", self.url, exc)
         finally:
             conn.fail(self._lost_error())

@@ -10,10 +10,9 @@ from decimal import Decimal
 from typing import Any
 
 import msgspec
-from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed
 
 from ..errors import RequestTimeout
+from .lean_socket import Socket, SocketClosed
 from .protocol import ConnectionLost, Hook, MessageRateLimiter, WsError, clip, result_of
 from .topics import Topic, parse_subscribed
 
@@ -33,7 +32,7 @@ class Connection:
 
     def __init__(
         self,
-        ws: ClientConnection,
+        ws: Socket,
         *,
         limiter: MessageRateLimiter,
         request_timeout: float,
@@ -90,8 +89,8 @@ class Connection:
         if self.lost is not None:
             raise type(self.lost)(str(self.lost))
         try:
-            await self.ws.send(msgspec.json.encode(msg), text=True)
-        except ConnectionClosed as exc:
+            await self.ws.send_text(msgspec.json.encode(msg))
+        except SocketClosed as exc:
             raise ConnectionLost(f"WebSocket disconnected: {exc}") from exc
 
     async def subscribe_topic(self, topic: Topic) -> str | None:
