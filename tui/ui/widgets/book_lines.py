@@ -21,12 +21,13 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
+
+from .line_strips import LineStrips
 
 __all__ = ["BookLines", "Cell", "Column", "Row", "set_virtual_size"]
 
@@ -126,7 +127,7 @@ class BookLines(ScrollView, can_focus=True):
         self._cursor = 0
         self._hover = -1  # row under the mouse, -1 for none
         self._show_hover = False  # the mouse moved since the last key: DataTable hides the hover on keys
-        self._strips: LRUCache[tuple[int, Row, int, int], Strip] = LRUCache(1024)
+        self._strips: LineStrips[tuple[int, Row, int, int]] = LineStrips()
 
     # ---- content --------------------------------------------------------------------------------
 
@@ -295,10 +296,7 @@ class BookLines(ScrollView, can_focus=True):
 
     def _strip(self, index: int, cells: Row, state: int) -> Strip:
         key = (index, cells, state, self.size.width)
-        strip = self._strips.get(key)
-        if strip is None:
-            strip = self._strips[key] = self._draw(index, cells, state)
-        return strip
+        return self._strips.drawn(key, lambda: self._draw(index, cells, state), self.size.height)
 
     def _draw(self, index: int, cells: Row, state: int) -> Strip:
         """One row as DataTable draws it: each cell ``row style + cursor/hover`` under the text's own style,

@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import ComposeResult
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
@@ -26,6 +25,7 @@ from tui.api.models import Candle
 from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
 from .display import fmt_price
 from .levels import chart_levels, fill_markers
+from .line_strips import LineStrips
 from .pane import FeedPane
 
 __all__ = ["CHART_TYPES", "RESOLUTIONS", "CandleChart", "ChartPane"]
@@ -93,7 +93,7 @@ class CandleChart(Widget, can_focus=True):
         super().__init__(id=id)
         self.lines: tuple[Line, ...] = ()
         self._styles: dict[Role, Style] = {}
-        self._strips: LRUCache[tuple[Line, int], Strip] = LRUCache(512)
+        self._strips: LineStrips[tuple[Line, int]] = LineStrips()
         self._paint = paint
         self._painted_for = Size(0, 0)
 
@@ -129,15 +129,13 @@ class CandleChart(Widget, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         line = self.lines[y] if y < len(self.lines) else ()
-        key = (line, width)
-        strip = self._strips.get(key)
-        if strip is None:
-            base = self.rich_style
-            segments = [Segment(text, base + self._styles[role]) if role in self._styles else Segment(text, base)
-                        for text, role in line]  # fmt: skip
-            strip = Strip(segments).adjust_cell_length(width, base)
-            self._strips[key] = strip
-        return strip
+        return self._strips.drawn((line, width), lambda: self._draw(line, width), self.size.height)
+
+    def _draw(self, line: Line, width: int) -> Strip:
+        base = self.rich_style
+        segments = [Segment(text, base + self._styles[role]) if role in self._styles else Segment(text, base)
+                    for text, role in line]  # fmt: skip
+        return Strip(segments).adjust_cell_length(width, base)
 
 
 def _cells(line: Line) -> list[tuple[str, Role]]:

@@ -20,12 +20,12 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 
 from .display import fmt_price, fmt_size
+from .line_strips import LineStrips
 
 __all__ = ["DEPTH_LEVELS", "DepthChart", "DepthColours", "DepthCurve", "depth_curve"]
 
@@ -127,7 +127,7 @@ class DepthChart(Widget, can_focus=True):
         self._colours = DepthColours("", "", "", "")
         self._curve: DepthCurve | None = None
         self._lines: list[Line] = []
-        self._strips: LRUCache[tuple[Line, int], Strip] = LRUCache(256)
+        self._strips: LineStrips[tuple[Line, int]] = LineStrips()
 
     # ---- content --------------------------------------------------------------------------------
 
@@ -253,12 +253,11 @@ class DepthChart(Widget, can_focus=True):
         if y >= len(self._lines):
             return Strip.blank(width, self.rich_style)
         line = self._lines[y]
-        key = (line, width)
-        strip = self._strips.get(key)
-        if strip is None:
-            base = self.rich_style
-            get_style = self.app.console.get_style
-            null = Style.null()
-            segments = [Segment(text, base + get_style(style, default=null) if style else base) for text, style in line]
-            strip = self._strips[key] = Strip(segments).adjust_cell_length(width, base).simplify()
-        return strip
+        return self._strips.drawn((line, width), lambda: self._draw(line, width), self.size.height)
+
+    def _draw(self, line: Line, width: int) -> Strip:
+        base = self.rich_style
+        get_style = self.app.console.get_style
+        null = Style.null()
+        segments = [Segment(text, base + get_style(style, default=null) if style else base) for text, style in line]
+        return Strip(segments).adjust_cell_length(width, base).simplify()

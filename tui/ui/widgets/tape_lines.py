@@ -17,12 +17,12 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .book_lines import Column, set_virtual_size
+from .line_strips import LineStrips
 
 __all__ = ["Cell", "Part", "Row", "TapeLines"]
 
@@ -67,7 +67,7 @@ class TapeLines(ScrollView, can_focus=True):
         self._starts = _starts(self._columns)
         self._header: Row = tuple(((c.label, ""),) for c in self._columns)
         self._rows: list[Row] = []
-        self._strips: LRUCache[tuple[bool, Row, int], Strip] = LRUCache(1024)
+        self._strips: LineStrips[tuple[bool, Row, int]] = LineStrips()
 
     # ---- content --------------------------------------------------------------------------------
 
@@ -131,10 +131,7 @@ class TapeLines(ScrollView, can_focus=True):
 
     def _strip(self, header: bool, cells: Row) -> Strip:
         key = (header, cells, self.size.width)
-        strip = self._strips.get(key)
-        if strip is None:
-            strip = self._strips[key] = self._draw(header, cells)
-        return strip
+        return self._strips.drawn(key, lambda: self._draw(header, cells), self.size.height)
 
     def _draw(self, header: bool, cells: Row) -> Strip:
         """One row as DataTable draws a row of Rich Texts: each part ``row style + its style``; a right-justified
