@@ -6,10 +6,13 @@ the picture itself is checked too, so a repaint that is too small would show the
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
+from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.strip import Strip
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard, feed_ready, settle
@@ -25,6 +28,7 @@ from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.book_lines import BookLines, Column
+from tui.ui.widgets.line_strips import LineStrips
 from tui.ui.widgets.positions import PositionsPane
 
 ALICE = Signer(ALICE_KEY)
@@ -149,3 +153,46 @@ async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
         assert drawn.count(ChopsUpdate.__name__) >= 3, drawn
         assert LayoutUpdate.__name__ not in drawn, drawn
         assert isinstance(app.screen, OrderFormScreen)
+
+
+async def test_a_table_updated_many_times_keeps_only_the_renders_it_shows() -> None:
+    """DataTable kept every render of every cell until 10,000 had piled up: megabytes in a busy table."""
+    app = Tables()
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(CellTable)
+        for key, width in (("market", 10), ("last", 12), ("mark", 12)):
+            table.add_column(key, width=width, key=key)
+        for n in range(8):
+            table.add_row(f"M{n}", "1.00", "1.00", key=f"m{n}")
+        for tick in range(60):
+            table.update_cell(f"m{tick % 8}", "last", f"{tick}.00")
+            await pilot.pause()  # each change drawn, as the dashboard draws it
+        held = len(table._cell_render_cache) + len(table._row_render_cache) + len(table._line_cache)
+        assert held <= 3 * 9 + 9 + 9, held  # at most what is shown: 9 lines of 3 cells (header included)
+        assert "59.00" in app.export_screenshot()
+
+
+def test_line_strips_keep_twice_the_lines_shown_and_draw_a_kept_line_once() -> None:
+    strips: LineStrips[int] = LineStrips()
+    drawn: list[int] = []
+
+    def draw(key: int) -> Strip:
+        drawn.append(key)
+        return Strip([Segment(str(key))])
+
+    for key in range(100):
+        strips.drawn(key, partial(draw, key), height=10)
+    assert len(strips) <= 20
+    strips.drawn(99, partial(draw, 99), height=10)
+    assert drawn.count(99) == 1
+
+
+async def test_a_busy_book_keeps_the_strips_of_twice_its_height() -> None:
+    app = Tables()
+    async with app.run_test(size=(80, 20)) as pilot:
+        book = app.query_one(BookLines)
+        for tick in range(40):
+            book.set_rows([(f"l{i}", ((f"{100 + tick + i}.0", ""), ("1.0", ""), ("█", ""))) for i in range(5)])
+            await pilot.pause()
+        assert len(book._strips) <= 2 * book.size.height < 40 * 5  # 1,024 kept each level ever drawn
+        assert "143.0" in app.export_screenshot()
