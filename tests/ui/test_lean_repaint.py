@@ -52,12 +52,16 @@ class Tables(App[None]):
         yield BookLines([Column("Price", 11), Column("Size", 10), Column("Bar", 12, right=False)], id="book")
 
 
+def market_columns(table: CellTable) -> CellTable:
+    for key, width in (("market", 10), ("last", 12), ("mark", 12)):
+        table.add_column(key, width=width, key=key)
+    return table
+
+
 async def test_a_changed_cell_repaints_that_cell_only() -> None:
     app = Tables()
     async with app.run_test(size=(80, 20)) as pilot:
-        table = app.query_one(CellTable)
-        for key, width in (("market", 10), ("last", 12), ("mark", 12)):
-            table.add_column(key, width=width, key=key)
+        table = market_columns(app.query_one(CellTable))
         table.add_row("BTC-PERP", "100,000.0", "100,001.0", key="btc")
         table.add_row("ETH-PERP", "3,500.00", "3,500.10", key="eth")
         await pilot.pause()
@@ -159,9 +163,7 @@ async def test_a_table_updated_many_times_keeps_only_the_renders_it_shows() -> N
     """DataTable kept every render of every cell until 10,000 had piled up: megabytes in a busy table."""
     app = Tables()
     async with app.run_test(size=(80, 20)) as pilot:
-        table = app.query_one(CellTable)
-        for key, width in (("market", 10), ("last", 12), ("mark", 12)):
-            table.add_column(key, width=width, key=key)
+        table = market_columns(app.query_one(CellTable))
         for n in range(8):
             table.add_row(f"M{n}", "1.00", "1.00", key=f"m{n}")
         for tick in range(60):
