@@ -424,3 +424,32 @@ async def test_a_proxy_in_the_environment_is_used(echo_url: str, monkeypatch: py
         assert closed.value.code == sock.close_code == 1013
         await sock.close()
     assert tunnels and tunnels[0].startswith(b"CONNECT 127.0.0.1:")
+
+
+async def test_a_read_cancelled_inside_a_frame_ends_reading_and_close_does_not_wait_on_the_torn_stream() -> None:
+    heard: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(upgrade(await reader.readuntil(b"\r\n\r\n")))
+        # the head and the first bytes, which would read as the head of a 4 KB frame: the rest never comes
+        writer.write(frame(0x2, b"\x81\x7e\x10\x00 and more")[:6])
+        await writer.drain()
+        heard.put_nowait(await read_client_frame(reader))
+        await reader.read()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        sock = await open_socket(f"ws://127.0.0.1:{port}/", open_timeout=5.0, close_timeout=30.0, max_size=2**20)
+        reading = asyncio.create_task(sock.recv())
+        await asyncio.sleep(0)
+        while not reading.done() and not sock._reader._buffer:  # type: ignore[attr-defined]  # the head has come
+            await asyncio.sleep(0.01)
+        reading.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+        async with asyncio.timeout(5):  # not the 30 s close timeout: no answer is looked for in a torn stream
+            await sock.close()
+            assert await heard.get() == (0x8, struct.pack("!H", 1000))
+        with pytest.raises(SocketClosed):
+            await sock.recv()

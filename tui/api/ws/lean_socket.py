@@ -153,10 +153,21 @@ class LeanSocket:
         self._close_timeout = close_timeout
         self._closed: SocketClosed | None = None
         self._close_sent = False
+        self._torn = False  # a read was cancelled part way: the bytes that follow cannot be parsed
         self.close_code: int | None = None  # the code of the exchange's close frame, once one came
 
     async def recv(self) -> str | bytes:
-        """The next message (text as str), control frames answered on the way; :class:`SocketClosed` at its end."""
+        """The next message (text as str), control frames answered on the way; :class:`SocketClosed` at its end.
+        Cancelled, it ends the reading: a frame may have been read in part."""
+        if self._torn and self._closed is None:
+            self._closed = SocketClosed("a read was cancelled part way", None)
+        try:
+            return await self._message()
+        except asyncio.CancelledError:
+            self._torn = True
+            raise
+
+    async def _message(self) -> str | bytes:
         parts: list[bytes] = []
         size = 0
         opcode = None
@@ -269,7 +280,7 @@ class LeanSocket:
             self._write(_CLOSE, (1000).to_bytes(2, "big"))
             try:
                 async with asyncio.timeout(self._close_timeout):
-                    while self._closed is None:
+                    while self._closed is None and not self._torn:  # the answer cannot be found in a torn stream
                         await self.recv()
             except (SocketClosed, TimeoutError):
                 pass
