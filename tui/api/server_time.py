@@ -16,9 +16,9 @@ import collections
 import re
 import time
 from collections.abc import Callable
-from email.utils import parsedate_to_datetime
+from datetime import UTC, datetime
 
-__all__ = ["ServerClock", "date_ms", "exchange_time_in", "is_expiry_refusal", "skew_words"]
+__all__ = ["ServerClock", "date_ms", "exchange_time_in", "http_date_s", "is_expiry_refusal", "skew_words"]
 
 WINDOW_S = 30.0  # how long a sample of the exchange's time counts
 _EXPIRY = re.compile(r"expire|expiry|nonce (?:is )?too (?:old|new|far|low|high)|stale nonce", re.IGNORECASE)
@@ -82,12 +82,55 @@ class ServerClock:
 
 def date_ms(header: str | None) -> int | None:
     """The time an HTTP ``Date`` header names, in ms: the middle of its whole second (None: unreadable)."""
-    if not header:
+    seconds = http_date_s(header)
+    return None if seconds is None else seconds * 1000 + 500
+
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES, start=1)}
+_WEEKDAY = r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
+# RFC 9110 5.6.7: IMF-fixdate, then the two obsolete forms a recipient must still read (rfc850, asctime). A zone
+# other than GMT is read too (email's "+0100"), as the parser this replaces did.
+_IMF_FIXDATE = re.compile(
+    rf"(?:{_WEEKDAY},\s*)?(\d{{1,2}})\s+([a-z]{{3}})\s+(\d{{4}})\s+(\d\d):(\d\d):(\d\d)\s*(gmt|utc|ut|z|[+-]\d{{4}})?",
+    re.ASCII,
+)
+_RFC850 = re.compile(rf"{_WEEKDAY},\s*(\d\d)-([a-z]{{3}})-(\d\d)\s+(\d\d):(\d\d):(\d\d)\s+gmt", re.ASCII)
+_ASCTIME = re.compile(rf"{_WEEKDAY}\s+([a-z]{{3}})\s+(\d{{1,2}})\s+(\d\d):(\d\d):(\d\d)\s+(\d{{4}})", re.ASCII)
+
+
+def http_date_s(header: str | None) -> int | None:
+    """The whole second (Unix time) an HTTP date names, in any of the three forms RFC 9110 has a recipient read;
+    None when it is not one, or names no real moment (30 February, 25:00)."""
+    text = (header or "").strip().lower()
+    if len(text) > 64:
+        return None
+    zone = "gmt"
+    if m := _IMF_FIXDATE.fullmatch(text):
+        day, mon, year, hh, mm, ss, zone = m.groups()
+        zone = zone or "gmt"
+    elif m := _RFC850.fullmatch(text):
+        day, mon, yy, hh, mm, ss = m.groups()
+        year = str(_full_year(int(yy)))
+    elif m := _ASCTIME.fullmatch(text):
+        mon, day, hh, mm, ss, year = m.groups()
+    else:
+        return None
+    if mon not in _MONTHS:
         return None
     try:
-        return int(parsedate_to_datetime(header).timestamp() * 1000) + 500
-    except (TypeError, ValueError, OverflowError):
+        moment = datetime(int(year), _MONTHS[mon], int(day), int(hh), int(mm), int(ss), tzinfo=UTC)
+    except ValueError:
         return None
+    offset = 0 if zone[0] not in "+-" else (int(zone[1:3]) * 60 + int(zone[3:])) * (1 if zone[0] == "+" else -1)
+    return int(moment.timestamp()) - offset * 60
+
+
+def _full_year(yy: int) -> int:
+    """An rfc850 date's two-digit year: the latest year ending so that is not more than 50 years ahead (RFC 9110)."""
+    this_year = time.gmtime().tm_year
+    year = this_year - this_year % 100 + yy
+    return year - 100 if year > this_year + 50 else year
 
 
 def is_expiry_refusal(message: str) -> bool:

@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 import msgspec
@@ -25,6 +24,7 @@ from tui.api.client import Client
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.api.errors import ClientError
 from tui.api.network import HEADER, mismatch_warning, parse_network
+from tui.api.server_time import http_date_s
 from tui.config.errors import StartupError
 from tui.config.launch import Flags, Launch, apply_flags, key_address
 from tui.config.profiles import resolve
@@ -168,11 +168,10 @@ def _check_clock(client: Client, seen: _Seen) -> Check:
     if seen.ping_skew_ms is not None:
         skew, source = seen.ping_skew_ms, "the ping's timestamp"
     elif client.last_server_date:
-        try:
-            server = parsedate_to_datetime(client.last_server_date)
-        except (TypeError, ValueError):
+        server_s = http_date_s(client.last_server_date)
+        if server_s is None:
             return Check("clock", "WARN", f"the HTTP Date header is not a date: {client.last_server_date[:40]!r}")
-        skew, source = int((server.timestamp() - time.time()) * 1000), "the HTTP Date header"
+        skew, source = int((server_s - time.time()) * 1000), "the HTTP Date header"
     else:
         return Check("clock", "WARN", "the exchange gave no time to compare with (no ping timestamp, no Date)")
     size = f"{abs(skew)} ms" if abs(skew) < 1000 else f"{abs(skew) / 1000:.1f} s"
