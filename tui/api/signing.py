@@ -11,7 +11,7 @@ import functools
 from typing import Any
 
 import coincurve
-import msgpack
+import msgspec
 import sha3
 
 __all__ = [
@@ -60,9 +60,14 @@ _SOURCE_HASH = {False: keccak256(b"Mainnet"), True: keccak256(b"Testnet")}
 _DIGEST_PREFIX = b"\x19\x01" + DOMAIN_SEPARATOR
 
 
+# msgspec's msgpack writes what the SDKs' msgpack.packb(use_bin_type=True) writes, byte for byte
+# (tests/api/test_pack.py), and maps types as the JSON body's encoder does.
+_pack = msgspec.msgpack.Encoder().encode
+
+
 def pack(data: Any) -> bytes:
     """msgpack with map keys in insertion order, exactly as the exchange hashes them."""
-    return msgpack.packb(data, use_bin_type=True)
+    return _pack(data)
 
 
 def action_digest(data: Any, tx_type: int, *, testnet: bool = False) -> bytes:
