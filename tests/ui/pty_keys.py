@@ -32,19 +32,22 @@ class PtyProgram:
         self.master = master
         self.screen = bytearray()
         self._lock = threading.Lock()
+        self._wake_r, self._wake_w = os.pipe()  # close() ends the reader through it, at once
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
         while True:
             try:
-                if select.select([self.master], [], [], 0.2)[0]:
-                    data = os.read(self.master, 65536)
-                    if not data:
-                        return
-                    with self._lock:
-                        self.screen += data
-                        del self.screen[: max(0, len(self.screen) - (1 << 20))]
+                ready = select.select([self.master, self._wake_r], [], [])[0]
+                if self._wake_r in ready:
+                    return
+                data = os.read(self.master, 65536)
+                if not data:
+                    return
+                with self._lock:
+                    self.screen += data
+                    del self.screen[: max(0, len(self.screen) - (1 << 20))]
             except OSError:
                 return
 
@@ -60,7 +63,13 @@ class PtyProgram:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(DEADLINE_S)
-        os.close(self.master)
+        # The reader ends before the pty is closed: the next pty opened takes the same descriptor number, and a
+        # reader still selecting on it took that pty's output (seen: a later test's first frame lost, its screen
+        # torn, on a busy machine).
+        os.write(self._wake_w, b"x")
+        self._reader.join(DEADLINE_S)
+        for fd in (self.master, self._wake_r, self._wake_w):
+            os.close(fd)
 
 
 def wait_for(what: str, check: Callable[[], bool], deadline_s: float = DEADLINE_S) -> None:

@@ -177,6 +177,7 @@ class Dashboard:
                "XTUI_CONFIG": str(home / "config.toml"), "PYTHONPATH": ROOT}  # fmt: skip
         self.program = PtyProgram(["-m", "tui", "--seed", "7"], env, size)
         self.size = size
+        self.home = home
 
     def text(self) -> str:
         screen = pyte.Screen(*self.size)
@@ -194,7 +195,11 @@ class Dashboard:
         try:
             wait_for(what, seen)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}; the screen:\n{self.text()}") from None
+            drawn = self.program.drawn()
+            self.home.joinpath("drawn.bin").write_bytes(drawn)  # what the pty gave, to replay in a terminal
+            raise AssertionError(
+                f"{exc}; {len(drawn)} bytes drawn (kept in {self.home / 'drawn.bin'}), the screen:\n{self.text()}"
+            ) from None
         return found[0]
 
 
