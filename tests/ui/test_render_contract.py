@@ -58,6 +58,7 @@ PRIVATES = [
     (DataTable, "_row_locations", "cell_table: row key -> index"),
     (DataTable, "_column_locations", "cell_table: column key -> index"),
     (Driver, "_app", "lean_output: the app a driver serves"),
+    (LinuxDriver, "_file", "lean_output: the file the writer thread writes to (sys.__stderr__); replaced"),
     (LinuxDriver, "_writer_thread", "lean_output: the thread that writes the frames to the terminal"),
     (WriterThread, "_queue", "lean_output: the writes waiting (a link slower than the output: the pacer holds)"),
 ]

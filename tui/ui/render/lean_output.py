@@ -16,7 +16,8 @@ earlier one left. Text printed between a reset and the next style keeps the rese
 
 ``LeanDriver`` is Textual's Linux driver with that filter on ``write``; it also counts the bytes it writes,
 into the app's ``terminal_bytes`` when the app has one (the diagnostics overlay's bytes a second, the screen's
-byte budget), and tells it how many writes wait for the terminal (``queued``: the link is behind).
+byte budget), and tells it how many writes wait for the terminal (``queued``: the link is behind). Its writer
+thread writes through ``terminal_out``, so that no frame reaches the terminal in part.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from tui.ui.diagnostics import TerminalBytes
 from tui.ui.render.key_input import read_input
+from tui.ui.render.terminal_out import terminal_out
 
 __all__ = ["LeanDriver", "Style", "compress_sgr", "parse_sgr"]
 
@@ -161,6 +163,7 @@ class LeanDriver(LinuxDriver):
         self.written.attached = True
         self.written.queued = self.queued
         super().__init__(app, **kwargs)
+        self._file = terminal_out(self._file)  # the writer thread's file: sys.__stderr__ may drop the end of a write
 
     def queued(self) -> int:
         """Writes waiting in Textual's writer thread: more than none when the terminal takes less than is
