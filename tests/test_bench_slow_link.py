@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tui.bench.screen_text import ScreenText
 from tui.bench.slow_link import SEGMENT, Link, measure_slow_link, report
 
@@ -34,6 +36,7 @@ def test_a_link_that_is_busy_queues_what_comes_next_behind_it() -> None:
     assert link.arrived(1.0) == b"b" * 500
 
 
+@pytest.mark.long
 def test_xtui_behind_a_slow_link_answers_keys_and_reports_its_figures() -> None:
     """A real ``xtui`` (built-in exchange) behind 256 kbit/s and 100 ms for 4 s: the keys typed at the far end
     are seen there (the book's grouping in its title), the backlog is sampled, the report names each figure."""

@@ -8,6 +8,8 @@ import os
 import re
 import sys
 
+import pytest
+
 from tui.api.signing import Signer
 from tui.sim.server.local_exchange import LocalExchange
 
@@ -99,6 +101,7 @@ async def test_the_fan_out_figure_counts_every_frame_a_real_exchange_sends() -> 
     assert code == 0 and float(line.split()[-5].replace(",", "")) > 1_000
 
 
+@pytest.mark.long
 async def test_the_server_figures_say_the_client_s_share_of_the_lean_writer() -> None:
     """``xtui bench --quick --only server``: the xtui client's signed orders a second, the lean writer's, and the
     first as a share of the second, which is what the issue's goal (>= 60%) is set on."""

@@ -159,6 +159,7 @@ BAD_ARGUMENTS = (
 )
 
 
+@pytest.mark.long
 async def test_no_bad_argument_ends_in_a_traceback() -> None:
     """Each flag with a bad value: exit 1 or 2 (argparse's own), a message on stderr, nothing on stdout."""
     good = {"--url": closed_port(), "--address": WHO}
@@ -190,6 +191,7 @@ async def test_a_reader_that_stops_early_ends_the_export_quietly(sim: LocalExcha
     assert await asyncio.wait_for(proc.wait(), 30) == 0 and b"Traceback" not in err, err
 
 
+@pytest.mark.long
 async def test_a_history_past_a_hundred_thousand_rows_is_written_whole(
     sim: LocalExchange, clock: SkewedClock, tmp_path: Path
 ) -> None:

@@ -228,6 +228,7 @@ def xtui(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     return proc.returncode, proc.stdout, proc.stderr
 
 
+@pytest.mark.long
 def test_cli_session_leaks_the_key_nowhere(dirs: Path) -> None:
     env = {"SESSION_KEY": KEY, "SESSION_PASSWORD": PASSWORD}
     runs = [

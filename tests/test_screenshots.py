@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screenshots import take_screenshots
 
 
+@pytest.mark.long
 def test_screenshot_writes_every_screen(tmp_path: Path) -> None:
     written = take_screenshots(str(tmp_path))
     names = {Path(p).name for p in written}

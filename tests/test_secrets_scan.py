@@ -105,6 +105,7 @@ async def failure_while_signing(client: Client) -> BaseException:
     raise AssertionError("the broken digest did not fail")
 
 
+@pytest.mark.long
 async def test_a_trading_session_leaves_no_trace_of_the_key(
     market: LocalExchange,
     clock: FrozenClock,

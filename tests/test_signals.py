@@ -175,6 +175,7 @@ def test_sigterm_while_a_buy_is_on_its_way_logs_it(dashboard: object, tmp_path: 
     assert not list(tmp_path.glob("last-session-*.json"))
 
 
+@pytest.mark.long
 def test_sigterm_with_the_exchange_frozen_leaves_a_note_the_next_start_shows(dashboard: object, tmp_path: Path) -> None:
     """The built-in exchange frozen, a buy sent, SIGTERM: the exit waits its few seconds, logs the buy as "outcome
     unknown" and leaves a note; the next start of the profile says so and shows the open orders."""

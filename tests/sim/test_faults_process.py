@@ -98,6 +98,7 @@ async def test_the_feed_comes_through_brutal_faults_with_the_exchanges_book(brut
         await client.aclose()
 
 
+@pytest.mark.long
 async def test_a_twap_under_brutal_faults_trades_only_what_the_exchange_records(brutal: FaultySim) -> None:
     """TWAP 0.05 BTC in 5 slices on the brutal exchange (latency, refusals, /info timeouts, partial fills): it
     ends (done, or stopped at a refusal that names the injected fault), never past its total, and the size it

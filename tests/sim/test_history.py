@@ -86,6 +86,7 @@ async def test_every_chart_opens_on_history(
         assert len({c.close for c in candles}) > moves, "a flat past"
 
 
+@pytest.mark.long
 async def test_coarser_candles_are_the_aggregates_of_finer_ones(sim: LocalExchange, clock: FrozenClock) -> None:
     for _ in range(45 * 60_000 // (4 * STEP_MS)):  # 45 minutes of live market: the hour of the seam is whole
         sim.step(4 * STEP_MS)

@@ -82,6 +82,7 @@ def annualised(closes: list[float]) -> float:
     return statistics.pstdev(returns) * math.sqrt(YEAR_MINUTES)
 
 
+@pytest.mark.long
 def test_volatility_is_that_of_a_market_not_of_a_coin_toss() -> None:
     hour = one_hour(SEED)
     # BTC ~50% a year in the long run, ~30% in a quiet stretch, ~65% in a busy one: not 0.5% a minute

@@ -116,6 +116,7 @@ async def _bot(path: Path, size: str) -> bytes:
         await _stop(proc)
 
 
+@pytest.mark.long
 async def test_two_replays_of_one_recording_under_step_give_the_same_fills_byte_for_byte(recording: Path) -> None:
     """Tried: a seeded source sim recorded through a mirror for 40 polls (with sells through its bids halfway),
     replayed twice under --step by one bot (a market buy, then a bid inside the spread, which the recorded sells
@@ -141,6 +142,7 @@ async def test_two_replays_of_one_recording_under_step_give_the_same_fills_byte_
     assert other != first  # another bot input: other fills (so the comparison above can fail)
 
 
+@pytest.mark.long
 async def test_a_replay_at_speed_plays_the_recording_through_to_its_end(recording: Path) -> None:
     """Tried: ``--replay FILE --speed 20`` (4 s of recording in ~0.2 s): the replay's BTC index ends at the last
     recorded one, and the mirror then says the recording ended (stale: quotes pulled, prices held)."""

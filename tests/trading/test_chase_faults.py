@@ -136,6 +136,7 @@ async def test_a_reprice_frozen_mid_way_waits_and_never_doubles(
     assert await resting(exchange.url) == []
 
 
+@pytest.mark.long
 async def test_a_chase_whose_exchange_restarts_empty_stops_at_what_it_had_filled(exchange: SimProcess) -> None:
     """Chase buy 0.05; Bob sells it 0.02; the exchange is killed (SIGKILL) and started again empty. The chase
     cannot read its order, says so, sends nothing; the new exchange has no record of it once its expiry is past,

@@ -208,6 +208,7 @@ async def test_a_trail_that_cannot_read_the_position_does_not_move(exchange: Sim
 
 
 @pytest.mark.parametrize("fault", ["lose_answer", "drop"])
+@pytest.mark.long
 async def test_a_new_stop_whose_answer_is_lost_is_settled_by_its_cloid(exchange: SimProcess, fault: str) -> None:
     """A move's placeOrder lost behind a proxy: done but unanswered ("lose_answer"), or never delivered ("drop").
     The trail says the new stop is unconfirmed and reads the record by its cloid before anything else: there, it
@@ -236,6 +237,7 @@ async def test_a_new_stop_whose_answer_is_lost_is_settled_by_its_cloid(exchange:
     watch.never_lost_or_doubled()
 
 
+@pytest.mark.long
 async def test_a_trail_under_brutal_faults_is_never_lost_nor_doubled() -> None:
     """`xtui sim --faults brutal` (slow answers, refusals, /info timeouts, dropped sockets, partial fills): the
     price runs up in steps of 300 to 97,400. However the faults fall, at every reading one or two stops rest, and

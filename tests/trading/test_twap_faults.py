@@ -102,6 +102,7 @@ async def test_a_slice_lost_to_a_frozen_exchange_is_settled_before_the_next(exch
     assert said.messages[-1].startswith("done: 0.0500 of 0.0500 BTC-PERP")
 
 
+@pytest.mark.long
 async def test_a_slice_sent_while_the_exchange_is_down_waits_for_its_return(exchange: SimProcess) -> None:
     """TWAP 0.05 BTC in 5 slices; the exchange killed (SIGKILL) after slice 2, so slice 3 finds no exchange, and
     started again (empty: a fresh exchange remembers no order) once the TWAP says it waits. The new exchange has
@@ -172,6 +173,7 @@ async def test_a_twap_whose_fills_cannot_be_read_sends_nothing_more(exchange: Si
     assert said.messages[-1].startswith("done: 0.0500 of 0.0500 BTC-PERP")
 
 
+@pytest.mark.long
 async def test_a_slice_the_exchange_took_then_forgot_stops_the_twap(exchange: SimProcess) -> None:
     """TWAP 0.05 BTC in 5 slices through a proxy; /info starts failing after slice 1, so slice 2 is taken by the
     exchange but cannot be read back; the exchange is killed and started again (empty). The new exchange has

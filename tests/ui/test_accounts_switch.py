@@ -234,6 +234,7 @@ async def test_escape_on_the_running_tools_question_keeps_the_account(
         await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")
 
 
+@pytest.mark.long
 async def test_a_wrong_keystore_password_is_said_and_asked_again(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,6 +267,7 @@ async def test_a_wrong_keystore_password_is_said_and_asked_again(
         assert "own key · testnet" in header_of(app)
 
 
+@pytest.mark.long
 async def test_the_palette_lists_the_switch_and_an_unavailable_profile_says_why(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:

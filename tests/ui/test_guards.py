@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY, client_for
@@ -41,6 +42,7 @@ def refused(notes: Notes, what: str) -> bool:
     return any(what in m for m in notes.messages)
 
 
+@pytest.mark.long
 async def test_the_maximum_notional_refuses_on_every_order_path(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
@@ -196,6 +198,7 @@ async def test_a_position_near_its_liquidation_price_rings_and_is_an_event(
         assert "liquidation_warn_pct 100%" in warnings[0].text
 
 
+@pytest.mark.long
 async def test_armed_skips_confirmations_but_not_the_guards_or_the_questions_that_stay(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:

@@ -62,6 +62,7 @@ async def refused_in_place(
         box.value = good.get(name, "")
 
 
+@pytest.mark.long
 async def test_scale_form_superscript_orders_typed_and_every_field(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
@@ -109,6 +110,7 @@ async def test_order_form(sim: LocalExchange, clock: FrozenClock, trader: Client
     assert not (await trader.open_orders(ALICE.address)).data
 
 
+@pytest.mark.long
 async def test_close_amend_and_position_tpsl_forms(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     book = await trader.orderbook("BTC-PERP", depth=5)
     through = (book.asks[-1].price * Decimal("1.01")).quantize(book.asks[0].price)
@@ -132,6 +134,7 @@ async def test_close_amend_and_position_tpsl_forms(sim: LocalExchange, clock: Fr
     assert (still.limit_price, still.size) == (Decimal(80000), Decimal("0.01"))  # not amended, not closed
 
 
+@pytest.mark.long
 async def test_bracket_form_and_cancel_by_cloid(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
@@ -186,6 +189,7 @@ async def test_watchlist_form(sim: LocalExchange, clock: FrozenClock, trader: Cl
         await refused_in_place(pilot, form, {}, ["symbol"])
 
 
+@pytest.mark.long
 async def test_wallet_forms(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     seen = Seen()
@@ -215,6 +219,7 @@ async def test_leverage_form(sim: LocalExchange, clock: FrozenClock, trader: Cli
         await refused_in_place(pilot, form, {}, ["leverage"])
 
 
+@pytest.mark.long
 async def test_agents_and_brokers_forms(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     seen = Seen()
@@ -238,6 +243,7 @@ async def test_agents_and_brokers_forms(sim: LocalExchange, clock: FrozenClock, 
         await refused_in_place(pilot, form, {"broker": BOB.address, "rate": "0.001"}, ["broker", "rate"])
 
 
+@pytest.mark.long
 async def test_explorer_look_ups(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
     notes = Seen()

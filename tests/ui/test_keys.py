@@ -31,6 +31,7 @@ def test_every_binding_has_an_id_and_a_description() -> None:
         assert binding.id and binding.description and binding.tooltip, binding  # type: ignore[union-attr]
 
 
+@pytest.mark.long
 async def test_palette_lists_and_runs_the_dashboard_actions(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:

@@ -204,6 +204,7 @@ class Dashboard:
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])
+@pytest.mark.long
 def test_the_order_form_takes_a_burst_as_typed(tmp_path: Path, size: tuple[int, int]) -> None:
     """The real dashboard in a pty: ``b`` opens the order form on its Size field; ``9`` is typed, then one read
     of 8 backspaces and ``0.0125``, then Enter: the form shows ``0.0125`` and the order sent is of 0.0125 BTC."""

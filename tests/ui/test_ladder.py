@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY
@@ -47,6 +48,7 @@ async def open_ladder(pilot: object, app: object) -> LadderPane:
     return ladder
 
 
+@pytest.mark.long
 async def test_cursor_moves_a_tick_joins_the_best_and_recentres(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:

@@ -9,6 +9,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
@@ -100,6 +101,7 @@ async def test_two_markets_follow_their_own_instruments_and_the_form_names_the_f
         assert notes.messages == []  # the layout's bar names it
 
 
+@pytest.mark.long
 async def test_palette_lays_out_markets_side_by_side_and_saves_it(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
@@ -274,6 +276,7 @@ async def test_another_instruments_book_goes_stale_when_the_socket_drops_and_is_
         assert book.size_at("bids", Decimal("3450.05")) >= Decimal("0.5")
 
 
+@pytest.mark.long
 async def test_saving_on_the_dashboard_keeps_its_own_layout_at_this_size(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:

@@ -133,6 +133,7 @@ async def test_a_reverse_sent_into_a_frozen_exchange_is_read_back_once_it_thaws(
     assert len(await reverses(exchange.url)) == 1
 
 
+@pytest.mark.long
 async def test_a_reverse_frozen_past_its_expiry_is_said_not_placed(exchange: SimProcess) -> None:
     """Long 0.01; ctrl+r; the exchange is frozen (SIGSTOP), y pressed, and it stays frozen until the reverse's
     expiry (3 s, signed in it) is past by 2 s: thawed, the exchange refuses the stale action from its socket. The
@@ -156,6 +157,7 @@ async def test_a_reverse_frozen_past_its_expiry_is_said_not_placed(exchange: Sim
     assert await reverses(exchange.url) == []
 
 
+@pytest.mark.long
 async def test_a_reverse_whose_exchange_dies_with_it_says_what_the_restarted_exchange_holds(
     exchange: SimProcess, proxy: FaultProxy
 ) -> None:
@@ -204,6 +206,7 @@ async def test_a_reverse_whose_record_cannot_be_read_is_said_unconfirmed(
     assert proxy.forwarded.count("/exchange") == 1
 
 
+@pytest.mark.long
 async def test_a_reverse_accepted_by_an_exchange_that_restarts_empty_is_not_said_done(
     exchange: SimProcess, proxy: FaultProxy, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input
 
@@ -20,6 +21,7 @@ from tui.ui.screens.wallet import WalletScreen
 ALICE = Signer(ALICE_KEY)
 
 
+@pytest.mark.long
 async def test_keys_palette_and_escape(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     seen = Seen()

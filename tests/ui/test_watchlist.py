@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal as D
 from pathlib import Path
 
+import pytest
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
@@ -82,6 +83,7 @@ async def test_watch_reorder_remove_and_show(sim: LocalExchange, clock: FrozenCl
     assert again.watchlist.symbols == ["SOL-PERP", "ETH-PERP"] and not again.watchlist.problem
 
 
+@pytest.mark.long
 async def test_the_palette_watches_the_selected_market(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:

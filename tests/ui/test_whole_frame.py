@@ -261,6 +261,7 @@ async def moved_and_drawn(pilot: Any, frames: list[RenderableType]) -> None:
     await until(pilot, lambda: not stale() and len(frames) > before, "a frame of the moved market")
 
 
+@pytest.mark.long
 async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_would(
     sim: LocalExchange, clock: FrozenClock, trader: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
