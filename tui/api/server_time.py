@@ -127,7 +127,8 @@ def http_date_s(header: str | None) -> int | None:
 
 
 def _full_year(yy: int) -> int:
-    """An rfc850 date's two-digit year: the latest year ending so that is not more than 50 years ahead (RFC 9110)."""
+    """An rfc850 date's two-digit year: the latest year ending in those digits that is at most 50 years ahead (RFC
+    9110)."""
     this_year = time.gmtime().tm_year
     year = this_year - this_year % 100 + yy
     return year - 100 if year > this_year + 50 else year
