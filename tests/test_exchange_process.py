@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from tests.pty_xtui import xtui_in_pty
+from tests.waiting import until_sync
 from tui.bench.terminal import children
 from tui.sim.process import ExchangeProcess, ExchangeStartError
 
@@ -35,9 +36,7 @@ def gone(pid: int) -> bool:
 
 def wait_until_gone(pid: int) -> float:
     start = time.monotonic()
-    while not gone(pid):
-        assert time.monotonic() - start < DEADLINE_S, f"process {pid} is still running"
-        time.sleep(0.02)
+    until_sync(lambda: gone(pid), f"process {pid} to end", DEADLINE_S)
     return time.monotonic() - start
 
 
@@ -49,9 +48,7 @@ def test_it_serves_says_its_seed_and_leaves_nothing_when_stopped() -> None:
     try:
         answer = httpx.post(url + "/info", json={"method": "ticker", "params": {"symbol": "BTC-PERP"}})
         assert answer.status_code == 200
-        deadline = time.monotonic() + DEADLINE_S
-        while exchange.seed is None and time.monotonic() < deadline:  # read off its stderr by a thread
-            time.sleep(0.01)
+        until_sync(lambda: exchange.seed is not None, "the seed, read off its stderr by a thread")
         assert exchange.seed == 11
     finally:
         exchange.stop()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from tests.pty_xtui import xtui_in_pty
+from tests.waiting import until_sync
 
 DEADLINE_S = 30.0
 
@@ -45,10 +46,7 @@ def test_the_dashboard_and_its_exchange_end_when_the_terminal_goes_away(tmp_path
             exchange = children(proc.pid)
         os.close(master)  # the terminal goes away
         proc.wait(DEADLINE_S)
-        deadline = time.monotonic() + DEADLINE_S
-        while any(running(pid) for pid in exchange):
-            assert time.monotonic() < deadline, "the built-in exchange outlived the dashboard"
-            time.sleep(0.05)
+        until_sync(lambda: not any(running(pid) for pid in exchange), "the built-in exchange to end with the dashboard")
     finally:
         if proc.poll() is None:
             proc.kill()

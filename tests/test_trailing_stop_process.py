@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from tests.conftest import ALICE_KEY
 from tests.feed.sim_process import SimProcess, sim_process
 from tests.test_signals import Dashboard
 from tests.trading.trail_support import ALICE, SIZE, StopWatch, go_long
+from tests.waiting import until_answer
 from tui.api.client import Client
 from tui.api.models import Order
 
@@ -34,11 +34,12 @@ async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWat
     for keys, then in ((b"3l", b"Trailing stop"), (b"500\r", b"Start the trailing stop?"), (b"y", b"placed")):
         os.write(d.master, keys)
         await loop.run_in_executor(None, d.read_until, then)
-    deadline = time.monotonic() + DEADLINE_S
-    while (await watch.read())[0] == []:
-        assert time.monotonic() < deadline, "no stop rested"
-        await asyncio.sleep(0.05)  # the exchange's record, asked until it shows the stop
+    await until_answer(lambda: _rests(watch), "a stop resting in the exchange's record", DEADLINE_S)
     return d, watch
+
+
+async def _rests(watch: StopWatch) -> bool:
+    return (await watch.read())[0] != []
 
 
 @pytest.fixture

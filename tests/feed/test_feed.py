@@ -10,6 +10,7 @@ from typing import Any
 
 from tests.conftest import QUIET_WS, client_for
 from tests.feed.conftest import WAIT_S, Changes, MakeFeed
+from tests.waiting import until
 from tui.api import wire
 from tui.api.client import Client
 from tui.feed.worker import Feed
@@ -245,8 +246,7 @@ async def test_a_feed_cancelled_again_while_it_ends_still_ends_and_stop_returns(
             await task
         async with asyncio.timeout(WAIT_S):
             await feed.stop()
-            while sim.hub.connections:
-                await asyncio.sleep(0.01)
+            await until(lambda: not sim.hub.connections, "the feed's socket to close")
         assert feed.state.status.connection == "closed"
 
 

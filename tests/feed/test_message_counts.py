@@ -3,26 +3,16 @@ frames a second subscriber of the same channels receives, no more, no fewer."""
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 from tests.conftest import QUIET_WS
 from tests.feed.conftest import MakeFeed
+from tests.waiting import until
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.ws import WsClient
 from tui.sim.server.local_exchange import LocalExchange
-
-
-async def until(ready: Callable[[], object], what: str) -> None:
-    """Until ``ready()``, checking every 10 ms, for at most 10 s."""
-    for _ in range(1000):
-        if ready():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def test_messages_by_channel_match_a_second_subscriber(

@@ -15,6 +15,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import ALICE_KEY, client_for
+from tests.waiting import until
 from tui.api import wire
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -28,16 +29,6 @@ ALICE = Signer(ALICE_KEY)
 BOB_KEY = "0x" + "b0" * 32
 INFO = {"method": "ticker", "params": {"symbol": "BTC-PERP"}}
 DEADLINE_S = 10.0
-
-
-async def until(cond: Callable[[], bool], what: str) -> None:
-    """Wait for ``cond`` with a deadline (a condition, not a length of time)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + DEADLINE_S
-    while not cond():
-        if loop.time() > end:
-            raise AssertionError(f"never happened: {what}")
-        await asyncio.sleep(0.001)
 
 
 def waits(sim: LocalExchange) -> ClockWaits:

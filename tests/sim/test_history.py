@@ -3,7 +3,6 @@ live market that continues from the last of them; served by /info ``chart`` and 
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from decimal import Decimal
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import client_for
+from tests.waiting import until
 from tui.api.models import Candle
 from tui.api.ws import WsClient
 from tui.sim.clock import FrozenClock
@@ -122,10 +122,7 @@ async def test_the_chart_channel_continues_the_past(sim: LocalExchange, clock: F
     async with WsClient(sim.ws_url) as ws:
         await ws.wait_live()
         await ws.subscribe("chart", pictures.append, instrument_id=3, chart_type="mark", resolution="1W")
-        for _ in range(200):
-            if pictures:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: pictures, "the weekly chart's first picture")
     weeks = await chart(sim, clock, 3, "mark", "1W")
     days = [d for d in await chart(sim, clock, 3, "mark", "1D") if d.time >= weeks[-1].time]
     assert len(weeks) >= 20 and len(days) == 4  # Monday to Thursday

@@ -9,24 +9,15 @@ import asyncio
 import os
 import signal
 import sys
-from collections.abc import Awaitable, Callable
 from decimal import Decimal
 
 from tests.feed.sim_process import START_S, free_port
 from tests.test_cli import xtui
+from tests.waiting import until_answer
 from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
-
-
-async def _until(check: Callable[[], Awaitable[bool]], what: str, seconds: float = 15.0) -> None:
-    try:
-        async with asyncio.timeout(seconds):
-            while not await check():
-                await asyncio.sleep(0.05)
-    except TimeoutError:
-        raise AssertionError(f"timed out waiting for {what}") from None
 
 
 async def test_a_mirror_process_follows_its_source_and_says_when_it_is_gone() -> None:
@@ -50,7 +41,7 @@ async def test_a_mirror_process_follows_its_source_and_says_when_it_is_gone() ->
 
             source.engine.set_index_price("ETH-PERP", Decimal("3456.78"))
             source.advance()
-            await _until(lambda: follows(Decimal("3456.78")), "the mirror to follow the source")
+            await until_answer(lambda: follows(Decimal("3456.78")), "the mirror to follow the source", 15)
             assert ours.paper is not None and ours.paper.live
 
             await source.stop()
@@ -59,7 +50,7 @@ async def test_a_mirror_process_follows_its_source_and_says_when_it_is_gone() ->
                 await ours.ticker("ETH-PERP")
                 return ours.paper is not None and ours.paper.state == "stale"
 
-            await _until(stale, "the mirror to say its source is gone")
+            await until_answer(stale, "the mirror to say its source is gone", 15)
             assert await follows(Decimal("3456.78"))  # frozen where the source last was
     except ClientError as exc:
         raise AssertionError(f"the mirror did not answer: {exc}") from None

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.feed.sim_process import START_S, free_port
+from tests.waiting import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -72,8 +73,7 @@ async def _record(path: Path) -> None:
 
 
 async def _polls(path: Path, count: int) -> None:
-    while path.read_bytes().count(b'"k":"poll"') < count:
-        await asyncio.sleep(0.05)
+    await until(lambda: path.read_bytes().count(b'"k":"poll"') >= count, f"{count} polls in the recording", 20)
 
 
 @pytest.fixture(scope="module")

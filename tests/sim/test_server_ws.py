@@ -10,6 +10,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from tests.conftest import ALICE_KEY
+from tests.waiting import until
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -111,10 +112,10 @@ async def test_account_channels_and_aliases_with_our_client(
         async with Client(sim.url, signer=Signer("0x" + "b0" * 32), clock_ms=clock.now_ms) as bob:
             await bob.place_order([wire.order_item(1, "s", "100000", "0.01")])
             await alice.place_order([wire.order_item(1, "b", "100000", "0.01")])
-        for _ in range(200):
-            if got["fills"] and got["position"] and len(got["account_summary"]) > 1:
-                break
-            await asyncio.sleep(0.01)
+        await until(
+            lambda: got["fills"] and got["position"] and len(got["account_summary"]) > 1,
+            "the fill, the position and a second summary",
+        )
         assert got["fills"][0]["direction"] == "openLong" and Decimal(str(got["fills"][0]["size"])) == Decimal("0.01")
         assert Decimal(got["position"][-1]["size"]) == Decimal("0.01")
         assert any(o["state"] == "filled" for o in got["orders"])
@@ -130,10 +131,7 @@ async def test_blocks_stream_as_time_passes(sim: LocalExchange, alice: Client) -
         await ws.subscribe("transactions", collect(txs))
         ack = await alice.cancel_all()
         sim.step(sim.config.block_ms)
-        for _ in range(200):
-            if blocks and txs:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: blocks and txs, "a block and its transactions")
     assert blocks[0]["tx_count"] >= 1
     assert ack.tx_hash in {t["tx_hash"] for t in txs}
     block = await alice.block(height=blocks[0]["block_height"])
@@ -151,9 +149,6 @@ async def test_chart_channel_streams_the_open_candle(sim: LocalExchange, alice: 
         async with Client(sim.url, signer=Signer("0x" + "b0" * 32), clock_ms=clock.now_ms) as bob:
             await bob.place_order([wire.order_item(1, "s", "100000", "0.01")])
         await alice.place_order([wire.order_item(1, "b", "100000", "0.01")])
-        for _ in range(200):
-            if candles and candles[-1]["close"] == 100000:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: candles and candles[-1]["close"] == 100000, "the candle closing at the trade, 100,000")
     assert candles[0]["time"] % 60_000 == 0  # the first picture: the open candle
     assert candles[-1]["close"] == 100000 and candles[-1]["time"] % 60_000 == 0

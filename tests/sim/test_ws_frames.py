@@ -18,6 +18,7 @@ from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
 
 from tests.conftest import ALICE_KEY
+from tests.waiting import until
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -110,9 +111,7 @@ async def _book_subscriber_on_a_slow_link(sim: LocalExchange) -> tuple[socket.so
             received += await loop.sock_recv(sock, 4096)
     assert received.startswith(b"HTTP/1.1 101")
     await loop.sock_sendall(sock, masked_text_frame(json.dumps(SUBSCRIBE)))
-    async with asyncio.timeout(10):
-        while not sim.hub.subscribers.get(("orderbook", "BTC-PERP")):
-            await asyncio.sleep(0.01)
+    await until(lambda: sim.hub.subscribers.get(("orderbook", "BTC-PERP")), "the subscription")
     [conn] = sim.hub.connections
     assert conn.frames is not None
     conn.frames.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
@@ -144,8 +143,7 @@ async def test_under_another_asgi_server_the_frames_go_through_starlette(sim: Lo
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
+        await until(lambda: server.started, "uvicorn to start")
         port = server.servers[0].sockets[0].getsockname()[1]
         async with connect(f"ws://127.0.0.1:{port}/ws/") as ws:
             await ws.send(json.dumps(SUBSCRIBE))
@@ -187,9 +185,7 @@ async def test_one_connection_failing_its_flush_leaves_the_others_frames_going_o
         assert conn.frames is not None
         conn.frames.limit_backlog(-1, fails_once)  # any backlog, even none, is "too much": the check runs
     await alice.place_order([wire.order_item(1, "b", "80000", "0.001")])
-    async with asyncio.timeout(10):
-        while sum(c.frames for c in counters) < 2:
-            await asyncio.sleep(0.005)
+    await until(lambda: sum(c.frames for c in counters) >= 2, "a frame on each connection")
     assert [c.frames for c in counters] == [1, 1] and failed
     assert "writing to a WebSocket connection" in caplog.text
     for counter in counters:

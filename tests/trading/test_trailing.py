@@ -4,12 +4,12 @@ closed by the exchange, and the trail ends and says so. A short's stop follows t
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 
 import pytest
 
+from tests import waiting
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
 from tui.api.client import Client
 from tui.api.wire import order_item
@@ -59,9 +59,7 @@ def runner_on(sim: LocalExchange, alice: Client, said: list[str]) -> TrailRunner
 
 
 async def until(pred: Callable[[], bool]) -> None:
-    async with asyncio.timeout(WAIT_S):
-        while not pred():
-            await asyncio.sleep(0.01)
+    await waiting.until(pred, "the trail to get there", WAIT_S)
 
 
 def mark_to(sim: LocalExchange, price: int) -> None:

@@ -12,9 +12,10 @@ import subprocess
 import sys
 import termios
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
+
+from tests.waiting import until_sync
 
 DEADLINE_S = 30.0
 
@@ -73,10 +74,7 @@ class PtyProgram:
 
 
 def wait_for(what: str, check: Callable[[], bool], deadline_s: float = DEADLINE_S) -> None:
-    deadline = time.monotonic() + deadline_s
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    until_sync(check, what, deadline_s)
 
 
 def lines(path: Path) -> list[str]:

@@ -3,10 +3,9 @@ exchange that is not the built-in one, is refused with a message that says why."
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
+from tests.waiting import until_sync
 from tui.cli.main import MAX_SEED, build_parser, main
 from tui.config.errors import StartupError
 from tui.config.launch import Flags
@@ -20,9 +19,7 @@ def test_the_seed_reaches_the_built_in_exchange() -> None:
     assert exchange is not None
     exchange.start()
     try:  # it says its seed before it serves; the line is read off its standard error by a thread
-        deadline = time.monotonic() + 10
-        while exchange.seed is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        until_sync(lambda: exchange.seed is not None, "the seed line")
         assert exchange.seed == 42
     finally:
         exchange.stop()

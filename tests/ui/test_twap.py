@@ -12,6 +12,7 @@ from textual.widgets import Input
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Seen, dashboard, feed_ready, press_to_quit, settle
 from tests.ui.screen_steps import cells, until
+from tests.waiting import until as until_true
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -54,9 +55,7 @@ def runner_on(sim: LocalExchange, trader: Client, said: list[str]) -> tuple[Twap
 
 
 async def until_over(twap: Twap) -> None:
-    async with asyncio.timeout(20):
-        while twap.active:
-            await asyncio.sleep(0.01)
+    await until_true(lambda: not twap.active, "the TWAP to end", 20)
 
 
 async def test_a_twap_buys_its_size_in_slices(sim: LocalExchange, trader: Client) -> None:
@@ -92,16 +91,12 @@ async def test_pause_resume_and_cancel(sim: LocalExchange, trader: Client) -> No
     said: list[str] = []
     runner, _ = runner_on(sim, trader, said)
     twap = runner.start(TwapSpec("BTC-PERP", "sell", D("0.03"), 3, 10.0))
-    async with asyncio.timeout(10):
-        while twap.sent < 1 or not said[-1].startswith("slice 1: filled"):
-            await asyncio.sleep(0.01)
+    await until_true(lambda: twap.sent >= 1 and said[-1].startswith("slice 1: filled"), "slice 1 filled")
     runner.pause(twap)
     await asyncio.sleep(0.2)  # a window in which nothing may be sent: an absence has no event to wait on
     assert twap.sent == 1 and twap.state == "paused"  # nothing while paused
     runner.resume(twap)
-    async with asyncio.timeout(10):
-        while twap.sent < 2 or not said[-1].startswith("slice 2: filled"):
-            await asyncio.sleep(0.01)
+    await until_true(lambda: twap.sent >= 2 and said[-1].startswith("slice 2: filled"), "slice 2 filled")
     runner.cancel(twap)
     await until_over(twap)
     assert (twap.state, twap.sent, twap.filled) == ("cancelled", 2, D("0.02"))
