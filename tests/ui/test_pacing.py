@@ -17,6 +17,7 @@ from tui.ui.render.pacing import MAX_DEBT_S, BytePacer
 from tui.ui.screens.main import REFRESH_S
 from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.book import OrderBookPane
+from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.positions import PositionsPane
 
 ALICE = Signer(ALICE_KEY)
@@ -173,3 +174,28 @@ async def test_a_fill_is_drawn_at_once_with_the_budget_spent_and_the_positions_p
         assert book.dirty, "the book was drawn with the account's news, past the budget"
         main.feed_changed(FeedChanged(frozenset({"positions"})))  # the position's own push, just after
         assert not positions.dirty
+
+
+async def test_a_resize_refits_the_lines_at_once_with_the_budget_spent(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Seen in tmux: after a resize to 80 columns the account line kept the 160-column wording, cut at the edge,
+    for 3-8 s (the resize's repaint had spent the budget, and the line's own pace held it). With the budget
+    spent and the line just drawn, a resize to 80x24 refits the account line and the header in the same turn:
+    the account line fits, in its short words, and neither is left waiting."""
+    wire = Wire()
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        main = app.main
+        bar, header = main.query_one(AccountBar), main.query_one(ProfileHeader)
+        await settle(pilot, lambda: not bar.dirty and "perps" in str(bar.render()), what="the account line")
+        assert main.pacing is not None
+        main.pacing.pacer = wire.pacer(rate=1_000, burst_s=0.5)
+        wire.written = 10_000  # 9.5 s of budget to wait
+        bar.flush()  # just drawn: its pace (once a second) is not due
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: bar.region.width == 80, "the line at its new width")
+        line = str(bar.render())
+        assert not bar.dirty and not header.dirty, "a line waited for the budget or its pace"
+        assert line.startswith("Eq ") and "perps" not in line and len(line) <= 78, line

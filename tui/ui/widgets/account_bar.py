@@ -39,7 +39,7 @@ class AccountBar(FeedLine):
     """
 
     def on_resize(self) -> None:
-        self.dirty = True  # what fits changed
+        self.refit()  # what fits changed
 
     def feed_changed(self, topics: frozenset[str]) -> None:
         """News that leaves the line as it is does not wait for a redraw (a poll repeating the summary)."""

@@ -168,4 +168,4 @@ class HeaderRow(Horizontal):
 
     def on_resize(self) -> None:
         for line in self.query(FeedLine):
-            line.dirty = True  # more or less room: the header says it in fewer words when narrow
+            line.refit()  # more or less room: the header says it in fewer words when narrow

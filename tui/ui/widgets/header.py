@@ -68,7 +68,7 @@ class ProfileHeader(FeedLine):
         self.note = note  # the guards' word (loss limit reached): after the profile, kept when narrow
 
     def on_resize(self) -> None:
-        self.dirty = True  # more or less room: the banner says it in more or fewer words
+        self.refit()  # more or less room: the banner says it in more or fewer words
 
     def _signer(self, account: str | None) -> Content:
         if self.read_only:

@@ -120,8 +120,7 @@ class HeatmapPane(FeedPane):
             self.refresh_state()
 
     def on_resize(self) -> None:
-        self.dirty = True
-        self.flush()
+        self.refit()
 
     # ---- the axis -------------------------------------------------------------------------------
 

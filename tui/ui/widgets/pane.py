@@ -63,6 +63,14 @@ class FollowsFeed:
         self.dirty = True
         self._ticks_since_drawn = self.pace()
 
+    def refit(self) -> None:
+        """Its size changed: read the state into it now, whatever its pace and the byte budget. A resize repaints
+        the whole screen anyway; waiting for the pace (and the budget the repaint spent) left a line cut at the
+        edge for up to 3 s."""
+        self.dirty = True
+        self._ticks_since_drawn = self.pace()
+        self.flush(tick=False)
+
     def count_tick(self) -> None:
         """A refresh tick passed with no redraw (the byte budget was spent): it still counts for the pace."""
         self._ticks_since_drawn += 1
