@@ -59,6 +59,11 @@ class ChangeNotifier:
         except Exception:  # the UI's trouble must not stop the feed
             log.exception("on_change callback failed")
 
+    @property
+    def pending(self) -> bool:
+        """Whether changes are noted that ``callback`` has not been told yet."""
+        return bool(self._pending)
+
     def soon(self) -> None:
         """Deliver what is pending at the loop's next turn, whatever the interval (once: the first picture)."""
         if self._callback is None or not self._pending:

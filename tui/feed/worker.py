@@ -145,6 +145,11 @@ class Feed:
         if self._running:
             await self._done.wait()
 
+    @property
+    def news_pending(self) -> bool:
+        """Whether the state changed in ways the UI has not been told yet (they go out within ``coalesce_s``)."""
+        return self._notify.pending
+
     async def wait_ready(self) -> None:
         """Wait until instruments, the first book and (with an account) the account are loaded."""
         await self._core.ready.wait()

@@ -20,6 +20,7 @@ from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.data_screen import DataScreen
+from tui.ui.widgets.pane import FollowsFeed
 
 __all__ = ["take_screenshots"]
 
@@ -135,10 +136,16 @@ async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path, loaded: set[D
 
 
 async def _settle(pilot: Any, ready: Callable[[], bool], timeout_s: float = 10.0) -> None:
-    """Let the app run until ``ready()`` and the panes have drawn what it brought."""
+    """Let the app run until ``ready()``, the feed has told the panes all its news, and every pane shown has
+    read it (a paced pane waits for its turn)."""
+    app = pilot.app
+
+    def settled() -> bool:
+        panes = (w for w in app.screen.query("*") if isinstance(w, FollowsFeed) and w.display)
+        return bool(ready()) and not app.feed.news_pending and not any(pane.dirty for pane in panes)
+
     for _ in range(int(timeout_s / 0.05)):
-        if ready():
+        if settled():
             break
         await pilot.pause(0.05)
-    for _ in range(4):  # past the coalescing delay and the panes' refresh tick
-        await pilot.pause(0.1)
+    await pilot.pause()  # the redraws the last reads asked for
