@@ -92,7 +92,7 @@ class AccountBar(FeedLine):
                 *([utilisation] if with_utilisation else []),
             ]
 
-        room = self.size.width - 2  # the padding
+        room = self.size.width  # the content area: the padding is outside it
         choices = ((True, True, False), (False, True, False), (False, False, False), (False, True, True))
         for choice in (*choices, (False, False, True)):
             shown = parts(*choice)
