@@ -80,8 +80,8 @@ async def test_f12_opens_and_closes_the_diagnostics_overlay(
         text = shown[0]
         assert "not counted" in text  # headless: no terminal driver counts bytes
         assert not overlay.has_focus and app.main.query_one("#markets-table").has_focus
-        grid = app.main.query_one("#grid").region
-        assert grid.width == 120  # the overlay floats: the dashboard is not narrowed
+        positions = app.main.query_one("#positions").region  # a row the width of the grid
+        assert positions.width == 120  # the overlay floats: the dashboard is not narrowed
         await pilot.press("2")  # keys still reach the dashboard
         assert app.main.query_one(OrderBookPane).lines.has_focus
         await pilot.press("f12")

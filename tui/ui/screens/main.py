@@ -78,6 +78,7 @@ class MainScreen(LeanScreen[None]):
     # it to the list restyled both at start-up.
     AUTO_FOCUS = "#markets-table"
     RESTYLE_ON_FIRST_RESUME = False  # styled as it mounted: Textual styling every widget again took ~25 ms
+    BLANK = True  # the rows and bars cover it: drawn blank each frame, not its 48 lines kept with their cuts
 
     DEFAULT_CSS = MAIN_CSS
 

@@ -10,6 +10,10 @@ MAIN_CSS = """
         grid-size: 3 4;
         grid-columns: 1fr 46 30;
         grid-rows: 10 1fr 6 9;  /* the orders' cell: 6 rows of orders under the tab strip and the header */
+        visibility: hidden;  /* its cells cover it: not drawn (Textual kept its 44 lines and their cuts) */
+    }
+    MainScreen #grid > * {
+        visibility: visible;
     }
     MainScreen #book, MainScreen #tape {
         row-span: 2;
@@ -68,6 +72,12 @@ MAIN_CSS = """
     }
     MainScreen #orders-tabs Tab.-active {
         text-style: bold underline;
+    }
+    MainScreen #orders-tabs, MainScreen #orders-tabs > ContentSwitcher, MainScreen #orders-tabs TabPane {
+        visibility: hidden;  /* the tab strip and the table cover the cell's containers: not drawn */
+    }
+    MainScreen #orders-tabs > ContentTabs, MainScreen #orders, MainScreen #fills {
+        visibility: visible;
     }
     MainScreen #orders-tabs > ContentSwitcher, MainScreen #orders-tabs TabPane, MainScreen #orders, MainScreen #fills {
         height: 1fr;

@@ -15,6 +15,8 @@ from textual.containers import Vertical
 from textual.content import Content, Span
 from textual.dom import NoScreen
 from textual.events import Resize
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable, Static
 
 from tui.feed.state import FeedState
@@ -160,6 +162,26 @@ class FeedPane(FollowsFeed, Vertical):
         if self.palette is None:
             self.palette = Palette.of(self.app)
         return self.palette
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The pane's own lines, under its children: its border, and between the top and the bottom one line
+        drawn once and repeated. Textual would keep each of those alike lines, and every cut of it the screen
+        made, for as long as the pane shows (~100 strips a pane)."""
+        top, _, bottom, _ = self.styles.gutter
+        inside = range(top, self.outer_size.height - bottom)
+        if len(inside) < 2:
+            return super().render_lines(crop)
+        x, _, width, _ = crop
+        middle: Strip | None = None
+        lines: list[Strip] = []
+        for y in crop.line_range:
+            if y not in inside:
+                lines += super().render_lines(Region(x, y, width, 1))
+                continue
+            if middle is None:
+                middle = super().render_lines(Region(x, top, width, 1))[0]
+            lines.append(middle)
+        return lines
 
 
 class TablePane(FeedPane):

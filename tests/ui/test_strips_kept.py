@@ -1,0 +1,62 @@
+"""What the dashboard keeps of what it drew: the lines nobody sees are not kept line by line.
+
+Textual keeps every line a widget drew, and each cut the screen made of it, while the widget shows: ~1 KB a
+line. The screen and the grid, which the panes cover, drew 92 lines no one saw; each pane drew its inside, which
+its table covers, line by line. Tried: every pane of the dashboard at 160x48 drawn both ways, whole and in part,
+and compared cell by cell and style by style."""
+
+from __future__ import annotations
+
+import gc
+
+from textual.containers import Vertical
+from textual.geometry import Region
+from textual.strip import Strip
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, drawn, feed_ready
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.sim.clock import FrozenClock
+from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.widgets.pane import FeedPane
+
+ALICE = Signer(ALICE_KEY)
+
+
+def _strips_alive() -> int:
+    gc.collect()
+    return sum(isinstance(o, Strip) for o in gc.get_objects())
+
+
+async def test_a_pane_draws_what_textual_draws_with_one_line_for_its_inside(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await drawn(pilot)
+        panes = [pane for pane in app.main.query(FeedPane) if pane.region]
+        assert len(panes) == 6  # markets, book, tape, chart, positions, open orders (its top border is the tabs)
+        for pane in panes:
+            width, height = pane.outer_size
+            top, _, bottom, _ = pane.styles.gutter
+            for crop in (Region(0, 0, width, height), Region(3, 1, width - 5, height - 2)):
+                ours, textuals = pane.render_lines(crop), Vertical.render_lines(pane, crop)
+                assert [list(line) for line in ours] == [list(line) for line in textuals], (pane.id, crop)
+            inside = pane.render_lines(Region(0, 0, width, height))[top : height - bottom]
+            assert len({id(line) for line in inside}) == 1, pane.id
+
+
+async def test_the_dashboard_keeps_a_few_hundred_strips_not_thousands(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    before = _strips_alive()
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        await drawn(pilot)
+        for _ in range(3):  # a few frames more, as the market moves
+            await pilot.pause()
+        kept = _strips_alive() - before
+        assert kept < 600, f"{kept} strips kept"  # 1,643 when the screen, the grid and the panes' insides were kept
