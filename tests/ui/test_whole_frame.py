@@ -5,6 +5,7 @@ reach each rule (a chop the terminal shows, one it does not, a chop written in p
 
 from __future__ import annotations
 
+import gc
 from typing import Any, ClassVar
 
 import pyte
@@ -112,6 +113,38 @@ def test_a_frame_the_terminal_already_shows_is_not_written_and_a_changed_chop_al
     fresh = lines.to_write(changed)
     assert isinstance(fresh, ChopsUpdate) and fresh.chops[0] == {10: text("B" * 10)} and fresh.spans == [(0, 10, 20)]
     assert lines.to_write(changed) is None  # now on the terminal
+
+
+def test_the_record_keeps_its_lines_and_not_the_pieces_cut_from_them() -> None:
+    """Each chop is compared with the piece of the line under it, cut out of the record's line; Textual keeps every
+    cut of a strip in the strip (up to 16). The record kept those pieces of its lines: ~440 strips at 160x48."""
+    lines = TerminalLines()
+    lines.to_write(first_frame())
+    for n in range(16):  # each frame looks at other cells of the rows, some the same, some not
+        x = n % 10
+        row0 = "a" * x + "Q" + "a" * (9 - x) + "b" * 10
+        lines.to_write(chops({0: {0: text(row0[:10]), 10: text(row0[10:])}, 2: {0: text("d" * 20)}},
+                             [(0, x, x + 2), (2, x, x + 3)]))  # fmt: skip
+    gc.collect()
+    kept = [o for o in gc.get_referents(lines) if isinstance(o, list)]
+    assert kept and all(isinstance(line, Strip) for line in kept[0])
+    held = set().union(*(_strips_in(line) for line in kept[0]))
+    assert len(held) <= 2 * ROWS, f"{len(held)} strips held for {ROWS} lines"
+
+
+def _strips_in(strip: Strip) -> set[int]:
+    """``strip`` and every strip it keeps in its caches, as the collector finds them: strip → its caches → their
+    dicts → the strips (or lists of strips) in them."""
+    seen: set[int] = set()
+    todo = [strip]
+    while todo:
+        s = todo.pop()
+        if id(s) in seen:
+            continue
+        seen.add(id(s))
+        for o in gc.get_referents(*gc.get_referents(*gc.get_referents(s))):
+            todo += [x for x in (o if isinstance(o, list) else [o]) if isinstance(x, Strip)]
+    return seen
 
 
 def test_only_a_style_or_a_meta_tells_chops_apart_as_the_terminal_shows_them() -> None:

@@ -106,7 +106,7 @@ class TerminalLines:
                         chops[y][a] = piece
                         ends[y].append(b)
                         out_spans.append((y, a, b))
-            lines[y - top] = line
+            lines[y - top] = Strip(line, line.cell_length)  # not the one cut above: it keeps every cut (~9 a row)
         self._lines = lines
         return ChopsUpdate(chops, out_spans, ends)
 
