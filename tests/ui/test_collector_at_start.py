@@ -1,16 +1,21 @@
 """The collector is held back through the first frame and comes back after it (``tui.ui.run``): once the
 feed's first snapshot is in and the frame that shows it had its time, or when the feed is not ready in
-time (tried: an exchange that is not there)."""
+time (tried: an exchange that is not there). What the first frames threw away is collected, not frozen, and the
+old generation is collected as the dashboard runs (tried: objects that hold themselves, as Textual's strips do,
+made old and then dropped)."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import dashboard
+from tests.waiting import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -55,3 +60,39 @@ async def test_a_feed_never_ready_does_not_hold_the_collector_back_for_ever(
             await run._collector_back_after_first_frame(app, held_back)
             assert not app.feed.state.market.instruments
             assert gc.get_threshold() == held_back
+
+
+class HoldsItself:
+    """Garbage only the collector frees: it holds itself, as a strip cut into one piece does."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+async def test_what_the_first_frames_threw_away_is_collected_not_frozen(
+    sim: LocalExchange, clock: FrozenClock, trader: Client, held_back: tuple[int, int, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setattr(run, "FIRST_FRAME_S", 0.0)
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)):
+        thrown = HoldsItself()
+        gone = weakref.ref(thrown)
+        del thrown
+        try:
+            await run._collector_back_after_first_frame(app, held_back)
+            assert gone() is None
+        finally:
+            gc.unfreeze()
+
+
+async def test_old_garbage_is_collected_as_the_dashboard_runs(held_back: tuple[int, int, int]) -> None:
+    kept = HoldsItself()
+    gc.collect()  # it lived through a full collection: it is old now, out of the young collections' sight
+    gone = weakref.ref(kept)
+    del kept
+    collecting = asyncio.create_task(run._collect_the_old(every_s=0.0))
+    try:
+        await until(lambda: gone() is None, what="the old object collected")
+    finally:
+        collecting.cancel()
