@@ -1,6 +1,7 @@
 """A dashboard whose terminal goes away (an SSH link dropped, a closed pty that sends no SIGHUP) ends, and its
 built-in exchange with it, instead of reading the end of its input for ever at most of a core.
-A real ``xtui`` in a real pty; every wait has a deadline."""
+A real ``xtui`` in a real pty; every wait has a deadline. The log says why it ended (the signal test's hang-up
+reads that when the terminal's end is seen before the SIGHUP)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def test_the_dashboard_and_its_exchange_end_when_the_terminal_goes_away(tmp_path
         os.close(master)  # the terminal goes away
         proc.wait(DEADLINE_S)
         until_sync(lambda: not any(running(pid) for pid in exchange), "the built-in exchange to end with the dashboard")
+        assert "the terminal went away: xtui ends as q does" in (tmp_path / "xtui.log").read_text()  # the log says why
     finally:
         if proc.poll() is None:
             proc.kill()

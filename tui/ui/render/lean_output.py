@@ -22,6 +22,7 @@ thread writes through ``terminal_out``, so that no frame reaches the terminal in
 
 from __future__ import annotations
 
+import logging
 import re
 import select
 import sys
@@ -37,6 +38,8 @@ from tui.ui.render.key_input import read_input
 from tui.ui.render.terminal_out import terminal_out
 
 __all__ = ["LeanDriver", "Style", "compress_sgr", "parse_sgr"]
+
+log = logging.getLogger("tui.ui")
 
 _SGR = re.compile(r"\x1b\[([0-9;]*)m")
 _MOVES = re.compile(r"(?:\x1b\[\d*(?:;\d*)?H)+")  # cursor positioning only: it leaves the style alone
@@ -192,5 +195,6 @@ class LeanDriver(LinuxDriver):
         while not self.exit_event.is_set():
             if poller.poll(1000):
                 self.exit_event.set()  # the input thread stops reading
+                log.warning("the terminal went away: xtui ends as q does")
                 self._app.call_from_thread(self._app.exit, None, 1, "the terminal went away")
                 return
