@@ -68,6 +68,7 @@ MODULES = [  # (private module, the names render/ imports from it)
     ("textual._parser", ["ParseError"]),
     ("textual._callback", ["invoke"]),
     ("textual._context", ["active_message_pump"]),
+    ("textual._styles_cache", ["StylesCache"]),  # gone_widgets: its get_inner_outer's lru_cache is emptied
     ("textual.widgets._text_area", ["TextArea"]),  # keys_in_order: looked up in sys.modules, never imported
 ]
 COMPOSITOR_FIELDS = ["_dirty_regions"]  # the compositor's, read and cleared by lean_app and screens
@@ -100,6 +101,14 @@ def test_the_compositor_and_its_updates_still_have_their_fields() -> None:
 
     assert all(defines(Compositor, f) for f in COMPOSITOR_FIELDS)
     assert set(UPDATE_FIELDS) <= set(inspect.signature(LayoutUpdate.__init__).parameters)
+
+
+def test_the_cache_that_keeps_gone_widgets_is_still_an_lru_cache_on_a_method() -> None:
+    """``gone_widgets`` empties it; a Textual that no longer caches per StylesCache there makes it needless."""
+    from textual._styles_cache import StylesCache
+
+    assert hasattr(StylesCache.get_inner_outer, "cache_clear")
+    assert next(iter(inspect.signature(StylesCache.get_inner_outer).parameters)) == "cls"  # the instance, named cls
 
 
 def test_check_bindings_takes_a_key_and_a_priority() -> None:

@@ -115,11 +115,15 @@ async def _collect_the_old(every_s: float) -> None:
     Every strip that Textual draws holds itself (a strip cut into one piece is that strip, in its own cache), so
     only the collector frees one. A line kept for a few frames is old by the time it is replaced, and the
     collector's own full passes wait for the old generation to grow by a quarter: one in the first 20 s here,
-    while ~1 MB of old lines and their cuts piled up."""
+    while ~1 MB of old lines and their cuts piled up. What notices and other widgets gone drew is let go first
+    (``forget_gone_widgets``; a closed screen lets its own go as it closes)."""
     import asyncio
+
+    from tui.ui.render.gone_widgets import forget_gone_widgets
 
     while True:
         await asyncio.sleep(every_s)
+        forget_gone_widgets()
         gc.collect()
 
 

@@ -17,6 +17,7 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.screen import Screen
 
+from .gone_widgets import forget_gone_widgets
 from .keys_in_order import KeysInOrder
 from .whole_frame import TerminalLines, first_row
 
@@ -44,6 +45,11 @@ class LeanApp(App[R]):
         # screen is drawn whole again (Textual drew only what changed after: a blank screen, mostly)
         self.app_suspend_signal.subscribe(self, self._terminal_unknown, immediate=True)
         self.app_resume_signal.subscribe(self, self._terminal_back, immediate=True)
+        # a screen closed: what its widgets drew is let go (``gone_widgets``); pushed, the one below stays drawn
+        self.screen_change_signal.subscribe(self, self._screen_changed)
+
+    def _screen_changed(self, _screen: Screen[Any]) -> None:
+        forget_gone_widgets()
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on a POSIX terminal, ``LeanDriver``."""
