@@ -182,6 +182,45 @@ async def test_a_connection_dropped_after_the_request_fails_it_and_sends_nothing
     assert len(server.requests) == 1  # an order may have been placed: it is not sent twice
 
 
+async def test_a_query_on_a_kept_connection_dropped_as_it_is_used_is_sent_again_on_a_new_one(server: Server) -> None:
+    """The server's keep-alive runs out just as the client sends on the kept connection (uvicorn closes one idle
+    for 5 s; the client keeps them 30 s): the query is lost with it, and sent once more, on a new connection."""
+    server.answers = [ok(b'{"n":1}'), lambda _: None, ok(b'{"n":2}')]
+    async with HttpClient(server.url) as client:
+        assert await client.info("x") == {"n": 1}
+        assert await client.info("x") == {"n": 2}
+    assert server.connections == 2 and len(server.requests) == 3
+
+
+async def test_an_action_on_a_kept_connection_dropped_as_it_is_used_is_not_sent_again(server: Server) -> None:
+    """The same drop under a signed action: it may have been carried out, so it is not sent twice; the caller
+    learns the connection was lost (and the order's outcome is looked up, as for any lost answer)."""
+    server.answers = [ok(b"{}"), lambda _: None, ok(b"{}")]
+    async with HttpClient(server.url) as client:
+        await client.info("x")
+        with pytest.raises(TransportError, match="ReadError: the connection was lost"):
+            await client.post("exchange", {"action": "placeOrder"})
+    assert len(server.requests) == 2
+
+
+async def test_a_query_lost_on_a_new_connection_is_not_sent_again(server: Server) -> None:
+    """Only a kept connection's loss is the server closing it as it was used; a new one lost is a failure."""
+    server.answers = [lambda _: None, ok(b"{}")]
+    async with HttpClient(server.url) as client:
+        with pytest.raises(TransportError, match="ReadError"):
+            await client.info("x")
+    assert len(server.requests) == 1
+
+
+async def test_through_httpx_a_kept_connection_lost_is_httpx_s_read_error(
+    server: Server, http: httpx.AsyncClient
+) -> None:
+    server.answers = [ok(b"1"), lambda _: None]
+    await http.post(f"{server.url}/info", content=b"{}")
+    with pytest.raises(httpx.ReadError):
+        await http.post(f"{server.url}/info", content=b"{}")
+
+
 async def test_no_answer_in_time_is_a_timeout(server: Server) -> None:
     def hold(_: bytes) -> bytes:
         return b""  # writes nothing: the answer never comes

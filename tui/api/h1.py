@@ -109,7 +109,8 @@ class LeanTransport:
                     request.extensions.get("timeout", {}),
                 )
             except WireError as e:  # httpx's own error of the same name, as httpx's transports raise them
-                raise getattr(httpx, type(e).__name__)(str(e), request=request) from None
+                name = "ReadError" if isinstance(e, _KeptConnectionLost) else type(e).__name__
+                raise getattr(httpx, name)(str(e), request=request) from None
         return httpx.Response(
             status,
             headers=headers,
@@ -117,12 +118,21 @@ class LeanTransport:
             extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
         )
 
-    async def post(self, prepared: Prepared, body: bytes) -> Answer:
+    async def post(self, prepared: Prepared, body: bytes, *, a_read: bool = False) -> Answer:
         """POST ``body`` as ``prepared`` says, without building httpx's request and response around it (the
-        client's hot path: ``HttpClient`` sends every call this way when this is its transport)."""
+        client's hot path: ``HttpClient`` sends every call this way when this is its transport).
+
+        ``a_read``: the request only reads (a query), so sending it twice does nothing twice. A kept connection
+        the server closed just as it was used (its keep-alive ran out: uvicorn's is 5 s) loses it; it is then sent
+        once more, on a new connection. An action is never sent again: it may have been carried out."""
         async with self._slots:
             data = prepared.head + b"Content-Length: %d\r\n\r\n" % len(body) + body
-            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts))
+            try:
+                return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts))
+            except _KeptConnectionLost as lost:
+                if not a_read:
+                    raise ReadError(str(lost)) from None
+            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts, kept=False))
 
     async def _round_trip(
         self,
@@ -130,9 +140,13 @@ class LeanTransport:
         data: bytes,
         method: str,
         timeouts: Mapping[str, float | None],
+        *,
+        kept: bool = True,
     ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
-        """Write ``data`` (a whole request) on a kept or new connection; status, reason, headers and body."""
-        conn = self._checkout(origin) or await self._connect(origin, timeouts.get("connect"))
+        """Write ``data`` (a whole request) on a kept (``kept``) or new connection; status, reason, headers and
+        body. A kept connection lost on the way raises ``_KeptConnectionLost``."""
+        reused = self._checkout(origin) if kept else None
+        conn = reused or await self._connect(origin, timeouts.get("connect"))
         try:
             conn.writer.write(data)
             async with asyncio.timeout(timeouts.get("read")):
@@ -143,6 +157,8 @@ class LeanTransport:
             if isinstance(exc, TimeoutError):
                 raise ReadTimeout("no answer in time") from None
             if isinstance(exc, asyncio.IncompleteReadError | ConnectionError):
+                if reused is not None:
+                    raise _KeptConnectionLost(f"the connection was lost: {exc}") from None
                 raise ReadError(f"the connection was lost: {exc}") from None
             if isinstance(exc, _BadAnswer | asyncio.LimitOverrunError):
                 raise RemoteProtocolError(str(exc)) from None
@@ -195,6 +211,10 @@ class LeanTransport:
             for conn in idle:
                 conn.close()
         self._idle.clear()
+
+
+class _KeptConnectionLost(ReadError):
+    """A kept connection was lost with the request on it: the server may have closed it as it was used."""
 
 
 class _BadAnswer(Exception):

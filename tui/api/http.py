@@ -54,6 +54,7 @@ __all__ = ["DEFAULT_EXPIRY_MS", "HttpClient", "NonceManager"]
 DEFAULT_EXPIRY_MS = 60_000
 _KEEPALIVE_S = 30.0  # an idle connection is kept this long
 _KEPT_IDLE = 8  # and at most this many of them
+_READS = frozenset({"info", "explorer"})  # endpoints that only read: sent again if a kept connection drops them
 log = logging.getLogger(__name__)
 _json_decode = msgspec.json.Decoder(float_hook=Decimal).decode  # numbers stay exact
 
@@ -232,7 +233,7 @@ class HttpClient:
             resp: httpx.Response | Answer
             if self._lean is not None:
                 prepared = self._prepared.get(url) or self._prepare(url)
-                resp = await self._lean.post(prepared, _json_encode(body))
+                resp = await self._lean.post(prepared, _json_encode(body), a_read=endpoint in _READS)
             else:
                 assert self._httpx is not None
                 resp = await self._httpx.post(url, _json_encode(body))
