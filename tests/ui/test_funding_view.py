@@ -86,7 +86,11 @@ async def test_f_cycles_the_period_and_the_countdown_repaints_only_itself(
 
             widget.refresh = recording  # type: ignore[method-assign]
         clock.advance(5_000)  # the exchange's time only: nothing else moves
-        await settle(pilot, lambda: header_texts(app)[1].endswith(fmt_countdown(left - 5)), what="the countdown")
+        try:
+            await settle(pilot, lambda: header_texts(app)[1].endswith(fmt_countdown(left - 5)), what="the countdown")
+        except AssertionError as failed:  # once in a full run (never alone): what was shown, and the drift read
+            drift = app.feed.state.status.clock_drift_ms
+            raise AssertionError(f"{failed}: the line shows {header_texts(app)[1]!r}, drift {drift} ms") from None
         assert header_calls == [] and line_calls  # the header is not repainted; the funding line ...
         for regions, layout in line_calls:  # ... only where the countdown's digits changed, with no layout pass
             assert not layout and len(regions) == 1 and regions[0].height == 1 and regions[0].width <= 2
