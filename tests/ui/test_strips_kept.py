@@ -28,9 +28,10 @@ from tui.ui.widgets.pane import FeedPane
 ALICE = Signer(ALICE_KEY)
 
 
-def _strips_alive() -> int:
+def _alive(kind: type) -> int:
+    """How many ``kind`` objects are alive, once the collector has freed what it can."""
     gc.collect()
-    return sum(isinstance(o, Strip) for o in gc.get_objects())
+    return sum(isinstance(o, kind) for o in gc.get_objects())
 
 
 async def test_a_pane_draws_what_textual_draws_with_one_line_for_its_inside(
@@ -55,20 +56,15 @@ async def test_a_pane_draws_what_textual_draws_with_one_line_for_its_inside(
 async def test_the_dashboard_keeps_a_few_hundred_strips_not_thousands(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    before = _strips_alive()
+    before = _alive(Strip)
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
         await feed_ready(app)
         await drawn(pilot)
         for _ in range(3):  # a few frames more, as the market moves
             await pilot.pause()
-        kept = _strips_alive() - before
+        kept = _alive(Strip) - before
         assert kept < 600, f"{kept} strips kept"  # 1,643 when the screen, the grid and the panes' insides were kept
-
-
-def _line_caches_alive() -> int:
-    gc.collect()
-    return sum(isinstance(o, StylesCache) for o in gc.get_objects())
 
 
 async def test_the_order_form_opened_and_closed_leaves_nothing_drawn_behind(
@@ -82,6 +78,6 @@ async def test_the_order_form_opened_and_closed_leaves_nothing_drawn_behind(
             await pilot.press("escape")
             await settle(pilot, lambda: isinstance(app.screen, MainScreen), what="the dashboard back")
             await pilot.pause()
-            alive.append(_line_caches_alive())
+            alive.append(_alive(StylesCache))
         # the first closing may leave the dashboard's own widgets drawn anew; after it, nothing more (57 a form)
         assert max(alive[1:]) - min(alive[1:]) <= 5, alive
