@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import textual
+from textual._parser import Parser
+from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.driver import Driver
 from textual.drivers._writer_thread import WriterThread
@@ -60,12 +62,15 @@ PRIVATES = [
     (Driver, "_app", "lean_output: the app a driver serves"),
     (LinuxDriver, "_file", "lean_output: the file the writer thread writes to (sys.__stderr__); replaced"),
     (LinuxDriver, "_writer_thread", "lean_output: the thread that writes the frames to the terminal"),
+    (Parser, "_timeout_time", "key_input: None unless the parser waits, with a deadline, for the key after an Escape"),
+    (XTermParser, "_sequence_to_key_events", "key_input: (sequence, alt) -> keys; overridden for alt+letter"),
     (WriterThread, "_queue", "lean_output: the writes waiting (a link slower than the output: the pacer holds)"),
 ]
 MODULES = [  # (private module, the names render/ imports from it)
     ("textual._compositor", ["ChopsUpdate", "LayoutUpdate"]),
     ("textual._xterm_parser", ["XTermParser"]),
     ("textual._parser", ["ParseError"]),
+    ("textual._ansi_sequences", ["ANSI_SEQUENCES_KEYS"]),  # key_input: Escape then a letter Textual maps itself
     ("textual._callback", ["invoke"]),
     ("textual._context", ["active_message_pump"]),
     ("textual._styles_cache", ["StylesCache"]),  # gone_widgets: its get_inner_outer's lru_cache is emptied
