@@ -1,6 +1,6 @@
-"""What the chart and the positions row say about a position, without Textual: its TP and SL are its instrument's
-open reduce-only trigger orders (the exchange's TP/SL mark first, else the side of the entry the trigger is on);
-every resting order of the instrument is a line named by side, size and kind; other instruments' are not. And a
+"""What the chart says about a position, without Textual: its TP and SL are what the protection model says
+(``tests/trading/test_protection.py``); every resting order of the instrument is a line named by side, size and
+kind (stale and pending ones so named); other instruments' are not. And a
 new tick rewrites only the live candle's columns of a row a level is drawn on."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tui.api.models import Candle, Order, Position
 from tui.api.signing import Signer
 from tui.ui.widgets.chart import _changed_span
 from tui.ui.widgets.chart_layout import Level, draw
-from tui.ui.widgets.levels import chart_levels, position_exits
+from tui.ui.widgets.levels import chart_levels
 
 ALICE = Signer(ALICE_KEY)
 TICK, LOT = Decimal("0.1"), Decimal("0.0001")
@@ -38,24 +38,18 @@ def order(oid: int = 1, **kw: object) -> Order:
     return msgspec.convert(record | kw, Order, strict=False)
 
 
-def test_reduce_only_triggers_are_the_positions_tp_and_sl() -> None:
-    """A long at 100,000: a reduce-only stop sell at 95,000 is its SL and one at 110,000 its TP (no TP/SL mark);
-    of two SLs the one nearer the entry is shown; a trigger that is not reduce-only, a plain limit and an order on
-    another instrument are not exits."""
-    long = pos("0.5")
+def test_after_a_reverse_the_old_exits_are_drawn_stale_not_as_tp_sl() -> None:
+    """A short with the old long's reduce-only sells resting: they are lines "stale sell", never TP or SL; a bracket
+    leg waiting for its entry is "pending"."""
     orders = [
-        order(1, trigger_px="95000", reduce_only=True, is_market=True, limit_price="0"),
-        order(2, trigger_px="90000", reduce_only=True, is_market=True, limit_price="0"),
-        order(3, trigger_px="110000", reduce_only=True, is_market=True, limit_price="0"),
-        order(4, trigger_px="99000", is_market=True, limit_price="0"),  # not reduce-only: a stop, not an exit
-        order(5, limit_price="105000", reduce_only=True),  # no trigger: a resting reduce-only limit
-        order(6, instrument="ETH-PERP", trigger_px="3000", reduce_only=True, tpsl="sl"),
+        order(1, trigger_px="110000", reduce_only=True, is_market=True, limit_price="0", unfilled="0.01"),
+        order(2, side="b", limit_price="99000", cloid="bk17-1"),
+        order(3, trigger_px="98000", tpsl="sl", grouping="normal", is_market=True, limit_price="0", cloid="bk17-2"),
     ]
-    exits = position_exits(long, orders)
-    assert (exits.tp, exits.sl) == (Decimal(110000), Decimal(95000))
-    short = pos("-0.5")
-    marked = [order(1, side="b", trigger_px="98000", tpsl="tp", grouping="position", is_market=True, limit_price="0")]
-    assert position_exits(short, marked).tp == Decimal(98000) and position_exits(short, []).sl is None
+    levels = chart_levels("BTC-PERP", [pos("-0.5")], orders, Decimal(100000), None, tick=TICK, lot=LOT)
+    assert [lv.label for lv in levels] == [
+        "entry short 0.5000", "stale sell 0.0100", "buy 0.5000", "pending SL sell 0.5000"
+    ]  # fmt: skip
 
 
 def test_every_order_of_the_instrument_is_a_named_line() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -11,9 +12,9 @@ from rich.text import Text
 from tui.api.models import Position
 from tui.feed.funding import FundingPaid, funding_paid
 from tui.feed.risk import Liquidation, liquidation
+from tui.trading.protection import Cover, Guarded, protection
 
 from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
-from .levels import Exits, position_exits
 from .pane import TablePane
 
 __all__ = ["PositionView", "PositionsPane", "position_view"]
@@ -31,12 +32,29 @@ COLUMNS = (
     ("funding", "Funding", 11),  # received (+) or paid (-) since the position opened
     ("liq", "Liq.", 12),
     ("dist", "Liq.dist", 8),
-    ("tp", "TP", 12),  # the open reduce-only trigger orders on the instrument (see ``levels.position_exits``)
-    ("sl", "SL", 12),
+    ("tp", "TP", 12),  # what protects the position on the exchange: ``tui.trading.protection``
+    ("sl", "SL", 12),  # "none" with no stop-loss; "0.01/0.03⚠" when it covers a part
     ("lev", "Lev", 5),
     ("mode", "Mode", 8),
 )
 ESTIMATE = "≈"  # before a liquidation price derived here, not given by the exchange
+WARN = "⚠"  # protection in part, or a tool that could not keep it
+
+
+def protection_notes(guarded: Guarded | None) -> list[str]:
+    """What the pane's title says of a position's protection when it is not whole: covered in part, a tool that
+    could not keep it, orders that cannot protect it, legs waiting for an entry."""
+    if guarded is None:
+        return []
+    name = guarded.instrument
+    notes = [f"{WARN} {name} {c.words(n)}" for c, n in ((guarded.tp, "TP"), (guarded.sl, "SL")) if c and not c.whole]
+    if guarded.uncovered:
+        notes.append(f"{WARN} {name} {guarded.uncovered}")
+    if guarded.stale:
+        notes.append(f"{WARN} {len(guarded.stale)} reduce-only order(s) on {name} cannot protect the {guarded.side}")
+    if guarded.pending:
+        notes.append(f"{name}: {len(guarded.pending)} TP/SL wait for an entry (not protection)")
+    return notes
 
 
 class PositionView(msgspec.Struct, frozen=True):
@@ -104,9 +122,12 @@ class PositionsPane(TablePane):
     }
     """
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(
+        self, state: Any, *, uncovered: Callable[[], Mapping[str, str]] | None = None, id: str | None = None
+    ) -> None:
         super().__init__(state, id=id)
         self.border_title = "Positions"
+        self._uncovered = uncovered  # instrument -> what a tool (a trailing stop) could not keep covered, in words
 
     def selected(self) -> Position | None:
         """The position under the cursor (the first when there is one and no cursor yet)."""
@@ -119,13 +140,16 @@ class PositionsPane(TablePane):
         market = self.state.market
         rows = []
         notes: dict[str, None] = {}
+        marks = {name: t.mark_price for name, t in market.tickers.items()}
+        model = protection(account.positions, account.open_orders, marks, self._uncovered() if self._uncovered else {})
         for p in sorted(account.positions, key=lambda x: x.instrument_id):
             t = market.tickers.get(p.instrument)
             view = position_view(p, t.mark_price if t else None, account.summary)
             info = market.instruments.get(p.instrument)
             paid = funding_paid(p, account.fills, account.funding)
-            exits = position_exits(p, account.open_orders)
-            rows.append((position_key(p), self._cells(view, info, paid, exits)))
+            guarded = model.of(p.instrument)
+            rows.append((position_key(p), self._cells(view, info, paid, guarded)))
+            notes.update(dict.fromkeys(protection_notes(guarded)))
             if paid.estimate and paid.payments:
                 notes[f"{ESTIMATE} funding since the oldest fill held"] = None
             if view.liquidation.reason:
@@ -136,7 +160,7 @@ class PositionsPane(TablePane):
         keys = ["c close · a TP/SL"] if self.offers("close_position") else []  # none where nothing can be sent
         self.show_account_titles("Positions", len(rows), " · ".join([*keys, *notes]))
 
-    def _cells(self, v: PositionView, info: Any, paid: FundingPaid, exits: Exits) -> list[str | Text]:
+    def _cells(self, v: PositionView, info: Any, paid: FundingPaid, guarded: Guarded | None) -> list[str | Text]:
         c = self.colours
         p = v.position
         tick = info.tick_size if info else None
@@ -155,11 +179,25 @@ class PositionsPane(TablePane):
             self._funding_cell(paid),
             self._liq_cell(v.liquidation, tick),
             _r(fmt_pct(v.liq_distance, places=1, signed=False)),
-            _r(fit(fmt_price(exits.tp, tick), exits.tp, 12)),
-            _r(fit(fmt_price(exits.sl, tick), exits.sl, 12)),
+            self._cover_cell(guarded.tp if guarded else None, tick, lot, "-"),
+            self._cover_cell(
+                guarded.sl if guarded else None, tick, lot, "none", warn=bool(guarded and guarded.uncovered)
+            ),
             _r(f"{p.leverage.normalize():f}x"),
             Text(p.margin_mode),
         ]
+
+    def _cover_cell(
+        self, cover: Cover | None, tick: Decimal | None, lot: Decimal | None, empty: str, *, warn: bool = False
+    ) -> Text:
+        c = self.colours
+        if cover is None:
+            return _r(empty, c.warning if empty == "none" else c.muted)
+        if not cover.whole:  # the part covered, where the trader looks; the price is on the chart and in the note
+            part = f"{fmt_size(cover.covered, lot)}/{fmt_size(cover.held, lot)}{WARN}"
+            return _r(part if len(part) <= 12 else f"{cover.covered / cover.held:.0%} of it{WARN}", c.warning)
+        text = fit(fmt_price(cover.price, tick), cover.price, 12 - (1 if warn else 0))
+        return _r(text + WARN, c.warning) if warn else _r(text)
 
     def _funding_cell(self, paid: FundingPaid) -> Text:
         if not paid.payments:
