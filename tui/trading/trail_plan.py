@@ -1,12 +1,13 @@
 """A trailing stop's arithmetic and its form, without a runner (``tui.trading.trailing`` runs it).
 
 A trailing stop is a real reduce-only stop-loss (a trigger market order, bounded by the slippage limit from its
-trigger) on the side that closes the position: a sell behind a long, a buy above a short. It follows the peak of
-the price (the mark or the last trade, the trader's choice): the highest seen for a long, the lowest for a short,
-at a distance in price or in percent of the peak. The peak only ever advances, so the stop only ever moves in the
-trader's favour. A move is worth making only when the stop gains at least a step (a tenth of the distance, at
-least a tick), so a price that creeps does not send two actions a tick. The exchange arms a trigger by where it
-is against the mark when placed, so a stop is never placed at or through the mark: it stays a tick short of it.
+trigger) on the side that closes the position: a sell behind a long, a buy above a short. It follows the best
+price seen (the mark or the last trade, the trader's choice): the peak (the highest) for a long, the trough (the
+lowest) for a short, at a distance in price or in percent of it (the code calls either ``peak``). It only ever
+advances, so the stop only ever moves in the trader's favour. A move is worth making only when the stop gains
+at least a step (a tenth of the distance, at least a tick), so a price that creeps does not send two actions a tick.
+The exchange arms a trigger by where it is against the mark when placed, so a stop is
+never placed at or through the mark: it stays a tick short of it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ class TrailSpec(msgspec.Struct, frozen=True):
     @property
     def held(self) -> str:
         return "long" if self.side == "sell" else "short"
+
+    @property
+    def extreme(self) -> str:
+        """What the stop follows, in words: the peak behind a long (a sell stop), the trough above a short."""
+        return "peak" if self.side == "sell" else "trough"
 
     def gap(self, peak: Decimal) -> Decimal:
         """The distance in price from ``peak``."""

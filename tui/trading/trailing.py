@@ -8,8 +8,12 @@ its cloid (``tr<id>x<stamp>-<n>``, signed with a short ``expiresAfter``) before 
 the stop; absent once its expiry has passed, the old one still is. The position is read from the exchange before
 each move (each stop is for its whole size), and the stop's own record every ``check_s``: a position closed or
 flipped ends the trail (its stop, which can only reduce, is cancelled), a stop gone (fired, or cancelled by hand)
-ends it too, each said in words. Stopped (by the trader, or as xtui quits or is signalled), a trail only stops
-moving: the last stop stays on the exchange, and ``reason`` says what rests there.
+ends it too, each said in words. A position that grows or shrinks (the feed's size, looked at every step, no longer
+the stop's) is covered again at the next step: a stop for the exchange's size at the same trigger (or the trail's
+new one) is placed and the old one retired as a move does. Until that is done (the exchange frozen, unreachable or
+refusing) the trail says the position is not covered, and how much of it the stop covers (``uncovered``).
+Stopped (by the trader, or as xtui quits or is signalled), a trail only stops moving: the last
+stop stays on the exchange, and ``reason`` says what rests there.
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ class Trail(msgspec.Struct):
     refusals: int = 0  # stops refused in a row
     refused: str = ""  # the last refusal, in the exchange's words
     checked_at: float = 0.0  # when the stop's record was last read (the runner's clock)
+    resizes: int = 0  # stops placed for a new size of the position at the same trigger
+    uncovered: str = ""  # while its stop is not for the whole position (as last read): how much it covers, in words
+    uncovered_said: bool = False  # whether ``uncovered`` was told (a resize that fails, or waits on the exchange)
 
     @property
     def active(self) -> bool:
@@ -76,9 +83,17 @@ class Trail(msgspec.Struct):
     def waiting(self) -> bool:
         return bool(self.unconfirmed)
 
+    def followed(self) -> str:
+        """The best price it has seen, in words: 'peak 100,250' behind a long, 'trough 99,750' above a short."""
+        extreme = self.spec.extreme
+        return f"{extreme} {fmt_decimal(self.peak)}" if self.peak is not None else f"no {extreme} yet"
+
     def label(self) -> tuple[str, str]:
-        """What the open orders show for its stop: ('trailing 50', 'peak 100,250')."""
-        return f"trailing {self.spec.distance_words}", f"peak {fmt_decimal(self.peak)}" if self.peak else "no peak yet"
+        """What the open orders show for its stop: ('trailing 50', 'peak 100,250'), or with the position not
+        covered, ('trailing 50', 'NOT COVERED: the stop covers 0.01 of 0.03')."""
+        if self.uncovered:  # "not covered: ..." shouted: the stop this row shows is not for the whole position
+            return f"trailing {self.spec.distance_words}", "NOT COVERED" + self.uncovered.removeprefix("not covered")
+        return f"trailing {self.spec.distance_words}", self.followed()
 
     def resting(self) -> str:
         """What it leaves on the exchange, in words."""
@@ -87,12 +102,16 @@ class Trail(msgspec.Struct):
         said = f"the {self.stop.words(self.spec)} (cloid {self.stop.cloid}) stays on the exchange"
         if self.old is not None:
             said += f", and the old {self.old.words(self.spec)} may too (its cancel is unconfirmed)"
+        if self.uncovered:
+            said += f"; {self.uncovered}"
         return said
 
     def progress(self) -> str:
         stop = f"stop {fmt_decimal(self.stop.trigger)}" if self.stop else "no stop yet"
-        peak = f"peak {fmt_decimal(self.peak)}" if self.peak is not None else "no peak yet"
-        return f"{self.spec.symbol} {self.spec.distance_words} behind the {self.spec.source}: {stop} · {peak}"
+        said = (
+            f"{self.spec.symbol} {self.spec.distance_words} behind the {self.spec.source}: {stop} · {self.followed()}"
+        )
+        return f"{said} · {self.uncovered}" if self.uncovered else said
 
 
 class TrailRunner:
@@ -145,6 +164,11 @@ class TrailRunner:
             if trail.old is not None:
                 out[trail.old.cloid] = (f"{kind} (old)", "being cancelled")
         return out
+
+    def uncovered(self) -> dict[str, str]:
+        """symbol -> how much of the position its stop covers, in words, for each active trail whose stop is not
+        for the whole position as last read (growing, shrinking, or a resize the exchange has not taken yet)."""
+        return {t.spec.symbol: t.uncovered for t in self.active if t.uncovered}
 
     def start(self, spec: TrailSpec, first: Decimal) -> Trail:
         """Start trailing ``spec`` with its first stop at ``first`` (``trail_plan.trail_spec``)."""
@@ -210,33 +234,69 @@ class TrailRunner:
             await self._retire(trail)
             return
         ctx = self.context(spec.symbol)
-        seen_gone = ctx is not None and not (ctx.position > 0 if spec.side == "sell" else ctx.position < 0)
+        seen = Decimal(0) if ctx is None else ctx.position if spec.side == "sell" else -ctx.position
+        seen_gone = ctx is not None and seen <= 0
         since = self.clock() - trail.checked_at
         if since >= self.check_s or (seen_gone and since >= self.retry_s):
             await self._check(trail)  # the feed saw the position closed or flipped, or it is time: the record says
-        price = self.price(spec.symbol, spec.source)
-        if ctx is None or price is None or trail.stop is None or not trail.active:
+        if ctx is None or trail.stop is None or not trail.active:
             return
-        trail.peak = advance(spec.side, trail.peak, price)
-        target = trail_trigger(spec, trail.peak, ctx.tick)
-        target = None if target is None else kept_from_mark(spec.side, target, ctx.mark, ctx.tick)
-        if target is None or not improves(spec.side, target, trail.stop.trigger, move_step(spec, trail.peak, ctx.tick)):
+        target: Decimal | None = None
+        if (price := self.price(spec.symbol, spec.source)) is not None:
+            trail.peak = advance(spec.side, trail.peak, price)
+            target = trail_trigger(spec, trail.peak, ctx.tick)
+            target = None if target is None else kept_from_mark(spec.side, target, ctx.mark, ctx.tick)
+            step = move_step(spec, trail.peak, ctx.tick)
+            target = target if target is not None and improves(spec.side, target, trail.stop.trigger, step) else None
+        resize = seen > 0 and seen != trail.stop.size  # the position grew or shrank: the stop is for another size
+        if target is None and not resize:
             return
         held = await self._check(trail)  # a stop that fired or was cancelled is never replaced
         if held is None or not trail.active:
+            if resize and trail.active and trail.stop is not None:
+                self._uncover(trail, trail.stop.size, seen, trail.unconfirmed or "the exchange's record is not read")
             return
-        new = await self._place(trail, target, held)
+        if target is None and held == trail.stop.size:  # the feed is behind the exchange: the stop is for all of it
+            if self._uncover(trail, held, held, ""):
+                self.on_change(trail, f"covered again: {trail.stop.words(spec)}")
+            return
+        old = trail.stop
+        self._uncover(trail, old.size, held, "")  # known at once; told if the resize fails or waits
+        new = await self._place(trail, old.trigger if target is None else target, held)
         if new is None:
-            if trail.active and trail.refusals >= MAX_REFUSALS:
+            if trail.active and held != old.size:
+                self._uncover(trail, old.size, held, trail.unconfirmed or f"refused: {trail.refused}")
+            if trail.active and trail.refusals >= MAX_REFUSALS and target is not None:  # a resize is tried on
                 why = f"{trail.refusals} moves refused in a row (last: {trail.refused})"
                 self._end(trail, "stopped", f"{why}; {trail.resting()}")
             return
-        trail.old, trail.stop = trail.stop, new
-        trail.moves += 1
-        self.on_change(trail, f"moved to {fmt_decimal(new.trigger)} (peak {fmt_decimal(trail.peak)})")
+        trail.old, trail.stop = old, new
+        again = self._uncover(trail, new.size, held, "")
+        if new.trigger != old.trigger:
+            trail.moves += 1
+            moved = f"moved to {fmt_decimal(new.trigger)} ({trail.followed()})"
+            moved += f" for {fmt_decimal(new.size)} (was {fmt_decimal(old.size)})" if new.size != old.size else ""
+        else:
+            trail.resizes += 1
+            moved = f"resized for the whole position: {new.words(spec)} (was {fmt_decimal(old.size)})"
+        self.on_change(trail, f"{moved}; covered again" if again else moved)
         await self._retire(trail)
 
     # ---- the exchange's record ----------------------------------------------------------------------
+
+    def _uncover(self, trail: Trail, covered: Decimal, held: Decimal, why: str) -> bool:
+        """Say (once, with ``why``) that the stop covers ``covered`` of a position of ``held``, or clear it when it
+        covers all of it: True when that clears what was said (the caller says it is covered again)."""
+        words = "" if covered == held else (
+            f"not covered: the stop covers {fmt_decimal(covered)} of {fmt_decimal(held)} {trail.spec.symbol}"
+        )  # fmt: skip
+        told = trail.uncovered_said
+        if words != trail.uncovered:
+            trail.uncovered, trail.uncovered_said = words, False
+        if words and why and not trail.uncovered_said:
+            trail.uncovered_said = True
+            self.on_change(trail, f"{words} ({why})")
+        return told and not words
 
     async def _position(self, trail: Trail) -> Decimal | None:
         """The size a stop is for, from the exchange's positions; None when it cannot be read, or the position
@@ -284,7 +344,7 @@ class TrailRunner:
         ctx = self.context(spec.symbol)
         if ctx is None:
             return None
-        cloid = f"tr{trail.id}x{time.time_ns() // 1_000_000 % 10**10}-{trail.moves + 1}"
+        cloid = f"tr{trail.id}x{time.time_ns() // 1_000_000 % 10**10}-{trail.moves + trail.resizes + 1}"
         kept = kept_from_mark(spec.side, trigger, ctx.mark, ctx.tick)  # the mark may have moved since it was chosen
         if kept is None:
             return None
@@ -298,15 +358,22 @@ class TrailRunner:
         try:
             oid = placed_oid(await self.client.act("placeOrder", fields))
         except ActionRejected as exc:
+            again = bool(trail.refusals) and exc.message == trail.refused  # the same refusal step after step: told once
             trail.refusals += 1
             trail.refused = exc.message
-            self.on_change(trail, f"a stop at {fmt_decimal(trigger)} was refused ({exc.message}); {trail.resting()}")
+            if not again:
+                trail.uncovered_said = trail.uncovered_said or bool(trail.uncovered)  # resting() says it
+                said = f"a stop at {fmt_decimal(trigger)} was refused ({exc.message}); {trail.resting()}"
+                self.on_change(trail, said)
             return None
         except AccountMismatch as exc:
             self._end(trail, "stopped", str(exc))
             return None
         except ClientError as exc:  # no answer: it may or may not rest; the record will say
-            self._say(trail, f"the stop at {fmt_decimal(trigger)} is unconfirmed: waiting for the exchange ({exc})")
+            said = f"the stop at {fmt_decimal(trigger)} is unconfirmed: waiting for the exchange ({exc})"
+            if trail.uncovered:  # a resize: until the record says, the position is not covered
+                said, trail.uncovered_said = f"{trail.uncovered}; {said}", True
+            self._say(trail, said)
             settled = await self._settle(trail, cloid, expires)
             if settled is None or not settled.found or not settled.open:
                 return None
@@ -320,7 +387,8 @@ class TrailRunner:
             try:
                 settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
             except Unsettled as exc:
-                self._say(trail, f"a new stop is unconfirmed: waiting for the exchange ({exc.reason})")
+                short = f"{trail.uncovered}; " if trail.uncovered else ""  # a resize's: the position is not covered
+                self._say(trail, f"{short}a new stop is unconfirmed: waiting for the exchange ({exc.reason})")
                 if trail.halt:  # told to stop: say plainly what is left unknown
                     trail.halt += f"; whether the new stop {cloid} rests is unknown: see the open orders"
                     return None
