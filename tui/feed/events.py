@@ -17,6 +17,7 @@ here imports Textual.
 from __future__ import annotations
 
 import collections
+import re
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from decimal import Decimal
@@ -53,6 +54,9 @@ _ZERO = Decimal(0)
 _ENDED = frozenset({"filled", "cancelled", "canceled", "expired", "rejected"})
 _IOC = frozenset({"IOC", "FOK"})
 REST = "Unfilled rest cancelled"  # the title of an IOC/FOK order's unfilled rest, cancelled as it is placed
+# A trailing stop's cloid (``tui.trading.trailing``): the trail cancels its old stop at each move and resize and
+# enters that in the log itself ("moved to ...", "resized ..."), so the exchange's word of the cancel is not news.
+TRAIL_CLOID = re.compile(r"tr\d+x\d+-\d+")
 
 Severity = Literal["information", "warning", "error"]
 OrderStatus = tuple[str, Decimal]  # (state, unfilled size): ("open", 0.006), ("filled", 0)
@@ -290,7 +294,7 @@ class EventLog:
         event = order_event(o, prev, info)
         if event is None:
             return None
-        if event.kind == "cancel" and event.title != REST and (self.own_cancelling(now) or self.kept_by_xtui(o.cloid)):
+        if event.kind == "cancel" and event.title != REST and (self.own_cancelling(now) or self.by_xtui(o.cloid)):
             return None  # the desk told of it, or a runner of xtui withdrew its own order and says so itself
         return self._add(event)
 
@@ -305,6 +309,11 @@ class EventLog:
         a liquidation warning is ``"warning"``). Only logged: notices are the caller's, and so is telling the
         header (the feed marks the ``events`` topic; the UI calls ``XtuiApp.log_event``, which does both)."""
         return self.book.add(self._wall_ms() if at_ms is None else at_ms, kind, text)
+
+    def by_xtui(self, cloid: str) -> bool:
+        """Whether an order is one of xtui's runners' (a chase's, an OCO's, a trailing stop's): its cancel is the
+        runner's own doing, and the runner says it in the log ("trailing stop 1: moved to ...")."""
+        return bool(cloid) and (TRAIL_CLOID.fullmatch(cloid) is not None or self.kept_by_xtui(cloid))
 
     def own_cancel(self, running: bool, now: float) -> None:
         """The dashboard's own cancel started (``running``) or ended: the cancels pushed meanwhile, and for a
