@@ -2,7 +2,9 @@
 
 One key on a position: with no trail on it, the form (a distance in price or percent, from the mark or the last
 price); with one, the question whether to stop moving it (its stop stays on the exchange). The stop is the
-position's whole size; the runner places it, moves it and ends it, and says each step as a notification.
+position's whole size (resized when the position grows or shrinks; until it is, the trail says the position is not
+covered); the runner places it, moves it and ends it, and says each step as a notification. Its words follow the
+side: the peak behind a long, the trough above a short.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ class TrailingStops:
 
     def _offer_stop(self, runner: TrailRunner, trail: Trail) -> None:
         lines = [trail.progress(), "Stopping leaves its last stop on the exchange (x on its row cancels it)."]
+        if trail.uncovered:  # stopped now, nothing would cover the rest of the position
+            lines.insert(1, f"Its stop is NOT for the whole position: {trail.uncovered}.")
         self.desk.ask(f"Stop trailing {trail.spec.symbol}?", lines, lambda: runner.stop(trail), yes="Stop (y)")
 
     def _price(self, symbol: str, source: Source) -> Decimal | None:
@@ -75,10 +79,10 @@ class TrailingStops:
                 spec, first, ctx = check(values)
             except FieldError as exc:
                 return [f"first stop — ({exc.message})"]
-            peak = self._price(symbol, spec.source)
+            now = self._price(symbol, spec.source)  # where the peak (a long's) or the trough (a short's) starts
             return [
                 f"first stop {spec.side.upper()} {fmt_decimal(abs(ctx.position))} at {fmt_decimal(first)}"
-                f" · {spec.source} {fmt_decimal(peak)} · moves only {'up' if spec.side == 'sell' else 'down'}"
+                f" · {spec.source} {fmt_decimal(now)} · moves only {'up' if spec.side == 'sell' else 'down'}"
             ]
 
         def entered(answer: tuple[TrailSpec, Decimal, OrderContext] | None) -> None:
