@@ -201,6 +201,35 @@ async def test_cancel_every_order_asks_first_and_leaves_positions(
     assert any(m.startswith("cancelled every open order, on every instrument") for m in notes.messages)
 
 
+async def test_cancel_every_order_names_the_protection_and_k_keeps_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Long 0.01 with a stop-loss (reduce-only stop sell at 90,000), a take-profit (reduce-only limit sell at 120,000)
+    and a plain bid: C names the two protective orders; k cancels only the bid, and the position keeps its TP/SL."""
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.01")
+    await trader.place_order([order_item(1, "s", "0", "0.01", tif="IOC", reduce_only=True, trigger_px="90000",
+                                         is_market=True, tpsl="sl", grouping="position")])  # fmt: skip
+    await trader.place_order([order_item(1, "s", "120000", "0.01", reduce_only=True)])
+    await trader.place_order([order_item(1, "b", "80000", "0.01")])
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
+        await feed_ready(app)
+        account = app.feed.state.account
+        await settle(pilot, lambda: len(account.open_orders) == 3, what="three orders")
+        await pilot.press("C")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        shown = " ".join(str(s.render()) for s in app.screen.query(".reason"))
+        assert "2 of them protect a position" in shown
+        assert "BTC-PERP SL: SELL 0.01 stop 90,000" in shown and "BTC-PERP TP: SELL 0.01 limit 120,000" in shown
+        await pilot.press("k")
+        await settle(pilot, lambda: len(account.open_orders) == 2, what="the bid cancelled")
+        said = "cancelled 1 order(s); the 2 that protect a position stay"
+        await settle(pilot, lambda: any(said in m for m in notes.messages), what="the outcome")
+    left = (await trader.open_orders(ALICE.address)).data
+    assert sorted(o.reduce_only for o in left) == [True, True]
+
+
 async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:

@@ -34,9 +34,9 @@ def reasons(app: object) -> str:
 
 
 async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
-    """Long 0.02 with a reduce-only sell resting far above, armed: ctrl+r on the position asks (it REVERSES the
-    position, and the reduce-only order stays as it is), No sends nothing; asked again and answered y, one IOC sell
-    of 0.04 leaves a short of 0.02, and the notice says so."""
+    """Long 0.02 with a reduce-only sell resting far above (its take-profit), armed: ctrl+r on the position asks (it
+    REVERSES the position, and that sell cannot protect the short), No sends nothing; asked again and answered y,
+    one IOC sell of 0.04 leaves a short of 0.02, the old sell is cancelled, and the notice says both."""
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
     await trader.place_order([order_item(1, "s", "150000", "0.02", reduce_only=True)])
     app = dashboard(trader, sim, clock, ALICE)
@@ -47,16 +47,18 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
         await pilot.press("exclamation_mark", "3", "ctrl+r")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question, though armed")
         assert "REVERSES the BTC-PERP position: long 0.02 becomes short 0.02" in reasons(app)
-        assert "1 reduce-only order(s) on BTC-PERP (TP/SL, closes) were for the position as it is" in reasons(app)
+        assert "The long's 1 reduce-only order(s) cannot protect the short" in reasons(app)
+        assert "BTC-PERP TP: SELL 0.02 limit 150,000" in reasons(app)
         await pilot.press("n")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert await held(trader) == [D("0.02")]
         await pilot.press("ctrl+r")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
         await pilot.press("y")
-        said = "reversed BTC-PERP: long 0.02 → short 0.02"
+        said = "reversed BTC-PERP: long 0.02 → short 0.02; the long's 1 reduce-only order(s) cancelled"
         await settle(pilot, lambda: any(said in n for n in notes.messages), what="the outcome")
     assert await held(trader) == [D("-0.02")]
+    assert [o for o in (await trader.open_orders(ALICE.address)).data if o.reduce_only] == []
     [order] = [o for o in (await trader.order_history(ALICE.address)).data if o.cloid.startswith("rv")]
     assert (order.side, order.size, order.tif, order.reduce_only, order.is_market) == (
         "s",
@@ -65,6 +67,29 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
         False,
         True,
     )
+
+
+async def test_k_reverses_and_keeps_the_old_sides_orders(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """The same long and its reduce-only sell: k reverses and leaves the sell resting, and the positions pane's title
+    then says it cannot protect the short."""
+    await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
+    await trader.place_order([order_item(1, "s", "150000", "0.02", reduce_only=True)])
+    app = dashboard(trader, sim, clock, ALICE)
+    notes = Notes()
+    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
+        await feed_ready(app)
+        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+        await pilot.press("3", "ctrl+r")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await pilot.press("k")
+        said = "reversed BTC-PERP: long 0.02 → short 0.02"
+        await settle(pilot, lambda: any(said in n for n in notes.messages), what="the outcome")
+        title = "1 reduce-only order(s) on BTC-PERP cannot protect the short"
+        await settle(pilot, lambda: title in str(app.main.query_one("#positions").border_subtitle), what="the note")
+    assert await held(trader) == [D("-0.02")]
+    assert len([o for o in (await trader.open_orders(ALICE.address)).data if o.reduce_only]) == 1
 
 
 async def test_the_palette_and_the_help_list_reverse(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:

@@ -29,10 +29,20 @@ from typing import Literal
 import msgspec
 
 from tui.api.models import Order, Position
+from tui.feed.state import FeedState
 
 from .orders import fmt_decimal
 
-__all__ = ["Cover", "Guarded", "Protection", "cloid_stem", "protection", "protective_orders"]
+__all__ = [
+    "Cover",
+    "Guarded",
+    "Protection",
+    "cloid_stem",
+    "protection",
+    "protection_lines",
+    "protection_now",
+    "protective_orders",
+]
 
 Role = Literal["tp", "sl"]
 BRACKET = "normal"
@@ -206,3 +216,22 @@ def protection(
 def protective_orders(model: Protection, orders: Iterable[Order]) -> list[tuple[Order, str]]:
     """The orders among ``orders`` that protect a position or wait to (a bracket's legs), each with its role."""
     return [(o, role) for o in orders if (role := model.role(o)) and role != "stale"]
+
+
+def protection_now(state: FeedState, uncovered: Mapping[str, str] | None = None) -> Protection:
+    """The model of the feed's account as it stands, at the tickers' marks."""
+    marks = {name: t.mark_price for name, t in state.market.tickers.items()}
+    return protection(state.account.positions, state.account.open_orders, marks, uncovered)
+
+
+def protection_lines(model: Protection, orders: Sequence[Order], limit: int = 6) -> list[str]:
+    """The protective orders among ``orders``, a line each for a question: 'BTC-PERP SL: SELL 0.01 stop 99,000'."""
+    found = protective_orders(model, orders)
+    lines = [f"  {o.instrument} {role}: {_order_words(o)}" for o, role in found[:limit]]
+    return lines + ([f"  and {len(found) - limit} more"] if len(found) > limit else [])
+
+
+def _order_words(o: Order) -> str:
+    side = "BUY" if o.side == "b" else "SELL"
+    at = f"stop {fmt_decimal(o.trigger_px)}" if o.trigger_px else f"limit {fmt_decimal(o.limit_price)}"
+    return f"{side} {fmt_decimal(o.unfilled or o.size)} {at}"

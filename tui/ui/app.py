@@ -452,8 +452,8 @@ class XtuiApp(LeanApp[None]):
             self.run_worker(self._stop_and_exit(), exit_on_error=False)
             return
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        def answered(yes: bool | str | None) -> None:
+            if yes is True:
                 self.run_worker(self._stop_and_exit(), exit_on_error=False)
 
         self.push_screen(ConfirmScreen(*question), answered)

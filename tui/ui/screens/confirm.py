@@ -1,9 +1,11 @@
-"""A yes/no question answered from the keyboard; the default (Enter, Escape) is No."""
+"""A yes/no question answered from the keyboard; the default (Enter, Escape) is No. A question may offer one more
+answer on a key of its own (cancel-all's "keep the protection"): it dismisses with that key."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -13,8 +15,8 @@ from textual.widgets import Button, Label, Static
 __all__ = ["ConfirmScreen"]
 
 
-class ConfirmScreen(ModalScreen[bool]):
-    """Dismisses with True only for ``y`` or the Yes button."""
+class ConfirmScreen(ModalScreen[bool | str]):
+    """Dismisses with True only for ``y`` or the Yes button; with ``also``'s key for that key or its button."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
@@ -52,12 +54,21 @@ class ConfirmScreen(ModalScreen[bool]):
     }
     """
 
-    def __init__(self, title: str, lines: list[str], *, yes: str = "Yes (y)", no: str = "No (n)") -> None:
+    def __init__(
+        self,
+        title: str,
+        lines: list[str],
+        *,
+        yes: str = "Yes (y)",
+        no: str = "No (n)",
+        also: tuple[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self._title = title
         self._lines = lines
         self._yes = yes
         self._no = no
+        self._also = also  # (key, button label): a third answer
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -66,6 +77,8 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Static(line, classes="reason", markup=False)
             with Horizontal():
                 yield Button(self._no, id="no", variant="primary")
+                if self._also is not None:
+                    yield Button(self._also[1], id="also", variant="default")
                 yield Button(self._yes, id="yes", variant="warning")
 
     def on_mount(self) -> None:
@@ -73,7 +86,15 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "yes")
+        if event.button.id == "also" and self._also is not None:
+            self.dismiss(self._also[0])
+        else:
+            self.dismiss(event.button.id == "yes")
+
+    def on_key(self, event: events.Key) -> None:
+        if self._also is not None and event.key == self._also[0]:
+            event.stop()
+            self.dismiss(self._also[0])
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

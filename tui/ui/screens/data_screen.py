@@ -251,8 +251,8 @@ class DataScreen(LeanScreen[None]):
         if self.refuse(plan.what):
             return
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        def answered(yes: bool | str | None) -> None:
+            if yes is True:
                 self.send(plan)
 
         self.app.push_screen(ConfirmScreen(plan.question, plan.lines), answered)

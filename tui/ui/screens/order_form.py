@@ -450,8 +450,8 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             self._send_plan(plans)
             return
 
-        def answered(yes: bool | None) -> None:
-            if yes:
+        def answered(yes: bool | str | None) -> None:
+            if yes is True:
                 self._send_plan(plans)
 
         estimate = market_estimate(plan, ctx)

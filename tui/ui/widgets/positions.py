@@ -96,17 +96,18 @@ class PositionsPane(TablePane):
     PACE_S: ClassVar[float | None] = 0.5
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
-    # at 80x24 the pane is ~40 columns: the signed size says the side, so the mark and liquidation price fit
+    # at 80x24 the pane is ~40 columns: the signed size says the side; the stop-loss (or "none") before the rest, so
+    # that what protects the position is in view at every size
     PRIORITY = (
         "market",
         "size",
         "mark",
+        "sl",
         "liq",
         "side",
         "upnl",
         "entry",
         "tp",
-        "sl",
         "roe",
         "dist",
         "funding",

@@ -269,14 +269,26 @@ class Desk:
             raise NotPlaced(f"{placed.words()}: nothing was placed; sending again is safe")
         return placed
 
-    def ask(self, title: str, lines: list[str], then: Callable[[], object], *, yes: str = "Yes (y)") -> None:
-        """Ask ``title`` (default No), showing ``lines``; ``then`` on yes."""
+    def ask(
+        self,
+        title: str,
+        lines: list[str],
+        then: Callable[[], object],
+        *,
+        yes: str = "Yes (y)",
+        also: tuple[str, str, Callable[[], object]] | None = None,
+    ) -> None:
+        """Ask ``title`` (default No), showing ``lines``; ``then`` on yes; ``also`` is (key, label, what it does): a
+        third answer."""
 
-        def answered(sure: bool | None) -> None:
-            if sure:
+        def answered(sure: bool | str | None) -> None:
+            if sure is True:
                 then()
+            elif also is not None and sure == also[0]:
+                also[2]()
 
-        self.screen.app.push_screen(ConfirmScreen(title, lines, yes=yes), answered)
+        other = (also[0], also[1]) if also is not None else None
+        self.screen.app.push_screen(ConfirmScreen(title, lines, yes=yes, also=other), answered)
 
     def confirm_then_place(self, plan: OrderPlan, ctx: OrderContext, *, title: str) -> None:
         """Send ``plan`` unless the guards refuse it, asking first (default No) only when ``questions`` has any."""

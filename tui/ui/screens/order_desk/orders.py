@@ -12,6 +12,7 @@ from tui.trading import (
 )
 from tui.trading.grammar import FieldError, parse_cloid
 from tui.trading.outcomes import checked, describe_order
+from tui.trading.protection import protection_lines, protection_now, protective_orders
 from tui.trading.trailing import TrailRunner
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective, order_type
@@ -175,18 +176,43 @@ class SingleOrders:
         self.desk.read_risk(symbol, form.show_preview)
 
     def cancel_everything(self) -> None:
-        """Cancel every open order on every instrument (asks first, default No); positions are left alone."""
+        """Cancel every open order on every instrument (asks first, default No); positions are left alone. The
+        question names the orders that protect a position (TP/SL, trailing stops, OCO and bracket legs) and offers,
+        on ``k``, to cancel all but those."""
         if self.desk.refuse("cancel"):
             return
-        orders = self.desk.state.account.open_orders
+        orders = list(self.desk.state.account.open_orders)
         symbols = sorted({o.instrument for o in orders})
+        model = protection_now(self.desk.state)
+        guards = {o.order_id for o, _ in protective_orders(model, orders)}
+        others = [o for o in orders if o.order_id not in guards]
 
         async def call() -> str:
             resp = await self.desk.client.cancel_all()
-            return f"cancelled every open order, on every instrument · tx {short_address(resp.tx_hash)}"
+            gone = f" · {len(guards)} of them protected a position: it has no TP/SL now" if guards else ""
+            return f"cancelled every open order, on every instrument{gone} · tx {short_address(resp.tx_hash)}"
+
+        async def keep() -> str:
+            if not others:
+                return "nothing cancelled: every open order protects a position"
+            resp = await self.desk.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in others])
+            return (
+                f"cancelled {len(others)} order(s); the {len(guards)} that protect a position stay"
+                f" · tx {short_address(resp.tx_hash)}"
+            )
 
         lines = [f"{len(orders)} open order(s) on {len(symbols)} instrument(s) will be cancelled:"]
         lines += [f"  {s}: {sum(1 for o in orders if o.instrument == s)}" for s in symbols[:8]]
         lines += [f"  and {len(symbols) - 8} more instrument(s)"] if len(symbols) > 8 else []
-        lines.append("Positions are left as they are.")
-        self.desk.ask("Cancel every order on every instrument?", lines, lambda: self.desk.run("Cancel all", call))
+        if guards:
+            lines.append(f"{len(guards)} of them protect a position (TP/SL, trailing stops, OCO and bracket legs):")
+            lines += protection_lines(model, orders)
+            lines.append("y cancels them too: those positions are left without protection. k keeps them.")
+        else:
+            lines.append("None of them protects a position. Positions are left as they are.")
+        also = (
+            ("k", "Keep protection (k)", lambda: self.desk.run("Cancel all but protection", keep)) if guards else None
+        )
+        self.desk.ask(
+            "Cancel every order on every instrument?", lines, lambda: self.desk.run("Cancel all", call), also=also
+        )

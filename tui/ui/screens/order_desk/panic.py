@@ -37,7 +37,8 @@ class Panic:
             return
         orders = len(self.desk.state.account.open_orders)
         positions = [p for p in self.desk.state.account.positions if p.size]
-        lines = [f"{orders} open order(s) will be cancelled, on every instrument."]
+        lines = [f"{orders} open order(s) will be cancelled, on every instrument, the protective ones too"
+                 " (TP/SL, trailing stops, OCO legs): PANIC flattens, it keeps nothing."]  # fmt: skip
         lines.append(f"{len(positions)} position(s) will be closed with reduce-only market orders:")
         lines += [f"  {p.instrument} {'long' if p.size > 0 else 'short'} {abs(p.size)}" for p in positions]
         lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
