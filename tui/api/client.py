@@ -182,11 +182,21 @@ class Client(HttpClient):
         return m.decode(await self.exchange(name, fields, signer=signer), m.ExchangeResponse[Any])
 
     async def place_order(
-        self, orders: list[dict[str, Any]], *, broker: str | None = None, broker_fee: Amount | None = None
+        self,
+        orders: list[dict[str, Any]],
+        *,
+        broker: str | None = None,
+        broker_fee: Amount | None = None,
+        expires_after: int | None = None,
     ) -> m.ExchangeResponse[Any]:
-        """``orders`` built with ``tui.api.wire.order_item``."""
+        """``orders`` built with ``tui.api.wire.order_item``. ``expires_after``: the exchange's ms after which it must
+        not apply them (default: the client's ``expiry_ms`` from the nonce); given, an expiry refusal is not signed
+        again on the exchange's clock (the caller chose the time, and may be settling by it)."""
         config = None if broker is None else {"broker": checksum_address(broker), "fee": decimal_str(broker_fee or 0)}
-        return await self.act("placeOrder", {"orders": orders, "brokerConfig": config})
+        fields: dict[str, Any] = {"orders": orders, "brokerConfig": config}
+        if expires_after is not None:
+            fields["expiresAfter"] = expires_after
+        return await self.act("placeOrder", fields)
 
     async def cancel_by_oid(self, cancels: Iterable[tuple[int, int]]) -> m.ExchangeResponse[Any]:
         """``cancels``: (oid, instrument_id) pairs."""

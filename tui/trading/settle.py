@@ -21,20 +21,22 @@ from typing import Any
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.errors import ClientError
 from tui.api.models import ExchangeResponse, Order
 from tui.api.server_time import date_ms
 
+from .cloids import tool_named, with_tool_cloids
 from .orders import OrderPlan, fmt_decimal
 
 __all__ = [
-    "PLACE_EXPIRY_S", "SEARCH_PAGES", "Placed", "Settled", "Unsettled", "exchange_time_ms", "place_settled",
-    "settle_order", "settle_within", "with_cloids",
+    "PLACE_EXPIRY_S", "SEARCH_PAGES", "Placed", "Settled", "Unsettled", "exchange_time_ms", "settle_order",
+    "settle_within", "with_cloids",
 ]  # fmt: skip
 
 SEARCH_PAGES = 20  # pages of 100 searched in each list before the search says it cannot tell
 PAGE = 100
 DATE_SLACK_MS = 1000  # a Date header names a whole second, and may be a little stale
+# read by tui.trading.placement as it places (a test shortens them)
 PLACE_EXPIRY_S = 15.0  # an order the exchange has not seen by then never goes: a lost answer is settled soon
 SETTLE_LIMIT_S = 45.0  # how long a one-off placement asks the record before it says the outcome is unknown
 
@@ -145,42 +147,9 @@ class Placed(msgspec.Struct, frozen=True):
 
 
 def with_cloids(plans: list[OrderPlan], prefix: str) -> list[OrderPlan]:
-    """``plans``, each with a client order id (``<prefix><ms>-<n>`` where it had none) to read it back by."""
-    stamp = time.time_ns() // 1_000_000 % 10**10
-    return [p if p.cloid else msgspec.structs.replace(p, cloid=f"{prefix}{stamp}-{n}") for n, p in enumerate(plans, 1)]
-
-
-async def place_settled(
-    client: Client,
-    plans: list[OrderPlan],
-    *,
-    expiry_s: float | None = None,
-    limit_s: float | None = None,
-    on_unconfirmed: Callable[[str], None] | None = None,
-) -> Placed:
-    """Send ``plans`` (each with a cloid) in one placeOrder that expires in ``expiry_s`` (``PLACE_EXPIRY_S``). A
-    refusal raises as ever; an answer lost (timeout, dropped connection) is settled order by order from the
-    exchange's record, for at most ``limit_s`` (``SETTLE_LIMIT_S``), before this returns: nothing is sent again
-    here, whatever happened."""
-    expiry_s = PLACE_EXPIRY_S if expiry_s is None else expiry_s  # read as it is called: a test shortens them
-    limit_s = SETTLE_LIMIT_S if limit_s is None else limit_s
-    expires = client.server_clock.now_ms() + int(expiry_s * 1000)
-    fields = {"orders": [p.to_wire() for p in plans], "brokerConfig": None, "expiresAfter": expires}
-    try:
-        return Placed(await client.act("placeOrder", fields), expires_ms=expires)
-    except (ActionRejected, AccountMismatch):
-        raise
-    except ClientError as exc:
-        lost = str(exc)
-    if on_unconfirmed is not None:
-        on_unconfirmed(lost)
-    account = client.acting_for or ""
-    deadline = time.monotonic() + limit_s
-    orders: list[Settled | None] = []
-    for plan in plans:
-        left = max(0.0, deadline - time.monotonic())
-        orders.append(await settle_within(client, account, plan.cloid, expires_ms=expires, limit_s=left))
-    return Placed(None, lost, tuple(orders), expires)
+    """``plans``, each with a client order id of the tool whose prefix is ``prefix`` where it had none (the one
+    scheme: ``tui.trading.cloids``), to read it back by."""
+    return with_tool_cloids(plans, tool_named(prefix))
 
 
 async def _find(client: Client, account: str, cloid: str, after_oid: int) -> tuple[Order | None, bool, int | None]:

@@ -19,12 +19,14 @@ from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from tui.api.models import LeverageSetting, UserFees
 from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
+from tui.trading import placement as placing
+from tui.trading.cloids import tool_named, with_tool_cloids
 from tui.trading.context import order_context, risk_inputs
 from tui.trading.guards import Guards, OrderGuard, reversal
 from tui.trading.latency import Latency
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
 from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, preview_plan, risk_lines
-from tui.trading.settle import Placed, place_settled, with_cloids
+from tui.trading.settle import Placed
 from tui.ui.messages import FeedChanged
 from tui.ui.widgets.display import short_address
 
@@ -259,15 +261,25 @@ class Desk:
                 markup=False,
             )
 
-        plans = with_cloids(plans, prefix)
+        tool = tool_named(prefix)
+        plans = with_tool_cloids(plans, tool)
         timing = self.latency.start([p.cloid for p in plans])
-        placed = await place_settled(self.client, plans, on_unconfirmed=unconfirmed)
+        request = placing.PlaceRequest(tuple(plans), tool)
+        outcome = await placing.place(self.client, request, on_unconfirmed=unconfirmed)
         self.latency.answered(timing)
-        if placed.response is None and placed.unknown:
-            raise OutcomeUnknown(f"{placed.words()}: see Open orders and Fills before sending again")
-        if placed.response is None and not any(o is not None and o.found for o in placed.orders):
-            raise NotPlaced(f"{placed.words()}: nothing was placed; sending again is safe")
-        return placed
+        match outcome:
+            case placing.Accepted():
+                return Placed(outcome.response, expires_ms=outcome.expires_ms)
+            case placing.Refused() | placing.WrongAccount():
+                raise outcome.error  # the refusal as the exchange said it; the wrong account as ever
+            case placing.Settled():
+                placed = Placed(None, outcome.lost, tuple(outcome.orders), outcome.expires_ms)
+                if not any(o.found for o in outcome.orders):
+                    raise NotPlaced(f"{placed.words()}: nothing was placed; sending again is safe")
+                return placed
+            case placing.Unknown():
+                placed = Placed(None, outcome.lost, outcome.orders, outcome.expires_ms)
+                raise OutcomeUnknown(f"{placed.words()}: see Open orders and Fills before sending again")
 
     def ask(
         self,
