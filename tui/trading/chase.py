@@ -2,14 +2,16 @@
 moves, until it has filled its size, or is cancelled; never beyond the limit price the trader may set (there it
 waits at the limit, and follows again when the touch comes back).
 
-One order of a chase rests at a time, each with its own client order id (``ch<id>x<stamp>-<n>``). A reprice
-withdraws the resting order first (``tui.trading.withdraw``: cancel, then read from the exchange's record that it
-is closed and what it filled) and only then places what is left at the new price; so the size placed is the size
-less what the record says every earlier order filled, and the chase never fills more than its size, whatever the
-network does. A placement whose answer is lost is settled from the record by its cloid (it signs a short
-``expiresAfter``) before anything else is sent; while the record cannot say, the chase waits and says so. A
-post-only order that would cross (the book moved between the look and the order) is tried again at the new touch,
-a few times; any other refusal, or one by the profile's guards (asked before each order), stops the chase.
+One order of a chase rests at a time, each with its own client order id (``ch<id>x<stamp>-<n>``, of
+``tui.trading.cloids``). A reprice withdraws the resting order first (``tui.trading.withdraw``: cancel, then read
+from the exchange's record that it is closed and what it filled) and only then places what is left at the new
+price; so the size placed is the size less what the record says every earlier order filled, and the chase never
+fills more than its size, whatever the network does. Orders go through ``tui.trading.placement``: a placement whose
+answer is lost is settled from the record by its cloid (it signs a short ``expiresAfter``) before anything else is
+sent; while the record cannot say, the chase waits and says so. A post-only order refused as one that would cross
+(``RefusalKind.WOULD_CROSS``: the book moved between the look and the order) is tried again at the new touch, a few
+times; a rate limit is tried again; any other refusal, or one by the profile's guards (asked before each order),
+stops the chase.
 Cancelling (and quitting xtui) withdraws the resting order; what could not be confirmed is said.
 """
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Literal
@@ -25,10 +26,13 @@ from typing import Literal
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ClientError
+from tui.api.refusals import RefusalKind
 from tui.trading.waits import sleep_unless_woken
 
+from .cloids import make_cloid
 from .orders import OrderContext, OrderPlan, Side, fmt_decimal
+from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
+from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .withdraw import withdraw_order
 
@@ -189,11 +193,12 @@ class ChaseRunner:
                     await self._wait(chase, self.poll_s)
                     continue
                 outcome = await self._place(chase, ctx, price)
-                crossed = crossed + 1 if outcome == "crossed" else 0
+                if outcome != "again":  # a rate limit neither counts as a crossing nor ends a run of them
+                    crossed = crossed + 1 if outcome == "crossed" else 0
                 if crossed >= CROSS_RETRIES:
                     self._end(chase, "stopped", f"post-only refused {crossed} times in a row: the book moves too fast")
                     return
-                if outcome == "crossed":
+                if outcome in ("crossed", "again"):
                     await self._wait(chase, self.poll_s)
                 continue
             await self._wait(chase, self.poll_s)
@@ -224,40 +229,42 @@ class ChaseRunner:
         return chase.active
 
     async def _place(self, chase: Chase, ctx: OrderContext, price: Decimal) -> str:
-        """Place what is left at ``price``; "rests", "crossed", "none" (nothing rests: settled or stopped)."""
+        """Place what is left at ``price``; "rests", "crossed", "again" (rate limited), "none" (nothing rests: settled
+        or stopped)."""
         spec = chase.spec
         chase.placed += 1
-        cloid = f"ch{chase.id}x{int(time.time()) % 10**8}-{chase.placed}"
+        cloid = make_cloid("chase", chase.placed, run=chase.id)
         plan = OrderPlan(
             ctx.instrument_id, spec.symbol, spec.side, "limit", price, chase.left, price, post_only=True, cloid=cloid
         )
         if self.guard is not None and (why := self.guard([plan])) is not None:
             self._end(chase, "stopped", f"refused by this profile's guard: {why}")
             return "none"
-        expires = self.client.server_clock.now_ms() + int(self.order_expiry_s * 1000)
-        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
-        acked = False
-        try:
-            await self.client.act("placeOrder", fields)
-            acked = True
-        except ActionExpired as exc:  # refused, so not placed; the refusal set the clock: the next try is on it
-            self.on_change(chase, f"order {chase.placed} refused: {exc.message}")
-            return "crossed" if exc.offset_ms is not None else self._refused(chase, exc.message)
-        except ActionRejected as exc:
-            if "post-only" in exc.message.lower() or "cross" in exc.message.lower():
-                self.on_change(chase, f"order {chase.placed} would cross ({exc.message}): trying the new touch")
+        request = PlaceRequest((plan,), "chase", run=chase.id, expiry_s=self.order_expiry_s, settle_s=0)
+        outcome = await place(self.client, request, sleep=self.sleep)
+        match outcome:
+            case Refused(kind=RefusalKind.EXPIRED, clock_set=True):  # not placed; the refusal set the clock
+                self.on_change(chase, f"order {chase.placed} refused: {outcome.error}")
                 return "crossed"
-            return self._refused(chase, exc.message)
-        except AccountMismatch as exc:
-            return self._refused(chase, str(exc))
-        except ClientError as exc:  # no answer: it may or may not rest; the record will say
-            chase.unconfirmed = f"order {chase.placed} unconfirmed: waiting for the exchange ({exc})"
-            self.on_change(chase, chase.unconfirmed)
-        chase.cloid, chase.price, chase.expires_ms = cloid, price, expires
-        if acked:
-            self.on_change(chase, f"{MOVED}order {chase.placed}: {chase.spec.side} {fmt_decimal(plan.size)} at "
-                           f"{fmt_decimal(price)} · {chase.progress()}")  # fmt: skip
-            return "rests"
+            case Refused(kind=RefusalKind.WOULD_CROSS):  # not placed: the book moved; at the new touch
+                self.on_change(chase, f"order {chase.placed} would cross ({outcome.message}): trying the new touch")
+                return "crossed"
+            case Refused(kind=RefusalKind.RATE_LIMITED):  # not placed; the client's governor paces the next try
+                self.on_change(chase, f"order {chase.placed} refused ({outcome.message}): trying again")
+                return "again"
+            case Refused():
+                return self._refused(chase, str(outcome.error))
+            case WrongAccount():
+                return self._refused(chase, str(outcome.error))
+            case Accepted():
+                chase.cloid, chase.price, chase.expires_ms = cloid, price, outcome.expires_ms
+                self.on_change(chase, f"{MOVED}order {chase.placed}: {chase.spec.side} {fmt_decimal(plan.size)} at "
+                               f"{fmt_decimal(price)} · {chase.progress()}")  # fmt: skip
+                return "rests"
+            case Recorded() | Unknown():  # the answer was lost: it may or may not rest; the record says
+                chase.cloid, chase.price, chase.expires_ms = cloid, price, outcome.expires_ms
+                chase.unconfirmed = f"order {chase.placed} unconfirmed: waiting for the exchange ({outcome.lost})"
+                self.on_change(chase, chase.unconfirmed)
         while chase.cloid and chase.unconfirmed:  # lost answer: nothing more goes until the record says
             if await self._look(chase, acked=False) is None and not await self._wait(chase, self.settle_retry_s):
                 return "none"  # told to stop: the run's end withdraws it (a cancel is safe either way)

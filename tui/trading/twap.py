@@ -5,15 +5,15 @@ A slice is an IOC market order with a protection price at most the slippage limi
 takes the rest, and no slice is more than what is left). Slices are ``interval`` apart, each a little earlier
 or later at random (``JITTER``) so the pattern is not a clock others can trade against.
 
-Every slice is settled from the exchange's record by its client order id (``tw<id>x<stamp>-<n>``) before the
-next is sized or sent (``tui.trading.settle``): what it filled is the record's, so the size left is the
-exchange's. A slice whose answer was lost (a timeout, a dropped connection) or whose record cannot be read
-leaves the TWAP waiting, and saying so ("slice 3 unconfirmed: waiting for the exchange"), until the record
-answers; a slice signs a short ``expiresAfter`` (``slice_expiry_s``) so that one the exchange never saw is
-known not to have happened soon after. So a TWAP never trades more than its total, whatever the network does.
-It stops at the first refusal by the exchange, or by the profile's guards (asked before each slice), and says
-why; pause, resume and cancel act before the next
-slice. ``on_change`` tells the app.
+Every slice is placed through ``tui.trading.placement`` and settled from the exchange's record by its client order
+id (``tw<id>x<stamp>-<n>``, of ``tui.trading.cloids``) before the next is sized or sent (``tui.trading.settle``):
+what it filled is the record's, so the size left is the exchange's. A slice whose answer was lost (a timeout, a
+dropped connection) or whose record cannot be read leaves the TWAP waiting, and saying so ("slice 3 unconfirmed:
+waiting for the exchange"), until the record answers; a slice signs a short ``expiresAfter`` (``slice_expiry_s``)
+so that one the exchange never saw is known not to have happened soon after. So a TWAP never trades more than its
+total, whatever the network does. It stops at the first refusal by the exchange (a rate limit only skips the slice:
+the slices left take its size), or by the profile's guards (asked before each slice), and says why; pause, resume
+and cancel act before the next slice. ``on_change`` tells the app.
 """
 
 from __future__ import annotations
@@ -29,9 +29,12 @@ from typing import Literal
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ClientError
+from tui.api.refusals import RefusalKind
 
+from .cloids import make_cloid
 from .orders import OrderContext, OrderPlan, Side, fmt_decimal, protection_price
+from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
+from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
@@ -231,7 +234,7 @@ class TwapRunner:
             return
         bound = protection_price(spec.side, best, ctx.slippage_pct, ctx.tick)
         for attempt in (1, 2):
-            cloid = f"tw{twap.id}x{int(time.time()) % 10**8}-{n}" + ("" if attempt == 1 else "b")
+            cloid = make_cloid("twap", n, run=twap.id)
             plan = OrderPlan(
                 ctx.instrument_id, spec.symbol, spec.side, "market", bound, size, best, tif="IOC", cloid=cloid,
                 market=True,
@@ -239,27 +242,26 @@ class TwapRunner:
             if self.guard is not None and (why := self.guard([plan])) is not None:
                 self._stop(twap, f"slice {n} refused by this profile's guard: {why}")
                 return
-            expires = self.client.server_clock.now_ms() + int(self.slice_expiry_s * 1000)
-            fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
-            acked = False
-            try:
-                await self.client.act("placeOrder", fields)
-                acked = True
-            except ActionExpired as exc:  # refused, so not done; the refusal set the clock: once more on it
-                if attempt == 1 and exc.offset_ms is not None:
-                    continue
-                self._stop(twap, f"slice {n} refused: {exc.message}")
-                return
-            except ActionRejected as exc:
-                self._stop(twap, f"slice {n} refused: {exc.message}")
-                return
-            except AccountMismatch as exc:
-                self._stop(twap, f"slice {n}: {exc}")
-                return
-            except ClientError as exc:  # no answer: it may or may not have gone; the record will say
-                twap.unconfirmed = f"slice {n} unconfirmed: waiting for the exchange ({exc})"
-                self.on_change(twap, twap.unconfirmed)
-            await self._settle(twap, n, cloid, expires, acked=acked)
+            request = PlaceRequest((plan,), "twap", run=twap.id, expiry_s=self.slice_expiry_s, settle_s=0)
+            outcome = await place(self.client, request, sleep=self.sleep)
+            match outcome:
+                case Refused(kind=RefusalKind.EXPIRED, clock_set=True) if attempt == 1:
+                    continue  # refused, so not done; the refusal set the clock: once more on it
+                case Refused(kind=RefusalKind.RATE_LIMITED):  # not done: the slices left take its size
+                    self.on_change(twap, f"slice {n} not sent ({outcome.message}) · {twap.progress()}")
+                    return
+                case Refused():
+                    self._stop(twap, f"slice {n} refused: {outcome.error}")
+                    return
+                case WrongAccount():
+                    self._stop(twap, f"slice {n}: {outcome.error}")
+                    return
+                case Accepted():
+                    await self._settle(twap, n, cloid, outcome.expires_ms, acked=True)
+                case Recorded() | Unknown():  # no answer: it may or may not have gone; the record says
+                    twap.unconfirmed = f"slice {n} unconfirmed: waiting for the exchange ({outcome.lost})"
+                    self.on_change(twap, twap.unconfirmed)
+                    await self._settle(twap, n, cloid, outcome.expires_ms, acked=False)
             return
 
     async def _settle(self, twap: Twap, n: int, cloid: str, expires: int, *, acked: bool) -> None:

@@ -4,11 +4,7 @@ exchange's record by its cloid; one that was not placed is said loudly, with a o
 
 from __future__ import annotations
 
-import time
-
-import msgspec
-
-from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.errors import ActionRejected, ClientError
 from tui.api.models import Order
 from tui.trading import (
     OrderContext,
@@ -17,9 +13,10 @@ from tui.trading import (
     freed_by,
     validate,
 )
+from tui.trading import placement as placing
+from tui.trading.cloids import with_tool_cloids
 from tui.trading.grammar import FieldError
-from tui.trading.outcomes import AmendUnsure, checked, describe_order, placed_oid, why_failed
-from tui.trading.settle import settle_within
+from tui.trading.outcomes import AmendUnsure, checked, describe_order, why_failed
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
@@ -98,8 +95,7 @@ class Amends:
         self.desk.screen.app.push_screen(form, entered)
 
     def _amend(self, order: Order, plan: OrderPlan) -> None:
-        if not plan.cloid:  # an id of its own, so a lost answer can be read back from the exchange's record
-            plan = msgspec.structs.replace(plan, cloid=f"am{time.time_ns() // 1_000_000 % 10**10}")
+        [plan] = with_tool_cloids([plan], "amend")  # an id of its own: a lost answer is read back from the record
 
         async def call() -> str:
             try:
@@ -118,37 +114,39 @@ class Amends:
         """Place ``plan`` now that ``order`` is cancelled. A lost answer is settled from the record (by cloid, newer
         than ``order``) before anything else; not placed, the trader is told loudly and offered it again (y)."""
         client = self.desk.client
-        expires = client.server_clock.now_ms() + int(AMEND_EXPIRY_S * 1000)
-        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
-        try:
-            resp = await client.act("placeOrder", fields)
-            new = placed_oid(resp)
-        except ActionRejected as exc:
-            self._offer_again(order, plan, why_failed(exc))
-            raise AmendUnsure(order.order_id, exc, cancelled=True) from exc
-        except AccountMismatch:
-            raise
-        except ClientError as exc:
+
+        def unconfirmed(lost: str) -> None:
             self.desk.screen.notify(
-                f"oid {order.order_id} is cancelled; the new order's answer was lost ({exc}): reading the exchange's "
+                f"oid {order.order_id} is cancelled; the new order's answer was lost ({lost}): reading the exchange's "
                 "record before anything else is sent",
                 title="Amend unconfirmed",
                 severity="warning",
                 markup=False,
             )
-            settled = await settle_within(
-                client, client.acting_for or "", plan.cloid, expires_ms=expires, after_oid=order.order_id
-            )
-            if settled is None:
-                raise AmendUnsure(order.order_id, exc, cancelled=True, unknown=True) from exc
-            if not settled.found:
-                self._offer_again(order, plan, f"{exc}; the exchange has no record of it")
-                raise AmendUnsure(order.order_id, exc, cancelled=True) from exc
-            return (
-                f"amended oid {order.order_id} → oid {settled.oid} (its answer was lost; the exchange's record has it)"
-                f"\n{plan.describe()}"
-            )
-        return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {short_address(resp.tx_hash)}"
+
+        request = placing.PlaceRequest((plan,), "amend", expiry_s=AMEND_EXPIRY_S, after_oid=order.order_id)
+        outcome = await placing.place(client, request, on_unconfirmed=unconfirmed)
+        match outcome:
+            case placing.Accepted():
+                new = outcome.oids[0]
+                tx = short_address(outcome.tx_hash)
+                return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {tx}"
+            case placing.Refused():
+                self._offer_again(order, plan, why_failed(outcome.error))
+                raise AmendUnsure(order.order_id, outcome.error, cancelled=True) from outcome.error
+            case placing.WrongAccount():
+                raise outcome.error
+            case placing.Settled(orders=(record,)) if record.found:
+                return (
+                    f"amended oid {order.order_id} → oid {record.oid} (its answer was lost; the exchange's record "
+                    f"has it)\n{plan.describe()}"
+                )
+            case placing.Settled():
+                lost = ClientError(outcome.lost)
+                self._offer_again(order, plan, f"{outcome.lost}; the exchange has no record of it")
+                raise AmendUnsure(order.order_id, lost, cancelled=True)
+            case placing.Unknown():
+                raise AmendUnsure(order.order_id, ClientError(outcome.lost), cancelled=True, unknown=True)
 
     def _offer_again(self, order: Order, plan: OrderPlan, why: str) -> None:
         """The old order is gone and the new one is not there: a question that places it again with one key."""
