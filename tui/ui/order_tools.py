@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 __all__ = ["QUIT_NOTE", "resting_now", "running", "stop_tools"]
 
 log = logging.getLogger("tui.ui")
-QUIT_NOTE = "Quitting withdraws each chase's order; an OCO's two orders stay on the exchange, no longer linked."
+QUIT_NOTE = "Quitting withdraws each chase's order; what rests of an OCO stays on the exchange, no longer linked."
 
 
 def running(sessions: Iterable[Session]) -> list[str]:

@@ -169,7 +169,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         twaps = TwapRunner(client, account, context, relay.twap_changed, guard=guard.refusal)
         trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal)
         chases = ChaseRunner(client, account, context, relay.chase_changed, guard=guard.refusal)
-        ocos = OcoRunner(client, account, relay.oco_changed, guard=guard.refusal)
+        ocos = OcoRunner(client, account, relay.oco_changed, context=context, guard=guard.refusal)
     return Session(
         client=client,
         feed=feed,

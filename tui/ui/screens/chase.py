@@ -1,7 +1,7 @@
 """The chase and OCO screen: every chase and one-cancels-other pair of this session with what it has done; n starts
 a chase, o links an OCO on the selected instrument's position, x cancels the selected one. They run in the app
 (``Session.chases`` / ``Session.ocos``), so leaving this screen leaves them running; they run only while xtui runs
-(quitting withdraws a chase's order, and leaves an OCO's two orders on the exchange, unlinked, saying so)."""
+(quitting withdraws a chase's order, and leaves what rests of an OCO on the exchange, unlinked, saying so)."""
 
 from __future__ import annotations
 
@@ -34,8 +34,9 @@ CHASE_NOTES = [
 OCO_NOTES = [
     "A reduce-only take-profit limit and stop market on the position:",
     "a fill of one cancels the other; a part fill reduces the other.",
-    "xtui links them, so only while xtui runs: on quit both orders",
-    "stay on the exchange, unlinked, and xtui says so.",
+    "Set for all of the position, both follow its size. xtui links them,",
+    "so only while xtui runs: on quit what rests of them stays on the",
+    "exchange, unlinked, and xtui says so.",
 ]
 
 
@@ -93,7 +94,7 @@ class ChaseScreen(DataScreen):
         self.query_one("#chase-table", RecordTable).show(rows)
         note = (
             "n new chase · o new OCO on the selected instrument's position · x cancel. Both run only while xtui runs: "
-            "on quit a chase's order is withdrawn, an OCO's two orders stay on the exchange, unlinked."
+            "on quit a chase's order is withdrawn, what rests of an OCO stays on the exchange, unlinked."
         )
         if self.chases is None:
             note = "Chase and OCO need a key to trade with (watch-only and read-only cannot send orders)."
