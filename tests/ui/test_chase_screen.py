@@ -138,7 +138,7 @@ async def test_quitting_with_a_chase_running_asks_and_withdraws_it(
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
         words = " ".join(str(label.render()) for label in app.screen.query("Label, Static"))
-        assert "Quit with 1 chase/OCO running?" in words and "withdraws each chase's order" in words
+        assert "Quit with 1 order tool(s) running (Chase)?" in words and "withdraws each chase's order" in words
         await press_to_quit(pilot, "y")
         await until(pilot, lambda: chase.state == "cancelled" and not chase.cloid, "withdrawn on the way out")
     assert (await trader.open_orders(ALICE.address)).data == []

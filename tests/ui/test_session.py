@@ -91,6 +91,6 @@ async def test_a_switch_shows_the_other_account_and_the_running_twap_keeps_its_s
 
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-        assert str(app.screen.query_one(".title").render()) == "Quit with 1 TWAP(s) running?"
+        assert str(app.screen.query_one(".title").render()) == "Quit with 1 order tool(s) running (TWAP)?"
         await press_to_quit(pilot, "y")
         await until(pilot, lambda: twap.state == "cancelled", "cancelled on the way out")

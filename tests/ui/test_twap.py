@@ -152,7 +152,7 @@ async def test_quitting_with_a_twap_running_asks_first(sim: LocalExchange, clock
         await until(pilot, lambda: twap.sent == 1, "the first slice")
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")
-        assert str(app.screen.query_one(".title").render()) == "Quit with 1 TWAP(s) running?"
+        assert str(app.screen.query_one(".title").render()) == "Quit with 1 order tool(s) running (TWAP)?"
         await pilot.press("enter")  # No
         await until(pilot, lambda: app.screen is app.main, "back")
         assert twap.state == "running"

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -34,6 +34,7 @@ from .orders import OrderContext, OrderPlan, Side, fmt_decimal
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
+from .tools import Job
 from .withdraw import withdraw_order
 
 __all__ = ["CROSS_RETRIES", "MOVED", "Chase", "ChaseRunner", "ChaseSpec", "chase_target"]
@@ -177,6 +178,27 @@ class ChaseRunner:
             for c in self.chases
             if c.cloid
         ]
+
+    # ---- the order tool (tui.trading.tools) --------------------------------------------------------
+
+    name: ClassVar[str] = "Chase"
+    protective: ClassVar[bool] = False
+    on_exit: ClassVar[str] = "Quitting withdraws each chase's order."
+
+    def jobs(self) -> list[Job]:
+        return [Job(self.name, c.id, f"{c.spec.describe()} · {c.progress()}") for c in self.active]
+
+    def left_if_ended(self) -> list[str]:
+        return self.resting()
+
+    def owned_cloids(self) -> set[str]:
+        return {c.cloid for c in self.active if c.cloid}
+
+    async def end_all(self, why: str) -> list[str]:
+        return await self.stop_all()
+
+    def uncovered(self) -> dict[str, str]:
+        return {}
 
     # ---- the loop -------------------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -37,6 +37,7 @@ from tui.trading.waits import sleep_unless_woken
 
 from .orders import OrderContext, OrderPlan, fmt_decimal
 from .settle import Settled, Unsettled, settle_order
+from .tools import Job
 from .withdraw import withdraw_order
 
 __all__ = ["Leg", "Oco", "OcoRunner"]
@@ -199,6 +200,24 @@ class OcoRunner:
     def uncovered(self) -> dict[str, str]:
         """Symbol -> "not covered: ..." for each running pair whose legs are not for what they should cover."""
         return {o.symbol: o.uncovered for o in self.active if o.uncovered}
+
+    # ---- the order tool (tui.trading.tools) --------------------------------------------------------
+
+    name: ClassVar[str] = "OCO"
+    protective: ClassVar[bool] = True
+    on_exit: ClassVar[str] = "What rests of an OCO stays on the exchange, no longer linked."
+
+    def jobs(self) -> list[Job]:
+        return [Job(self.name, o.id, o.progress()) for o in self.active]
+
+    def left_if_ended(self) -> list[str]:
+        return self.resting(running_too=True)
+
+    def owned_cloids(self) -> set[str]:
+        return {leg.cloid for o in self.active for leg in o.legs if leg.cloid}
+
+    async def end_all(self, why: str) -> list[str]:
+        return await self.stop_all()
 
     # ---- the loop -------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -33,6 +33,7 @@ from tui.api.errors import AccountMismatch, ActionRejected, ClientError
 from .orders import OrderContext, OrderPlan, fmt_decimal
 from .outcomes import placed_oid
 from .settle import Settled, Unsettled, settle_order
+from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
 
 __all__ = ["Stop", "Trail", "TrailRunner"]
@@ -192,6 +193,27 @@ class TrailRunner:
         for task in list(self._tasks.values()):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    # ---- the order tool (tui.trading.tools) --------------------------------------------------------
+
+    name: ClassVar[str] = "Trailing stop"
+    protective: ClassVar[bool] = True
+    on_exit: ClassVar[str] = (
+        "Quitting stops moving the trailing stops: each last stop stays on the exchange where it is."
+    )
+
+    def jobs(self) -> list[Job]:
+        return [Job(self.name, t.id, t.progress()) for t in self.active]
+
+    def left_if_ended(self) -> list[str]:
+        return [f"Trailing stop {t.id} {t.spec.symbol}: {t.resting()}" for t in self.trails if t.stop is not None]
+
+    def owned_cloids(self) -> set[str]:
+        return {s.cloid for t in self.active for s in (t.stop, t.old) if s is not None}
+
+    async def end_all(self, why: str) -> list[str]:
+        await self.stop_all(why)
+        return self.left_if_ended()
 
     # ---- the loop -------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from decimal import ROUND_FLOOR, Decimal
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -36,6 +36,7 @@ from .orders import OrderContext, OrderPlan, Side, fmt_decimal, protection_price
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
+from .tools import Job
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
 
@@ -186,6 +187,28 @@ class TwapRunner:
         for task in list(self._tasks.values()):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    # ---- the order tool (tui.trading.tools) --------------------------------------------------------
+
+    name: ClassVar[str] = "TWAP"
+    protective: ClassVar[bool] = False
+    on_exit: ClassVar[str] = "Quitting cancels the TWAPs; the slices already sent stay as they are."
+
+    def jobs(self) -> list[Job]:
+        return [Job(self.name, t.id, t.progress()) for t in self.active]
+
+    def left_if_ended(self) -> list[str]:
+        return []  # its slices are IOC: none rests
+
+    def owned_cloids(self) -> set[str]:
+        return set()
+
+    async def end_all(self, why: str) -> list[str]:
+        await self.stop_all()
+        return []
+
+    def uncovered(self) -> dict[str, str]:
+        return {}
 
     # ---- the loop -------------------------------------------------------------------------------
 

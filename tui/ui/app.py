@@ -137,6 +137,7 @@ class XtuiApp(LeanApp[None]):
             wall_clock=session.wall_clock,
             guard=session.guard,
             trails=session.trails,
+            uncovered=session.uncovered,
         )
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
@@ -458,20 +459,15 @@ class XtuiApp(LeanApp[None]):
 
         self.push_screen(ConfirmScreen(*question), answered)
 
-    async def stop_twaps(self) -> None:
-        """Cancel every TWAP and chase, stop every trailing stop (its last stop stays on the exchange, and it says so)
-        and unlink every OCO: this session's and those of the sessions it replaced; what stays on the exchange of the
-        chases and OCOs is kept in ``left_resting``."""
+    async def stop_tools(self) -> None:
+        """End every order tool of this session and of those it replaced (entry orders withdrawn, protective ones
+        left, each saying so); what stays on the exchange is kept in ``left_resting``."""
         sessions = self.sessions()
         self.left_resting = resting_now(sessions)  # what is said should the stop be cut short (a signal's time limit)
-        for session in sessions:
-            for runner in (session.twaps, session.trails):
-                if runner is not None:
-                    await runner.stop_all()
         self.left_resting = await stop_tools(sessions)
 
     async def _stop_and_exit(self) -> None:
-        await self.stop_twaps()
+        await self.stop_tools()
         await self.feed.stop()
         self.exit()
 

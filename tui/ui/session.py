@@ -31,6 +31,7 @@ from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
 from tui.trading.oco import Oco, OcoRunner
 from tui.trading.tool_forms import tool_of
+from tui.trading.tools import OrderTool
 from tui.trading.trail_plan import Source
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
@@ -113,6 +114,21 @@ class Session(msgspec.Struct, frozen=True):
     def now_ms(self) -> int:
         """The exchange's time as this machine sees it."""
         return int(self.wall_clock() * 1000)
+
+    @property
+    def tools(self) -> list[OrderTool]:
+        """The order tools of this session (none without a key to trade with): what the app, the quit question,
+        the signals and the account switch go through."""
+        return [t for t in (self.twaps, self.trails, self.chases, self.ocos) if t is not None]
+
+    def uncovered(self) -> dict[str, str]:
+        """instrument -> what a protective tool could not keep covered, in its words (the protection model shows
+        them with the position)."""
+        said: dict[str, str] = {}
+        for tool in self.tools:
+            for name, words in tool.uncovered().items():
+                said[name] = f"{said[name]}; {words}" if name in said else words
+        return said
 
 
 class SessionParts(TypedDict, total=False):

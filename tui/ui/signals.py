@@ -88,7 +88,7 @@ class SessionEnd:
         try:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(STOP_S):
-                    await app.stop_twaps()
+                    await app.stop_tools()
             self._note_in_flight(app.client.in_flight)
             await InFlight.settle(self.in_flight.values(), SETTLE_S)
             with contextlib.suppress(TimeoutError):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tui import keys
 from tui.config.errors import StartupError
 from tui.config.launch import Identity
+from tui.ui import order_tools
 from tui.ui.screens.accounts import AccountsScreen, PasswordScreen, RunningTool, RunningToolsScreen
 from tui.ui.screens.confirm import ConfirmScreen
 
@@ -73,7 +74,7 @@ async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
         app.notify(f"Cannot switch to {name}: {exc}", severity="error", timeout=20, markup=False)
         return
     if stop:  # only once nothing can stop the switch any more
-        await app.stop_twaps()
+        await app.stop_tools()
     await app.switch_session(session)
     kept = f"; {len(tools)} tool(s) go on as their own account" if tools and not stop else ""
     app.notify(f"Trading as {launch.label}{kept}", timeout=5, markup=False)
@@ -93,15 +94,9 @@ async def _identity(app: XtuiApp, accounts: Accounts, launch: Launch) -> Identit
 
 
 def running_tools(sessions: Sequence[Session]) -> list[RunningTool]:
-    """The client-side tools still trading, in every session shown, each with its account."""
-    out = []
-    for s in sessions:
-        if s.twaps is not None:
-            out += [RunningTool("TWAP", t.id, s.profile, s.account, t.progress()) for t in s.twaps.active]
-        if s.trails is not None:
-            out += [RunningTool("Trailing stop", t.id, s.profile, s.account, t.progress()) for t in s.trails.active]
-        if s.chases is not None:
-            out += [RunningTool("Chase", c.id, s.profile, s.account, c.progress()) for c in s.chases.active]
-        if s.ocos is not None:
-            out += [RunningTool("OCO", o.id, s.profile, s.account, o.progress()) for o in s.ocos.active]
-    return out
+    """The order tools still trading, in every session shown, each job with its account."""
+    return [
+        RunningTool(job.tool, job.id, s.profile, s.account, job.progress)
+        for s, _, jobs in order_tools.running_tools(sessions)
+        for job in jobs
+    ]

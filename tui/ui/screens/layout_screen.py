@@ -190,7 +190,7 @@ class LayoutScreen(LeanScreen[None]):
             case "markets":
                 pane = MarketsPane(state, funding=self._main.funding, id=name)
             case "positions":
-                pane = PositionsPane(state, id=name)
+                pane = PositionsPane(state, uncovered=self._session.uncovered, id=name)
             case "orders":
                 pane = OpenOrdersPane(state, now_s=self._session.wall_clock, id=name)
             case _:

@@ -10,7 +10,7 @@ announced as notices, with the bell the config asks for.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 from textual import events, on
@@ -99,6 +99,7 @@ class MainScreen(LeanScreen[None]):
         wall_clock: Callable[[], float],
         guard: OrderGuard | None = None,
         trails: TrailRunner | None = None,
+        uncovered: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
@@ -138,6 +139,7 @@ class MainScreen(LeanScreen[None]):
         )
         self.desk = OrderDesk(desk, trails)
         self._trails = trails
+        self._uncovered = uncovered  # what the protective tools could not keep covered, by instrument
         self.guards = GuardPost(self, desk)  # armed mode, the loss limit in the header, liquidation warnings
 
     def take_breakpoints(self, size: Size) -> None:
@@ -175,7 +177,7 @@ class MainScreen(LeanScreen[None]):
             yield OrderBookPane(state, id="book")
             yield TradeTapePane(state, id="tape")
             yield ChartPane(state, id="chart")
-            yield PositionsPane(state, id="positions")
+            yield PositionsPane(state, uncovered=self._uncovered, id="positions")
             with TabbedContent(id="orders-tabs"):
                 with TabPane("Open orders", id=TABS["orders"]):
                     yield OpenOrdersPane(state, now_s=self._wall_clock, labels=self._trail_labels, id="orders")
