@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import ClassVar, Literal
@@ -32,10 +31,13 @@ from typing import ClassVar, Literal
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.errors import ClientError
 from tui.trading.waits import sleep_unless_woken
 
+from .cloids import make_cloid
 from .orders import OrderContext, OrderPlan, fmt_decimal
+from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
+from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tools import Job
 from .withdraw import withdraw_order
@@ -378,37 +380,42 @@ class OcoRunner:
         """Place ``leg`` for ``size`` and settle it; whether it rests (False: refused, or stopped). A refused
         ``resize`` leaves the pair running (the caller says it is not covered, and it is tried again)."""
         leg.placed += 1
-        cloid = f"oc{oco.id}x{int(time.time()) % 10**8}-{leg.tag}{leg.placed}"
+        cloid = make_cloid("oco", leg.placed, run=oco.id, leg=leg.tag)
         plan = msgspec.structs.replace(leg.plan, size=size, cloid=cloid)
         if self.guard is not None and (why := self.guard([plan])) is not None:
             self._refused(oco, f"the {leg.name} refused by this profile's guard: {why}", resize)
             return False
-        expires = self.client.server_clock.now_ms() + int(self.order_expiry_s * 1000)
-        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
-        try:
-            await self.client.act("placeOrder", fields)
-        except (ActionRejected, AccountMismatch) as exc:
-            self._refused(oco, f"the {leg.name} refused: {exc}", resize)
-            return False
-        except ClientError as exc:
-            self._unsure(oco, f"the {leg.name} unconfirmed: waiting for the exchange ({exc})")
-            while True:
-                try:
-                    settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
-                except Unsettled as why:
-                    self._unsure(oco, f"the {leg.name} unconfirmed: waiting for the exchange ({why.reason})")
+        request = PlaceRequest((plan,), "oco", run=oco.id, expiry_s=self.order_expiry_s, settle_s=0)
+
+        def unconfirmed(lost: str) -> None:
+            self._unsure(oco, f"the {leg.name} unconfirmed: waiting for the exchange ({lost})")
+
+        outcome = await place(self.client, request, on_unconfirmed=unconfirmed, sleep=self.sleep)
+        match outcome:
+            case Refused() | WrongAccount():
+                self._refused(oco, f"the {leg.name} refused: {outcome.error}", resize)
+                return False
+            case Accepted():
+                expires = outcome.expires_ms
+            case Recorded() | Unknown():  # the answer was lost: the record says before anything else is sent
+                expires, settled = outcome.expires_ms, outcome.orders[0]
+                why = outcome.why if isinstance(outcome, Unknown) else ""
+                while settled is None:
+                    self._unsure(oco, f"the {leg.name} unconfirmed: waiting for the exchange ({why})")
                     if self._quitting:  # reported as what may rest
                         leg.plan, leg.cloid, leg.expires_ms, leg.open, leg.unsure = plan, cloid, expires, False, True
                         return False
                     await self.sleep(self.settle_retry_s)
-                    continue
-                break
-            oco.unconfirmed = ""
-            if not settled.found:
-                lost = f"the {leg.name} was not placed (its answer was lost, and the record has no such order)"
-                self._refused(oco, lost, resize)
-                return False
-            self.on_change(oco, f"the {leg.name} read from the exchange's record: {settled.state}")
+                    try:
+                        settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
+                    except Unsettled as exc:
+                        why = exc.reason
+                oco.unconfirmed = ""
+                if not settled.found:
+                    lost = f"the {leg.name} was not placed (its answer was lost, and the record has no such order)"
+                    self._refused(oco, lost, resize)
+                    return False
+                self.on_change(oco, f"the {leg.name} read from the exchange's record: {settled.state}")
         leg.plan, leg.cloid, leg.expires_ms, leg.filled, leg.open = plan, cloid, expires, Decimal(0), True
         return True
 

@@ -15,11 +15,11 @@ clock, and answers with one of:
 
 Nothing here sends anything twice, and nothing imports Textual.
 
-Not through here yet (they were being changed when this came; move them next, and ``act("placeOrder"`` is then only
-in ``tui.api``): ``TrailRunner._place`` in ``tui/trading/trailing.py`` (its ``tr..`` cloid and its
-``client.act("placeOrder", ...)``), ``OcoRunner._place`` in ``tui/trading/oco.py`` (its ``oc..`` cloid and its
-``client.act("placeOrder", ...)``: ``make_cloid("oco", n, run=id, leg=tag)`` keeps ``tool_of``'s form), and the
-scale's cloid group in ``tui/ui/screens/order_desk/multi.py`` (``MultiOrders.scale``).
+Every order xtui places comes through here: the desk (``tui/ui/screens/order_desk/base.py``) and the amend
+(``order_desk/amend.py``), the chase (``tui/trading/chase.py``), the TWAP (``twap.py``), the trailing stop
+(``trailing.py``, ``tr<run>x..`` cloids) and the OCO (``oco.py``, ``oc<run>x..-t<n>``/``-s<n>``): ``act("placeOrder"``
+is only in ``tui.api``. The scale's cloid group in ``tui/ui/screens/order_desk/multi.py`` (``MultiOrders.scale``)
+is still its own.
 """
 
 from __future__ import annotations

@@ -28,10 +28,13 @@ from typing import ClassVar, Literal
 import msgspec
 
 from tui.api.client import Client
-from tui.api.errors import AccountMismatch, ActionRejected, ClientError
+from tui.api.errors import AccountMismatch, ApiError, ClientError
+from tui.api.refusals import RefusalKind
 
+from .cloids import make_cloid
 from .orders import OrderContext, OrderPlan, fmt_decimal
-from .outcomes import placed_oid
+from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
+from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
@@ -366,7 +369,7 @@ class TrailRunner:
         ctx = self.context(spec.symbol)
         if ctx is None:
             return None
-        cloid = f"tr{trail.id}x{time.time_ns() // 1_000_000 % 10**10}-{trail.moves + trail.resizes + 1}"
+        cloid = make_cloid("trailing", trail.moves + trail.resizes + 1, run=trail.id)
         kept = kept_from_mark(spec.side, trigger, ctx.mark, ctx.tick)  # the mark may have moved since it was chosen
         if kept is None:
             return None
@@ -375,49 +378,62 @@ class TrailRunner:
         if self.guard is not None and (why := self.guard([plan])) is not None:
             self._end(trail, "stopped", f"refused by this profile's guard: {why}; {trail.resting()}")
             return None
-        expires = self.client.server_clock.now_ms() + int(self.stop_expiry_s * 1000)
-        fields = {"orders": [plan.to_wire()], "brokerConfig": None, "expiresAfter": expires}
-        try:
-            oid = placed_oid(await self.client.act("placeOrder", fields))
-        except ActionRejected as exc:
-            again = bool(trail.refusals) and exc.message == trail.refused  # the same refusal step after step: told once
-            trail.refusals += 1
-            trail.refused = exc.message
-            if not again:
-                trail.uncovered_said = trail.uncovered_said or bool(trail.uncovered)  # resting() says it
-                said = f"a stop at {fmt_decimal(trigger)} was refused ({exc.message}); {trail.resting()}"
-                self.on_change(trail, said)
-            return None
-        except AccountMismatch as exc:
-            self._end(trail, "stopped", str(exc))
-            return None
-        except ClientError as exc:  # no answer: it may or may not rest; the record will say
-            said = f"the stop at {fmt_decimal(trigger)} is unconfirmed: waiting for the exchange ({exc})"
+
+        def unconfirmed(lost: str) -> None:  # no answer: it may or may not rest; the record will say
+            said = f"the stop at {fmt_decimal(trigger)} is unconfirmed: waiting for the exchange ({lost})"
             if trail.uncovered:  # a resize: until the record says, the position is not covered
                 said, trail.uncovered_said = f"{trail.uncovered}; {said}", True
             self._say(trail, said)
-            settled = await self._settle(trail, cloid, expires)
-            if settled is None or not settled.found or not settled.open:
-                return None
-            oid = str(settled.oid)
-        trail.refusals = 0
-        return Stop(cloid, trigger, size, int(oid) if oid.isdigit() else None)
 
-    async def _settle(self, trail: Trail, cloid: str, expires: int) -> Settled | None:
-        """The record of the stop ``cloid``, asked until it answers; None when told to stop first."""
-        while True:
-            try:
-                settled = await settle_order(self.client, self.account, cloid, expires_ms=expires)
-            except Unsettled as exc:
-                short = f"{trail.uncovered}; " if trail.uncovered else ""  # a resize's: the position is not covered
-                self._say(trail, f"{short}a new stop is unconfirmed: waiting for the exchange ({exc.reason})")
-                if trail.halt:  # told to stop: say plainly what is left unknown
-                    trail.halt += f"; whether the new stop {cloid} rests is unknown: see the open orders"
+        request = PlaceRequest((plan,), "trailing", run=trail.id, expiry_s=self.stop_expiry_s, settle_s=0)
+        outcome = await place(self.client, request, on_unconfirmed=unconfirmed, sleep=self.sleep)
+        match outcome:
+            case Refused(kind=RefusalKind.RATE_LIMITED):  # nothing was applied: tried again at the next step
+                self._say(
+                    trail, f"the stop at {fmt_decimal(trigger)} is not placed yet ({outcome.error}): trying again"
+                )
+                return None
+            case Refused():
+                words = outcome.error.message if isinstance(outcome.error, ApiError) else str(outcome.error)
+                again = bool(trail.refusals) and words == trail.refused  # the same refusal step after step: told once
+                trail.refusals += 1
+                trail.refused = words
+                if not again:
+                    trail.uncovered_said = trail.uncovered_said or bool(trail.uncovered)  # resting() says it
+                    self.on_change(trail, f"a stop at {fmt_decimal(trigger)} was refused ({words}); {trail.resting()}")
+                return None
+            case WrongAccount():
+                self._end(trail, "stopped", str(outcome.error))
+                return None
+            case Accepted():
+                oid = outcome.oids[0]
+            case Recorded() | Unknown():  # the answer was lost: the record says, before anything else is sent
+                settled = outcome.orders[0]
+                if settled is None and isinstance(outcome, Unknown):
+                    settled = await self._settle(trail, cloid, outcome.expires_ms, outcome.why)
+                    if settled is None:  # told to stop first
+                        return None
+                self._say(trail, "")
+                if settled is None or not settled.found or not settled.open:
                     return None
-                await self._wait(trail, self.retry_s)
-                continue
-            self._say(trail, "")
-            return settled
+                oid = settled.oid
+        trail.refusals = 0
+        return Stop(cloid, trigger, size, oid)
+
+    async def _settle(self, trail: Trail, cloid: str, expires: int, why: str) -> Settled | None:
+        """The record of the stop ``cloid`` (which could not tell ``why``), asked until it answers; None when told
+        to stop first."""
+        while True:
+            short = f"{trail.uncovered}; " if trail.uncovered else ""  # a resize's: the position is not covered
+            self._say(trail, f"{short}a new stop is unconfirmed: waiting for the exchange ({why})")
+            if trail.halt:  # told to stop: say plainly what is left unknown
+                trail.halt += f"; whether the new stop {cloid} rests is unknown: see the open orders"
+                return None
+            await self._wait(trail, self.retry_s)
+            try:
+                return await settle_order(self.client, self.account, cloid, expires_ms=expires)
+            except Unsettled as exc:
+                why = exc.reason
 
     async def _retire(self, trail: Trail) -> None:
         """Cancel the old stop, confirmed by its answer or by the record; left for the next step when neither
