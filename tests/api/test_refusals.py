@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tui.api.errors import agent_refusal
 from tui.api.refusals import RefusalKind, classify, may_resend
+from tui.api.server_time import is_expiry_refusal
 
 K = RefusalKind
 ADDR = "0x8Ce3A4dC9d3f63C8e4F3a5C0b1D2E3F4a5B6c7D8"
@@ -223,3 +225,25 @@ def test_every_refusal_the_local_exchange_writes_is_in_the_table() -> None:
     messages = [m for m, _ in TABLE]
     missing = [where for where, regex in templates if not any(re.fullmatch(regex, m, re.DOTALL) for m in messages)]
     assert missing == [], f"refusals of the local exchange not in TABLE: {missing}"
+
+
+@pytest.mark.parametrize(
+    ("said", "expiry"),
+    [
+        ("action expired: expiresAfter 1700000000000 is before the exchange time 1700000005000", True),
+        ("stale nonce: 1700000000000", True),
+        ("nonce too far in the future", True),
+        (f"nonce 1700000000000 was already used by {ADDR}", False),  # a repeat, not this machine's clock
+        (f"agent {OTHER_ADDR} ('bot') of account {ADDR} expired at 2024-01-01T00:00:00.000Z", False),  # the agent's end
+        ("insufficient margin", False),
+    ],
+)
+def test_the_clock_and_agent_readings_are_the_classifiers(said: str, expiry: bool) -> None:
+    """The client's two other readings of refusal words go through ``classify``: an expiry refusal (that resets the
+    clock and is signed again) is exactly the ``EXPIRED`` kind, and an agent refusal exactly an ``AGENT`` one that
+    names both addresses."""
+    assert is_expiry_refusal(said) is expiry is (classify(said) is K.EXPIRED)
+    named = agent_refusal(said, {})
+    assert (named is not None) is (classify(said) is K.AGENT)
+    if named is not None:
+        assert (named.agent, named.account, named.agent_status) == (OTHER_ADDR, ADDR, "expired")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
+
+from .refusals import agent_named
 
 __all__ = [
     "ADD_AGENT",
@@ -26,9 +27,6 @@ __all__ = [
 ADD_AGENT = (
     "add a new one with the account's own key (the Agents screen: G, then a), then trade with its keystore "
     '(agent_keystore = "agent-NAME" in the profile)'
-)
-_AGENT_REFUSAL = re.compile(
-    r"agent (0x[0-9a-fA-F]{40}) .*?of account (0x[0-9a-fA-F]{40}) (was revoked|expired(?: at \S+)?)"
 )
 
 
@@ -84,11 +82,10 @@ class AgentRefused(ActionRejected):
 
 def agent_refusal(said: str, envelope: dict[str, Any]) -> AgentRefused | None:
     """``AgentRefused`` when the exchange's refusal ``said`` names a revoked or expired agent, else None."""
-    found = _AGENT_REFUSAL.search(said)
-    if found is None:
+    named = agent_named(said)  # the classifier's AGENT kind, and the addresses it names
+    if named is None:
         return None
-    agent, account, why = found.groups()
-    return AgentRefused(said, envelope, agent, account, "revoked" if why == "was revoked" else "expired")
+    return AgentRefused(said, envelope, named.agent, named.account, named.status)
 
 
 class NoSigningKey(ClientError):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import Literal, NamedTuple
 
-__all__ = ["RESENDABLE", "RefusalKind", "classify", "may_resend"]
+__all__ = ["RESENDABLE", "AgentNamed", "RefusalKind", "agent_named", "classify", "may_resend"]
 
 
 class RefusalKind(StrEnum):
@@ -44,6 +45,8 @@ class RefusalKind(StrEnum):
 # A refusal of these kinds may be sent again, changed as it says: at the new touch, later, on the exchange's clock.
 RESENDABLE = frozenset({RefusalKind.WOULD_CROSS, RefusalKind.RATE_LIMITED, RefusalKind.EXPIRED})
 
+# the action's time: any word of expiry, or a nonce the exchange calls "too old/new/far" or "stale" (its clock's window)
+_EXPIRED = r"expir(?:e|y|ation)|nonce (?:is )?too (?:old|new|far|low|high)|stale nonce"
 _NO_LIQUIDITY = r"no liquidity|would not fill|cannot fill in full|could not (?:immediately )?(?:match|fill)"
 # the request as asked cannot be done: a field's value or form, a flag on the wrong kind of order, a broker not approved
 _INVALID = (
@@ -61,7 +64,7 @@ _PATTERNS: tuple[tuple[RefusalKind, re.Pattern[str]], ...] = tuple(
         (RefusalKind.WOULD_CROSS, r"would cross|post.only.{0,60}\b(?:would|immediately) (?:match|take|trade)"),
         (RefusalKind.REDUCE_ONLY, r"would not reduce|reduce.only.{0,60}would (?:increase|open|flip)"),
         (RefusalKind.NO_LIQUIDITY, _NO_LIQUIDITY),
-        (RefusalKind.EXPIRED, r"\bexpired\b|\bexpiresafter\b|\bexpiry\b"),
+        (RefusalKind.EXPIRED, _EXPIRED),
         (RefusalKind.NONCE, r"\bnonce\b"),
         (RefusalKind.SIGNATURE, r"signature|\bsigned (?:for|over|by)\b|must be signed"),
         (RefusalKind.ACCOUNT, r"account does not exist|unknown account"),
@@ -88,3 +91,28 @@ def classify(message: str) -> RefusalKind:
 def may_resend(kind: RefusalKind) -> bool:
     """Whether a refusal of ``kind`` may be sent again, changed as it says (``RESENDABLE``); never an ``OTHER``."""
     return kind in RESENDABLE
+
+
+class AgentNamed(NamedTuple):
+    """The agent an ``AGENT`` refusal names: its address, its account's, and whether it was revoked or expired."""
+
+    agent: str
+    account: str
+    status: Literal["revoked", "expired"]
+
+
+_AGENT_NAMED = re.compile(
+    r"agent (0x[0-9a-fA-F]{40}) .*?of account (0x[0-9a-fA-F]{40}) (was revoked|expired(?: at \S+)?)"
+)
+
+
+def agent_named(message: str) -> AgentNamed | None:
+    """The agent a refusal of kind ``AGENT`` names as revoked or expired; None for any other refusal, or one that does
+    not name both addresses."""
+    if classify(message) is not RefusalKind.AGENT:
+        return None
+    found = _AGENT_NAMED.search(message)
+    if found is None:
+        return None
+    agent, account, why = found.groups()
+    return AgentNamed(agent, account, "revoked" if why == "was revoked" else "expired")

@@ -18,10 +18,11 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from .refusals import RefusalKind, classify
+
 __all__ = ["ServerClock", "date_ms", "exchange_time_in", "http_date_s", "is_expiry_refusal", "skew_words"]
 
 WINDOW_S = 30.0  # how long a sample of the exchange's time counts
-_EXPIRY = re.compile(r"expire|expiry|nonce (?:is )?too (?:old|new|far|low|high)|stale nonce", re.IGNORECASE)
 _EXCHANGE_TIME = re.compile(r"(?:exchange|server|current)(?:'s)? time\D{0,12}(\d{12,14})", re.IGNORECASE)
 
 
@@ -135,8 +136,9 @@ def _full_year(yy: int) -> int:
 
 
 def is_expiry_refusal(message: str) -> bool:
-    """Whether an exchange's refusal is about time: an expired action, a nonce out of its window."""
-    return bool(_EXPIRY.search(message))
+    """Whether an exchange's refusal is about time: an expired action, a nonce out of its window (``classify``'s
+    ``EXPIRED``; an agent that expired is ``AGENT``, not this machine's clock)."""
+    return classify(message) is RefusalKind.EXPIRED
 
 
 def exchange_time_in(message: str) -> int | None:
