@@ -17,8 +17,8 @@ Nothing here sends anything twice, and nothing imports Textual.
 
 Every order xtui places comes through here: the desk (``tui/ui/screens/order_desk/base.py``) and the amend
 (``order_desk/amend.py``), the chase (``tui/trading/chase.py``), the TWAP (``twap.py``), the trailing stop
-(``trailing.py``, ``tr<run>x..`` cloids) and the OCO (``oco.py``, ``oc<run>x..-t<n>``/``-s<n>``): ``act("placeOrder"``
-is only in ``tui.api``. The scale's cloid group in ``tui/ui/screens/order_desk/multi.py`` (``MultiOrders.scale``)
+(``trailing.py``, ``tr<run>x..`` cloids) and the OCO (``oco.py``, ``oc<run>x..-t<n>``/``-s<n>``); only ``tui.api``
+sends a placeOrder itself. The scale's cloid group in ``tui/ui/screens/order_desk/multi.py`` (``MultiOrders.scale``)
 is still its own.
 """
 
