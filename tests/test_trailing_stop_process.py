@@ -74,3 +74,60 @@ async def test_the_last_stop_stays_when_xtui_ends(
 async def _orders(url: str) -> list[Order]:
     async with Client(url, testnet=True) as reader:
         return list((await reader.open_orders(ALICE.address)).data)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL, signal.SIGHUP], ids=lambda s: s.name)
+async def test_the_next_start_resumes_the_trail(
+    exchange: SimProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sig: signal.Signals
+) -> None:
+    """The trail's xtui ended by ``sig``; xtui started again on the same data dir and exchange asks once to resume the
+    trail whose stop it finds resting by its cloid; Enter resumes it: the open orders show it trailing, not "not
+    running", and the log says it resumed. The stop on the exchange is the same one: nothing was placed again."""
+    monkeypatch.setenv("TRAIL_KEY", ALICE_KEY)
+    d, watch = await trail_started(tmp_path, exchange)
+    again: Dashboard | None = None
+    loop = asyncio.get_running_loop()
+    try:
+        [before], _ = await watch.read()
+        d.proc.send_signal(sig)
+        await loop.run_in_executor(None, d.wait_exit)
+        again = Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY")
+        await loop.run_in_executor(None, again.read_until, b"Resume trailing stop 1 on BTC-PERP?")
+        os.write(again.master, b"\r")
+        await loop.run_in_executor(None, again.read_until, b"trailing 500")
+        assert "resumed, keeping the SELL 0.1 BTC-PERP stop at" in again.log()
+        stops, held = await watch.read()
+        assert stops == [before] and held == SIZE
+    finally:
+        d.close()
+        if again is not None:
+            again.close()
+
+
+async def test_a_trail_left_at_the_next_start_says_not_running(
+    exchange: SimProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed, then started again: n leaves the stop where it is, and the open orders call it "trail (not
+    running)"; the next start does not ask again."""
+    monkeypatch.setenv("TRAIL_KEY", ALICE_KEY)
+    d, watch = await trail_started(tmp_path, exchange)
+    loop = asyncio.get_running_loop()
+    later: list[Dashboard] = []
+    try:
+        d.proc.send_signal(signal.SIGKILL)
+        await loop.run_in_executor(None, d.wait_exit)
+        later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY"))
+        await loop.run_in_executor(None, later[0].read_until, b"Resume trailing stop 1 on BTC-PERP?")
+        os.write(later[0].master, b"n")
+        await loop.run_in_executor(None, later[0].read_until, b"trail (not running)")
+        later[0].proc.send_signal(signal.SIGTERM)
+        await loop.run_in_executor(None, later[0].wait_exit)
+        later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY"))
+        await loop.run_in_executor(None, later[1].read_until, b"trail (not running)")
+        assert b"Resume trailing stop" not in later[1].out
+        stops, held = await watch.read()
+        assert len(stops) == 1 and held == SIZE
+    finally:
+        d.close()
+        for x in later:
+            x.close()

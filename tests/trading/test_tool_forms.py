@@ -69,7 +69,7 @@ def test_an_oco_needs_a_position() -> None:
 def test_only_the_runners_cloids_are_named(cloid: str) -> None:
     """A trader's own cloid is never taken for a runner's; the runners' own shapes are."""
     named = tool_of(cloid)
-    assert named is None or cloid.startswith(("ch", "oc"))
-    assert tool_of("ch3x12345678-7") == "chase"
+    assert named is None or cloid.startswith(("ch", "oc", "tr"))
+    assert tool_of("ch3x12345678-7") == "chase" and tool_of("tr1x12345678-2") == "trailing stop"
     assert tool_of("oc2x12345678-t1") == "OCO TP" and tool_of("oc2x12345678-s3") == "OCO stop"
     assert tool_of("chase-me") is None and tool_of("oc1x1-q1") is None

@@ -19,12 +19,16 @@ __all__ = ["chase_from_form", "oco_from_form", "tool_of"]
 
 _CHASE = re.compile(r"ch\d+x\d+-\d+")
 _OCO = re.compile(r"oc\d+x\d+-([ts])\d+")
+_TRAIL = re.compile(r"tr\d+x\d+-\d+")
 
 
 def tool_of(cloid: str) -> str | None:
-    """What an open order is to xtui's runners, by its cloid: "chase", "OCO TP", "OCO stop"; None: none of them."""
+    """What an open order is to xtui's runners, by its cloid: "chase", "OCO TP", "OCO stop", "trailing stop"; None:
+    none of them."""
     if _CHASE.fullmatch(cloid):
         return "chase"
+    if _TRAIL.fullmatch(cloid):
+        return "trailing stop"
     if m := _OCO.fullmatch(cloid):
         return "OCO TP" if m.group(1) == "t" else "OCO stop"
     return None

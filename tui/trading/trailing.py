@@ -36,6 +36,7 @@ from .orders import OrderContext, OrderPlan, fmt_decimal
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
+from .tool_book import KeptTrail
 from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
 
@@ -78,6 +79,7 @@ class Trail(msgspec.Struct):
     resizes: int = 0  # stops placed for a new size of the position at the same trigger
     uncovered: str = ""  # while its stop is not for the whole position (as last read): how much it covers, in words
     uncovered_said: bool = False  # whether ``uncovered`` was told (a resize that fails, or waits on the exchange)
+    kept_on_exit: bool = False  # stopped as xtui ended (not by the trader): the next start offers to resume it
 
     @property
     def active(self) -> bool:
@@ -137,12 +139,14 @@ class TrailRunner:
         check_s: float = CHECK_S,
         retry_s: float = RETRY_S,
         guard: Callable[[list[OrderPlan]], str | None] | None = None,
+        on_kept: Callable[[list[KeptTrail]], None] | None = None,
     ) -> None:
         self.client = client
         self.account = account
         self.context = context
         self.price = price
-        self.on_change = on_change
+        self._told = on_change
+        self._on_kept = on_kept  # the trails to keep on disk, after every change (``tool_book``)
         self.clock = clock
         self.sleep = sleep
         self.stop_expiry_s = stop_expiry_s
@@ -157,6 +161,31 @@ class TrailRunner:
     @property
     def active(self) -> list[Trail]:
         return [t for t in self.trails if t.active]
+
+    def on_change(self, trail: Trail, what: str) -> None:
+        """Tell of ``trail`` and keep what a restart needs (a trail stopped by the trader or ended is kept no more)."""
+        self._told(trail, what)
+        if self._on_kept is not None:
+            self._on_kept(self.kept())
+
+    def kept(self) -> list[KeptTrail]:
+        """The trails a restart may resume: running, or stopped as xtui ended, with a stop on the exchange."""
+        return [
+            KeptTrail(self.account, t.id, t.spec, t.peak, t.stop.cloid, t.stop.trigger, t.stop.size)
+            for t in self.trails
+            if t.stop is not None and (t.active or t.kept_on_exit)
+        ]
+
+    def resume(self, kept: KeptTrail, oid: int | None = None) -> Trail:
+        """Go on trailing ``kept``, whose stop the exchange shows resting (as ``oid``): from its peak, as if xtui had
+        never stopped; the first step reads the stop's record and the position, as every check does."""
+        trail = Trail(
+            len(self.trails) + 1, kept.spec, peak=kept.peak, stop=Stop(kept.cloid, kept.trigger, kept.size, oid)
+        )
+        self.trails.append(trail)
+        self._wake[trail.id] = asyncio.Event()
+        self._tasks[trail.id] = asyncio.get_running_loop().create_task(self._run(trail, kept.trigger, resumed=True))
+        return trail
 
     def labels(self) -> dict[str, tuple[str, str]]:
         """cloid -> what the open orders show for it (its type, and the peak), for every stop of an active trail."""
@@ -192,6 +221,7 @@ class TrailRunner:
     async def stop_all(self, why: str = "xtui quit") -> None:
         """Stop every trail and wait for them (xtui is quitting): each says what it leaves on the exchange."""
         for trail in self.active:
+            trail.kept_on_exit = True
             self.stop(trail, why)
         for task in list(self._tasks.values()):
             with contextlib.suppress(asyncio.CancelledError):
@@ -220,9 +250,10 @@ class TrailRunner:
 
     # ---- the loop -------------------------------------------------------------------------------
 
-    async def _run(self, trail: Trail, first: Decimal) -> None:
+    async def _run(self, trail: Trail, first: Decimal, *, resumed: bool = False) -> None:
         spec = trail.spec
-        trail.peak = self.price(spec.symbol, spec.source)
+        seen = self.price(spec.symbol, spec.source)
+        trail.peak = trail.peak if seen is None else advance(spec.side, trail.peak, seen)  # a resumed one keeps its own
         while trail.active and not trail.halt and trail.stop is None:  # the first stop, before anything else
             held = await self._position(trail)
             if held is not None and trail.active:
@@ -232,7 +263,8 @@ class TrailRunner:
             elif trail.stop is None and trail.active:
                 await self._wait(trail, self.retry_s)
         if trail.stop is not None:
-            self.on_change(trail, f"{trail.stop.words(spec)} placed · {trail.progress()}")
+            done = f"resumed, keeping the {trail.stop.words(spec)}" if resumed else f"{trail.stop.words(spec)} placed"
+            self.on_change(trail, f"{done} · {trail.progress()}")
         trail.checked_at = self.clock()
         while trail.active and not trail.halt:
             await self._wait(trail, self.step_s)

@@ -116,6 +116,7 @@ class XtuiApp(LeanApp[None]):
     def _take(self, session: Session) -> None:
         """Make ``session`` the app's: its feed and TWAPs report here, and a new main screen shows it."""
         self.session = session
+        self._resume_offered = False  # what an earlier run left is offered once the account has loaded
         session.relay.listener = self
         session.client.on_network_mismatch = self._network_mismatch
         options = session.options
@@ -138,6 +139,7 @@ class XtuiApp(LeanApp[None]):
             guard=session.guard,
             trails=session.trails,
             uncovered=session.uncovered,
+            owned=session.owned_cloids,
         )
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
@@ -317,6 +319,11 @@ class XtuiApp(LeanApp[None]):
         self.post_message(FeedChanged(topics))
 
     def on_feed_changed(self, message: FeedChanged) -> None:
+        if not self._resume_offered and self.session.feed.state.account.loaded:
+            self._resume_offered = True
+            from tui.ui.resume import offer_resume  # once a session: off the start-up path
+
+            self.run_worker(offer_resume(self, self.session), name="resume", exit_on_error=False)
         self.main.feed_changed(message)  # the data screens poll for themselves
         for screen in self.screen_stack:  # a layout, the ladder, the heatmap (a dialog over them too): as the panes do
             if isinstance(screen, (LayoutScreen, LiveScreen)):

@@ -8,6 +8,7 @@ take another whole (``XtuiApp.switch_session``); a TWAP still running keeps the 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -30,6 +31,7 @@ from tui.trading.chase import Chase, ChaseRunner
 from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
 from tui.trading.oco import Oco, OcoRunner
+from tui.trading.tool_book import KeptTrail, ToolBook, tool_book_path
 from tui.trading.tool_forms import tool_of
 from tui.trading.tools import OrderTool
 from tui.trading.trail_plan import Source
@@ -37,6 +39,8 @@ from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
 
 __all__ = ["Listener", "Relay", "Session", "SessionParts", "open_session"]
+
+log = logging.getLogger("tui.ui")
 
 
 class Listener(Protocol):
@@ -106,6 +110,7 @@ class Session(msgspec.Struct, frozen=True):
     owns_client: bool  # the app closes the client when the session ends
     relay: Relay
     event_file: EventFile  # the event log kept on disk for the profile (its thread starts with the session)
+    tool_book: ToolBook  # the protective tools kept on disk, so that a restart resumes them (``tui.ui.resume``)
 
     @property
     def read_only(self) -> bool:
@@ -120,6 +125,10 @@ class Session(msgspec.Struct, frozen=True):
         """The order tools of this session (none without a key to trade with): what the app, the quit question,
         the signals and the account switch go through."""
         return [t for t in (self.twaps, self.trails, self.chases, self.ocos) if t is not None]
+
+    def owned_cloids(self) -> set[str]:
+        """The cloids of the open orders this session's tools keep now."""
+        return {cloid for tool in self.tools for cloid in tool.owned_cloids()}
 
     def uncovered(self) -> dict[str, str]:
         """instrument -> what a protective tool could not keep covered, in its words (the protection model shows
@@ -171,6 +180,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
     guard = OrderGuard(guards, feed.state, lambda: int(wall_clock() * 1000))
     feed.state.account.events.kept_by_xtui = lambda cloid: tool_of(cloid) is not None
     twaps = trails = chases = ocos = None
+    tool_book = ToolBook.load(tool_book_path(stores, profile))
     if signer is not None and account is not None and not options.read_only:
         slippage = options.slippage_pct
 
@@ -182,8 +192,14 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
             seen = None if ticker is None else ticker.mark_price if source == "mark" else ticker.last_price
             return seen or None  # a 0 is no price
 
+        def keep(kept: list[KeptTrail]) -> None:
+            try:
+                tool_book.keep(account, kept)
+            except OSError as exc:  # the trail goes on; a restart will not offer to resume it
+                log.warning("trailing stops not kept on disk: %s", exc)
+
         twaps = TwapRunner(client, account, context, relay.twap_changed, guard=guard.refusal)
-        trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal)
+        trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal, on_kept=keep)
         chases = ChaseRunner(client, account, context, relay.chase_changed, guard=guard.refusal)
         ocos = OcoRunner(client, account, relay.oco_changed, context=context, guard=guard.refusal)
     return Session(
@@ -209,4 +225,5 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         owns_client=parts.get("close_client", False),
         relay=relay,
         event_file=EventFile(event_log_path(stores, profile)),
+        tool_book=tool_book,
     )

@@ -62,6 +62,7 @@ class ConfirmScreen(ModalScreen[bool | str]):
         yes: str = "Yes (y)",
         no: str = "No (n)",
         also: tuple[str, str] | None = None,
+        default: bool = False,
     ) -> None:
         super().__init__()
         self._title = title
@@ -69,6 +70,7 @@ class ConfirmScreen(ModalScreen[bool | str]):
         self._yes = yes
         self._no = no
         self._also = also  # (key, button label): a third answer
+        self._default = default  # Enter answers yes (resuming a protective tool); Escape is still no
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -82,7 +84,7 @@ class ConfirmScreen(ModalScreen[bool | str]):
                 yield Button(self._yes, id="yes", variant="warning")
 
     def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
+        self.query_one("#yes" if self._default else "#no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

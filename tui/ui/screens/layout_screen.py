@@ -192,7 +192,7 @@ class LayoutScreen(LeanScreen[None]):
             case "positions":
                 pane = PositionsPane(state, uncovered=self._session.uncovered, id=name)
             case "orders":
-                pane = OpenOrdersPane(state, now_s=self._session.wall_clock, id=name)
+                pane = OpenOrdersPane(state, now_s=self._session.wall_clock, owned=self._session.owned_cloids, id=name)
             case _:
                 pane = FillsPane(state, id=name)
         pane.styles.row_span, pane.styles.column_span = spot.rows, spot.cols

@@ -100,6 +100,7 @@ class MainScreen(LeanScreen[None]):
         guard: OrderGuard | None = None,
         trails: TrailRunner | None = None,
         uncovered: Callable[[], Mapping[str, str]] | None = None,
+        owned: Callable[[], set[str]] | None = None,
     ) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
@@ -140,6 +141,7 @@ class MainScreen(LeanScreen[None]):
         self.desk = OrderDesk(desk, trails)
         self._trails = trails
         self._uncovered = uncovered  # what the protective tools could not keep covered, by instrument
+        self._owned = owned  # the cloids the order tools keep now: the others of their schemes run no more
         self.guards = GuardPost(self, desk)  # armed mode, the loss limit in the header, liquidation warnings
 
     def take_breakpoints(self, size: Size) -> None:
@@ -180,7 +182,9 @@ class MainScreen(LeanScreen[None]):
             yield PositionsPane(state, uncovered=self._uncovered, id="positions")
             with TabbedContent(id="orders-tabs"):
                 with TabPane("Open orders", id=TABS["orders"]):
-                    yield OpenOrdersPane(state, now_s=self._wall_clock, labels=self._trail_labels, id="orders")
+                    yield OpenOrdersPane(
+                        state, now_s=self._wall_clock, labels=self._trail_labels, owned=self._owned, id="orders"
+                    )
                 with TabPane("Fills", id=TABS["fills"]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")

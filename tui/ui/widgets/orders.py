@@ -16,11 +16,13 @@ from .pane import TablePane
 
 __all__ = ["OpenOrdersPane", "is_protective", "order_flags", "order_type"]
 
+SHORT = {"trailing stop": "trail"}  # as the type column says a tool's order that no tool runs
+
 # (key, label, widest allowed): columns are as wide as their cells (see TablePane)
 COLUMNS = (
     ("market", "Market", 12),
     ("side", "Side", 6),  # "▼ sell"
-    ("type", "Type", 14),  # "stop market", "trailing 1.5%"
+    ("type", "Type", 20),  # "stop market", "trailing 1.5%", "OCO TP (not running)"
     ("price", "Price", 14),
     ("trigger", "Trigger", 14),
     ("size", "Size", 12),
@@ -82,6 +84,7 @@ class OpenOrdersPane(TablePane):
         *,
         now_s: Callable[[], float],
         labels: Callable[[], Mapping[str, tuple[str, str]]] | None = None,
+        owned: Callable[[], set[str]] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(state, id=id)
@@ -89,6 +92,8 @@ class OpenOrdersPane(TablePane):
         self._now_s = now_s
         # cloid -> a trailing stop's type and the peak it follows, shown for it in the type and the cloid columns
         self._labels = labels
+        # the cloids the order tools running now keep: another order of a tool's scheme says "(not running)"
+        self._owned = owned
 
     def selected(self) -> Order | None:
         """The order under the cursor."""
@@ -97,7 +102,13 @@ class OpenOrdersPane(TablePane):
 
     def refresh_state(self) -> None:
         account = self.state.account
-        labels = self._labels() if self._labels is not None else {}
+        labels = dict(self._labels()) if self._labels is not None else {}
+        if self._owned is not None:
+            owned = self._owned()
+            for o in account.open_orders:
+                tool = tool_of(o.cloid) if o.cloid and o.cloid not in owned and o.cloid not in labels else None
+                if tool is not None:  # an earlier run's (a crash), or a tool stopped: nothing of xtui manages it
+                    labels[o.cloid] = (f"{SHORT.get(tool, tool)} (not running)", o.cloid)
         rows = [
             (str(o.order_id), self._cells(o, labels.get(o.cloid) if o.cloid else None)) for o in account.open_orders
         ]

@@ -1,0 +1,94 @@
+"""At start, what an earlier run of xtui left on the exchange, once the account has loaded.
+
+- Each trailing stop kept on disk (``tui.trading.tool_book``) whose stop the exchange still shows resting (found by
+  its cloid) is offered once: resume it (Enter, the default), or leave the stop where it is, moved by no one. One
+  whose stop is gone (it fired, or was cancelled while xtui was away) is said, and forgotten.
+- Each open order of an *entry* tool (a chase's) that no tool of this run keeps, left by a crash, is offered once:
+  cancel it (Enter, the default), or keep it. Kept, it shows as "chase (not running)" in the open orders, where
+  ``x`` cancels it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from tui.api.errors import ClientError
+from tui.api.models import Order
+from tui.trading.outcomes import describe_order
+from tui.trading.tool_forms import tool_of
+from tui.ui.screens.confirm import ConfirmScreen
+
+if TYPE_CHECKING:
+    from tui.ui.app import XtuiApp
+    from tui.ui.session import Session
+
+__all__ = ["ENTRY_TOOLS", "offer_resume"]
+
+log = logging.getLogger("tui.ui")
+ENTRY_TOOLS = frozenset({"chase"})  # their orders are entries: withdrawn on every exit xtui handles
+
+
+async def offer_resume(app: XtuiApp, session: Session) -> None:
+    """Offer to resume the kept trailing stops, and to cancel what an entry tool left (see the module)."""
+    if session.account is None or session.trails is None:
+        return
+    if session.tool_book.problem:
+        app.notify(session.tool_book.problem, title="Trailing stops", severity="warning", timeout=20, markup=False)
+    by_cloid = {o.cloid: o for o in session.feed.state.account.open_orders if o.cloid}
+    trails = session.trails
+    for kept in session.tool_book.of(session.account):
+        order = by_cloid.get(kept.cloid)
+        if order is None:
+            said = f"{kept.words()}: its stop rests no more (it fired, or was cancelled while xtui was away)"
+            log.warning("not resumed: %s", said)
+            app.notify(f"Not resumed: {said}.", title="Trailing stops", severity="warning", timeout=15, markup=False)
+            continue
+        lines = [
+            kept.words() + ".",
+            "Resume (Enter): xtui goes on moving its stop as the price runs your way.",
+            "Leave it (n): the stop stays on the exchange where it is, and nothing moves it.",
+        ]
+        question = ConfirmScreen(
+            f"Resume trailing stop {kept.id} on {kept.spec.symbol}?", lines, yes="Resume (y)", no="Leave it (n)",
+            default=True,
+        )  # fmt: skip
+        if await app.push_screen_wait(question) is True:
+            trail = trails.resume(kept, order.order_id)
+            app.log_event("trail", f"Trailing stop {trail.id}: resumed from an earlier run: {kept.words()}")
+        else:
+            app.notify(f"Left: {kept.words()}; nothing moves it.", title="Trailing stops", markup=False)
+    try:
+        session.tool_book.keep(session.account, trails.kept())  # only what runs now is offered next time
+    except OSError as exc:
+        log.warning("trailing stops not kept on disk: %s", exc)
+    await _offer_cancel(app, session, _strays(session))
+
+
+def _strays(session: Session) -> list[Order]:
+    owned = session.owned_cloids()
+    return [
+        o
+        for o in session.feed.state.account.open_orders
+        if o.cloid and o.cloid not in owned and tool_of(o.cloid) in ENTRY_TOOLS
+    ]
+
+
+async def _offer_cancel(app: XtuiApp, session: Session, strays: list[Order]) -> None:
+    if not strays:
+        return
+    lines = [f"  {tool_of(o.cloid)}: {describe_order(o)}" for o in strays[:8]]
+    lines += [f"  and {len(strays) - 8} more"] if len(strays) > 8 else []
+    lines.append("No tool of this run manages them: cancel them (Enter), or keep them (n) as they are.")
+    question = ConfirmScreen(
+        f"{len(strays)} order(s) of an earlier run's tools rest", lines, yes="Cancel them (y)", no="Keep (n)",
+        default=True,
+    )  # fmt: skip
+    if await app.push_screen_wait(question) is not True:
+        return
+    try:
+        await session.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in strays])
+    except ClientError as exc:
+        app.notify(f"Not cancelled: {exc}; see Open orders", severity="error", timeout=15, markup=False)
+        return
+    app.notify(f"Cancelled {len(strays)} order(s) left by an earlier run's tools", markup=False)
