@@ -1,7 +1,9 @@
-"""The file that lets a trailing stop outlive the terminal (``tui.trading.tool_book``): written whole, read back
-equal; a damaged or hostile file is set aside with a notice (never used in part, never written over), and the book
-starts empty. Tried: not JSON, nested 10,000 deep, 1 MB, a wrong version, an extra field, a bad address, symbol,
-cloid, side, id, a number that is not one (NaN, Infinity, 1e999, negative, a float), too many trails, random bytes."""
+"""The file that lets a trailing stop and an OCO outlive the terminal (``tui.trading.tool_book``): written whole, read
+back equal; a damaged or hostile file is set aside with a notice (never used in part, never written over), and the
+book starts empty. Tried: not JSON, nested 10,000 deep, 1 MB, a wrong version, an extra field, a bad address, symbol,
+cloid, side, id, a number that is not one (NaN, Infinity, 1e999, negative, a float), too many trails, random bytes;
+for an OCO: an extra or missing leg field, legs on two sides or with one cloid, a take-profit with a trigger, a stop
+without one, a bad instrument or whole flag, too many OCOs. A file with no "ocos" (the trail-only builds) is read."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.trading.tool_book import MAX_KEPT, KeptTrail, ToolBook, tool_book_path
+from tui.trading.orders import OrderPlan
+from tui.trading.tool_book import MAX_FILE_BYTES, MAX_KEPT, KeptLeg, KeptOco, KeptTrail, ToolBook, tool_book_path
 from tui.trading.trail_plan import TrailSpec
 
 D = Decimal
@@ -33,6 +36,31 @@ def raw(i: int = 1, **over: object) -> dict[str, object]:
         "account": ACCOUNT, "id": i, "symbol": "BTC-PERP", "side": "sell", "distance": "3", "percent": True,
         "source": "mark", "peak": "100250", "cloid": f"tr{i}x1733000000-1", "trigger": "97242.5", "size": "0.03",
     } | over  # fmt: skip
+
+
+def oco(i: int = 1, **over: object) -> KeptOco:
+    fields: dict[str, object] = {
+        "account": ACCOUNT, "id": i, "symbol": "BTC-PERP", "instrument_id": 1, "whole": True, "size": D("0.1"),
+        "take_profit": KeptLeg(f"oc{i}x1733000000-t1", "sell", D(110000), None, D("0.1")),
+        "stop": KeptLeg(f"oc{i}x1733000000-s1", "sell", D("88200"), D(90000), D("0.1")),
+    }  # fmt: skip
+    return KeptOco(**(fields | over))  # type: ignore[arg-type]
+
+
+def raw_leg(tag: str = "t", **over: object) -> dict[str, object]:
+    price, trigger = ("110000", None) if tag == "t" else ("88200", "90000")
+    return {"cloid": f"oc1x1733000000-{tag}1", "side": "sell", "price": price, "trigger": trigger, "size": "0.1"} | over
+
+
+def raw_oco(i: int = 1, **over: object) -> dict[str, object]:
+    return {
+        "account": ACCOUNT, "id": i, "symbol": "BTC-PERP", "instrument": 1, "whole": True, "size": "0.1",
+        "take_profit": raw_leg("t"), "stop": raw_leg("s"),
+    } | over  # fmt: skip
+
+
+def book_of(ocos: list[object], trails: list[object] | None = None) -> bytes:
+    return json.dumps({"version": 1, "trails": trails or [], "ocos": ocos}).encode()
 
 
 def test_kept_trails_are_read_back_as_written(tmp_path: Path) -> None:
@@ -59,6 +87,60 @@ def test_another_accounts_trails_are_left_as_they_are(tmp_path: Path) -> None:
     assert ToolBook.load(path).trails == [other]
 
 
+def test_kept_ocos_are_read_back_as_written_beside_the_trails(tmp_path: Path) -> None:
+    path = tool_book_path(tmp_path, "LOCAL")
+    book = ToolBook.load(path)
+    part = oco(2, whole=False, size=D("0.04"), stop=KeptLeg("oc2x1733000000-s3", "sell", D(0), D(90000), D("0.04")))
+    book.keep_ocos(ACCOUNT, [oco(1), part])
+    book.keep(ACCOUNT, [trail(1)])
+    again = ToolBook.load(path)
+    assert again.ocos == [oco(1), part] and again.trails == [trail(1)] and again.problem == ""
+    assert again.ocos_of(ACCOUNT.upper().replace("0X", "0x")) == again.ocos
+    assert again.ocos[0].words() == (
+        "OCO 1: SELL 0.1 BTC-PERP, take-profit at 110,000, stop trigger 90,000, for the whole position"
+    )
+    assert "for 0.04 of the position" in again.ocos[1].words()
+    book.keep_ocos(ACCOUNT, [])
+    assert ToolBook.load(path).ocos == [] and ToolBook.load(path).trails == [trail(1)]
+
+
+def test_a_kept_leg_places_what_the_oco_placed() -> None:
+    """A leg read back is the plan the OCO places again when it resizes: a reduce-only limit, a reduce-only stop
+    market bounded by its price."""
+    tp = OrderPlan(1, "BTC-PERP", "sell", "limit", D(110000), D("0.1"), D(110000), reduce_only=True, cloid="c1")
+    stop = OrderPlan(
+        1, "BTC-PERP", "sell", "stop", D(88200), D("0.1"), D(90000), reduce_only=True, trigger=D(90000), market=True,
+        cloid="c2",
+    )  # fmt: skip
+    assert KeptLeg.of("c1", tp).plan(1, "BTC-PERP") == tp
+    assert KeptLeg.of("c2", stop).plan(1, "BTC-PERP") == stop
+
+
+def test_a_file_written_before_ocos_were_kept_is_read(tmp_path: Path) -> None:
+    path = tool_book_path(tmp_path, "LOCAL")
+    path.write_text(json.dumps({"version": 1, "trails": [raw()]}))
+    book = ToolBook.load(path)
+    assert book.trails == [trail()] and book.ocos == [] and book.problem == ""
+
+
+def test_a_full_book_at_its_longest_fits_the_file_limit(tmp_path: Path) -> None:
+    """MAX_KEPT trails and MAX_KEPT OCOs, every field at its longest, are written and read back: the limit never
+    sets aside a file xtui wrote itself."""
+    path = tool_book_path(tmp_path, "LOCAL")
+    big, name, cid = D("-0." + "9" * 37).copy_abs(), "X" * 40, "c" * 64
+    leg = KeptLeg(cid, "sell", big, big, big)
+    ocos = [oco(999_999, symbol=name, size=big, take_profit=KeptLeg("d" * 64, "sell", big, None, big), stop=leg)
+            for _ in range(MAX_KEPT)]  # fmt: skip
+    trails = [trail(999_999, spec=TrailSpec(name, "sell", big, True, "mark"), peak=big, cloid=cid, trigger=big,
+                    size=big) for _ in range(MAX_KEPT)]  # fmt: skip
+    book = ToolBook.load(path)
+    book.keep_ocos(ACCOUNT, ocos)
+    book.keep(ACCOUNT, trails)
+    assert path.stat().st_size <= MAX_FILE_BYTES
+    again = ToolBook.load(path)
+    assert again.problem == "" and len(again.ocos) == len(again.trails) == MAX_KEPT
+
+
 HOSTILE = [
     ("not json", b"{trails", "Expecting property name"),
     ("nested", b'{"version": 1, "trails": ' + b"[" * 5_000 + b"]" * 5_000 + b"}", "nested more than 6 deep"),
@@ -77,6 +159,30 @@ HOSTILE = [
     ("float", json.dumps({"version": 1, "trails": [raw(trigger=97000.5)]}).encode(), "as a string"),
     ("too many", json.dumps({"version": 1, "trails": [raw(i) for i in range(1, MAX_KEPT + 2)]}).encode(), "more than"),
     ("bytes", b"\xff\xfe\x00garbage", "could not be read"),
+    ("top-level key", json.dumps({"version": 1, "trails": [], "evil": []}).encode(), "expected"),
+    ("ocos not a list", json.dumps({"version": 1, "trails": [], "ocos": {}}).encode(), "expected"),
+    ("oco extra field", book_of([raw_oco(evil=1)]), "fields"),
+    ("oco missing leg", book_of([{k: v for k, v in raw_oco().items() if k != "stop"}]), "fields"),
+    ("leg extra field", book_of([raw_oco(stop=raw_leg("s", oid=7))]), "stop has the fields"),
+    ("leg not a dict", book_of([raw_oco(take_profit=["x"])]), "take_profit has the fields"),
+    ("oco address", book_of([raw_oco(account="0x" + "g" * 40)]), "address"),
+    ("oco symbol", book_of([raw_oco(symbol="BTC\x07")]), "instrument name"),
+    ("oco id", book_of([raw_oco(id=0)]), "id"),
+    ("oco instrument", book_of([raw_oco(instrument="1")]), "instrument id"),
+    ("oco whole", book_of([raw_oco(whole=1)]), "true or false"),
+    ("leg cloid", book_of([raw_oco(stop=raw_leg("s", cloid="\x1b]52;c;"))]), "client order id"),
+    ("leg side", book_of([raw_oco(stop=raw_leg("s", side="short"))]), "side"),
+    ("two sides", book_of([raw_oco(stop=raw_leg("s", side="buy"))]), "one side"),
+    ("one cloid", book_of([raw_oco(stop=raw_leg("s", cloid="oc1x1733000000-t1"))]), "two cloids"),
+    ("tp trigger", book_of([raw_oco(take_profit=raw_leg("t", trigger="1"))]), "trigger"),
+    ("stop no trigger", book_of([raw_oco(stop=raw_leg("s", trigger=None))]), "trigger"),
+    ("leg NaN", book_of([raw_oco(take_profit=raw_leg("t", price="NaN"))]), "out of range"),
+    ("leg negative", book_of([raw_oco(stop=raw_leg("s", price="-1"))]), "out of range"),
+    ("tp price 0", book_of([raw_oco(take_profit=raw_leg("t", price="0"))]), "out of range"),
+    ("leg float", book_of([raw_oco(stop=raw_leg("s", size=0.1))]), "as a string"),
+    ("oco size 1e999", book_of([raw_oco(size="1e999")]), "out of range"),
+    ("too many ocos", book_of([raw_oco(i) for i in range(1, MAX_KEPT + 2)]), "more than"),
+    ("bad oco, good trail", book_of([raw_oco(whole=None)], [raw()]), "true or false"),
 ]
 
 
@@ -87,7 +193,7 @@ def test_a_bad_file_is_set_aside_with_a_notice_and_never_used(
     path = tool_book_path(tmp_path, "LOCAL")
     path.write_bytes(body)
     book = ToolBook.load(path)
-    assert book.trails == []
+    assert book.trails == [] and book.ocos == []
     assert said in book.problem and "it was kept as" in book.problem
     [aside] = path.parent.glob(path.name + ".bad-*")
     assert aside.read_bytes() == body  # never lost
@@ -104,3 +210,4 @@ def test_any_bytes_give_a_book_or_a_notice(tmp_path: Path, body: bytes) -> None:
     path.write_bytes(body)
     book = ToolBook.load(path)
     assert book.problem or all(isinstance(t, KeptTrail) for t in book.trails)
+    assert book.problem or all(isinstance(o, KeptOco) for o in book.ocos)

@@ -1,11 +1,13 @@
-"""What the protective tools keep on disk so that they outlive the terminal: each running trailing stop (what it
-trails, the peak it has seen, the stop it keeps on the exchange), per profile and account.
+"""What the protective tools keep on disk so that they outlive the terminal, per profile and account: each running
+trailing stop (what it trails, the peak it has seen, the stop it keeps on the exchange) and each linked OCO (the
+position it follows or its fixed size, and each leg's order: cloid, side, price, trigger, size).
 
-The file is JSON (``tools-<profile>.json``), written whole and atomically at every change of a trail (a temporary
-file, then a rename), read within limits (16 KiB, nested at most 6 deep, at most ``MAX_KEPT`` trails) and checked
-field by field: a file that cannot be read, or holds a bad entry, is moved aside with a notice, never written over,
-never half-used. On the next start xtui finds each kept trail's stop on the exchange by its cloid and asks once to
-resume it (``tui.ui.resume``).
+The file is JSON (``tools-<profile>.json``: ``{"version": 1, "trails": [...], "ocos": [...]}``; a file with no
+``"ocos"``, as the first trail-only builds wrote it, reads as one with none), written whole and atomically at every
+change of a tool (a temporary file, then a rename), read within limits (64 KiB, nested at most 6 deep, at most
+``MAX_KEPT`` trails and ``MAX_KEPT`` OCOs) and checked field by field: a file that cannot be read, or holds a bad
+entry, is moved aside with a notice, never written over, never half-used. On the next start xtui finds each kept
+tool's orders on the exchange by their cloids and asks once to resume it (``tui.ui.resume``).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import msgspec
 from tui.feed.kept_files import KeptFile, read_kept
 from tui.paths import profile_file
 
+from .orders import OrderPlan, Side, fmt_decimal
 from .trail_plan import TrailSpec
 
-__all__ = ["MAX_KEPT", "KeptTrail", "ToolBook", "tool_book_path"]
+__all__ = ["MAX_KEPT", "KeptLeg", "KeptOco", "KeptTrail", "ToolBook", "tool_book_path"]
 
-MAX_KEPT = 32
-MAX_FILE_BYTES = 16 << 10
+MAX_KEPT = 32  # trails, and OCOs
+MAX_FILE_BYTES = 64 << 10  # MAX_KEPT of each, every field at its longest, fits (a test says so)
 VERSION = 1
 _ACCOUNT = re.compile(r"0x[0-9a-fA-F]{40}")
 _SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,39}")
@@ -50,6 +53,54 @@ class KeptTrail(msgspec.Struct, frozen=True):
         return (
             f"trailing stop {self.id}: {self.spec.side.upper()} {self.size.normalize():f} {self.spec.symbol} stop at"
             f" {self.trigger.normalize():f}, {self.spec.distance_words} behind the {self.spec.source}{peak}"
+        )
+
+
+class KeptLeg(msgspec.Struct, frozen=True):
+    """One leg of a kept OCO: the order it placed last, enough to place it again for another size."""
+
+    cloid: str
+    side: Side
+    price: Decimal  # a take-profit's limit; a stop's price bound (0: bounded by the exchange)
+    trigger: Decimal | None  # a stop's trigger; None for the take-profit
+    size: Decimal
+
+    @classmethod
+    def of(cls, cloid: str, plan: OrderPlan) -> KeptLeg:
+        return cls(cloid, plan.side, plan.price, plan.trigger, plan.size)
+
+    def plan(self, instrument_id: int, symbol: str) -> OrderPlan:
+        """The leg's order as the OCO places it: a reduce-only limit, or a reduce-only stop market."""
+        if self.trigger is None:
+            return OrderPlan(instrument_id, symbol, self.side, "limit", self.price, self.size, self.price,
+                             reduce_only=True, cloid=self.cloid)  # fmt: skip
+        return OrderPlan(
+            instrument_id, symbol, self.side, "stop", self.price, self.size, self.trigger, reduce_only=True,
+            trigger=self.trigger, market=True, cloid=self.cloid,
+        )  # fmt: skip
+
+
+class KeptOco(msgspec.Struct, frozen=True):
+    """An OCO as kept: enough to find both legs on the exchange and link them again."""
+
+    account: str
+    id: int
+    symbol: str
+    instrument_id: int
+    whole: bool  # it follows the position's size
+    size: Decimal  # what its legs placed last are to close in all, their fills included
+    take_profit: KeptLeg
+    stop: KeptLeg
+
+    @property
+    def legs(self) -> tuple[KeptLeg, KeptLeg]:
+        return self.take_profit, self.stop
+
+    def words(self) -> str:
+        part = "the whole position" if self.whole else f"{fmt_decimal(self.size)} of the position"
+        return (
+            f"OCO {self.id}: {self.stop.side.upper()} {fmt_decimal(self.stop.size)} {self.symbol}, take-profit at"
+            f" {fmt_decimal(self.take_profit.price)}, stop trigger {fmt_decimal(self.stop.trigger)}, for {part}"
         )
 
 
@@ -97,6 +148,59 @@ def _trail(raw: object) -> KeptTrail:
     )
 
 
+def _leg(raw: object, name: str) -> KeptLeg:
+    fields = {"cloid", "side", "price", "trigger", "size"}
+    if not isinstance(raw, dict) or set(raw) != fields:
+        raise ValueError(f"an OCO's {name} has the fields {sorted(fields)}")
+    if not isinstance(raw["cloid"], str) or not _CLOID.fullmatch(raw["cloid"]):
+        raise ValueError(f"an OCO's {name} cloid is not a client order id")
+    if raw["side"] not in ("buy", "sell"):
+        raise ValueError(f"an OCO's {name} side is not one xtui writes")
+    if (raw["trigger"] is None) != (name == "take_profit"):
+        raise ValueError(f"an OCO's {name} trigger is not one xtui writes")
+    price = _number(raw["price"], f"{name} price", positive=False)
+    if price < 0 or (price == 0 and name == "take_profit"):
+        raise ValueError(f"{name} price: out of range")
+    trigger = None if raw["trigger"] is None else _number(raw["trigger"], f"{name} trigger")
+    return KeptLeg(raw["cloid"], raw["side"], price, trigger, _number(raw["size"], f"{name} size"))
+
+
+def _oco(raw: object) -> KeptOco:
+    """One kept OCO from the file's JSON; ValueError naming what is wrong."""
+    fields = {"account", "id", "symbol", "instrument", "whole", "size", "take_profit", "stop"}
+    if not isinstance(raw, dict) or set(raw) != fields:
+        raise ValueError(f"an OCO has the fields {sorted(fields)}")
+    account, symbol, instrument = raw["account"], raw["symbol"], raw["instrument"]
+    if not isinstance(account, str) or not _ACCOUNT.fullmatch(account):
+        raise ValueError("an OCO's account is not an address")
+    if not isinstance(symbol, str) or not _SYMBOL.fullmatch(symbol):
+        raise ValueError("an OCO's symbol is not an instrument name")
+    if not isinstance(raw["id"], int) or isinstance(raw["id"], bool) or not 0 < raw["id"] < 1_000_000:
+        raise ValueError("an OCO's id is not a small whole number")
+    if not isinstance(instrument, int) or isinstance(instrument, bool) or not 0 <= instrument < 1 << 31:
+        raise ValueError("an OCO's instrument is not an instrument id")
+    if not isinstance(raw["whole"], bool):
+        raise ValueError("an OCO's whole is not true or false")
+    tp, stop = _leg(raw["take_profit"], "take_profit"), _leg(raw["stop"], "stop")
+    if tp.side != stop.side or tp.cloid == stop.cloid:
+        raise ValueError("an OCO's legs are not on one side with two cloids")
+    return KeptOco(account, raw["id"], symbol, instrument, raw["whole"], _number(raw["size"], "size"), tp, stop)
+
+
+def _raw_leg(leg: KeptLeg) -> dict[str, Any]:
+    return {
+        "cloid": leg.cloid, "side": leg.side, "price": str(leg.price),
+        "trigger": None if leg.trigger is None else str(leg.trigger), "size": str(leg.size),
+    }  # fmt: skip
+
+
+def _raw_oco(o: KeptOco) -> dict[str, Any]:
+    return {
+        "account": o.account, "id": o.id, "symbol": o.symbol, "instrument": o.instrument_id, "whole": o.whole,
+        "size": str(o.size), "take_profit": _raw_leg(o.take_profit), "stop": _raw_leg(o.stop),
+    }  # fmt: skip
+
+
 def _raw(t: KeptTrail) -> dict[str, Any]:
     return {
         "account": t.account, "id": t.id, "symbol": t.spec.symbol, "side": t.spec.side,
@@ -109,9 +213,12 @@ def _raw(t: KeptTrail) -> dict[str, Any]:
 class ToolBook:
     """A profile's kept tools and their file."""
 
-    def __init__(self, path: Path, trails: list[KeptTrail] | None = None, problem: str = "") -> None:
+    def __init__(
+        self, path: Path, trails: list[KeptTrail] | None = None, problem: str = "", ocos: list[KeptOco] | None = None
+    ) -> None:
         self.path = path
         self.trails = trails or []
+        self.ocos = ocos or []
         self.file = KeptFile(path, problem)
 
     @property
@@ -129,9 +236,13 @@ class ToolBook:
                 return book
             if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("trails"), list):
                 raise ValueError(f'expected {{"version": {VERSION}, "trails": [...]}}')
-            if len(raw["trails"]) > MAX_KEPT:
-                raise ValueError(f"more than {MAX_KEPT} trails")
-            book.trails = [_trail(t) for t in raw["trails"]]
+            ocos = raw.get("ocos", [])  # absent: written before OCOs were kept
+            if set(raw) - {"version", "trails", "ocos"} or not isinstance(ocos, list):
+                raise ValueError(f'expected {{"version": {VERSION}, "trails": [...], "ocos": [...]}}')
+            if len(raw["trails"]) > MAX_KEPT or len(ocos) > MAX_KEPT:
+                raise ValueError(f"more than {MAX_KEPT} trails or OCOs")
+            trails, kept_ocos = [_trail(t) for t in raw["trails"]], [_oco(o) for o in ocos]
+            book.trails, book.ocos = trails, kept_ocos
         except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
             book.file.aside(exc)
         return book
@@ -143,8 +254,19 @@ class ToolBook:
     def keep(self, account: str, trails: list[KeptTrail]) -> None:
         """``account``'s trails are now ``trails`` (the others' stay as they are); saved at once (OSError if not)."""
         others = [t for t in self.trails if t.account.lower() != account.lower()]
-        kept = (others + trails)[-MAX_KEPT:]
-        if kept == self.trails:
+        self._save((others + trails)[-MAX_KEPT:], self.ocos)
+
+    def ocos_of(self, account: str) -> list[KeptOco]:
+        """The OCOs kept for ``account``."""
+        return [o for o in self.ocos if o.account.lower() == account.lower()]
+
+    def keep_ocos(self, account: str, ocos: list[KeptOco]) -> None:
+        """``account``'s OCOs are now ``ocos`` (the others' stay as they are); saved at once (OSError if not)."""
+        others = [o for o in self.ocos if o.account.lower() != account.lower()]
+        self._save(self.trails, (others + ocos)[-MAX_KEPT:])
+
+    def _save(self, trails: list[KeptTrail], ocos: list[KeptOco]) -> None:
+        if trails == self.trails and ocos == self.ocos:
             return
-        self.file.write({"version": VERSION, "trails": [_raw(t) for t in kept]})
-        self.trails = kept
+        self.file.write({"version": VERSION, "trails": [_raw(t) for t in trails], "ocos": [_raw_oco(o) for o in ocos]})
+        self.trails, self.ocos = trails, ocos
