@@ -22,7 +22,7 @@ ORDERS_SUMMED = 200  # orders whose pieces are summed into one entry; an older o
 # what the log holds: the account's events, and what the dashboard and the connection went through
 LOG_KINDS = (
     "fill", "trigger", "cancel", "liquidation", "funding", "warning", "alert", "twap", "trail", "chase", "oco",
-    "refusal", "disconnect", "reconnect",
+    "refusal", "disconnect", "reconnect", "protection",
 )  # fmt: skip
 MAX_TEXT = 400  # an entry's text is cut here: one line of a screen, one line of the file
 _ZERO = Decimal(0)

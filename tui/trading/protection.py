@@ -10,9 +10,10 @@ The interface links no TP/SL to its entry, so the rules are xtui's:
   take-profit counts), a **stop-loss** when at a worse one; the exchange's own TP/SL mark wins where it is given.
   It covers its unfilled size, at most the position's.
 - A TP/SL of a bracket (grouping "normal") waits for its entry. It is **pending** while xtui's bracket cloid links
-  it to an entry that still rests (the orders of one placeOrder share ``<stem>-``); it is **pending?** while it
-  cannot be linked and an order that may be its entry (same instrument, the other side, not reduce-only) rests.
-  Neither is counted as protection.
+  it to an entry that still rests with nothing filled (the orders of one placeOrder share ``<stem>-``); it is
+  **pending?** while it cannot be linked and an order that may be its entry (same instrument, the other side, not
+  reduce-only, nothing filled) rests. Neither is counted as protection. Once its entry has filled in part, a leg is
+  armed (the exchange's rule): it protects like any other TP/SL.
 - A reduce-only order that cannot reduce what is held (the old long's sells after a reverse to short, or any on a
   flat instrument) protects nothing: **stale**. The exchange cancels it or lets it fire into nothing.
 - A tool that keeps a position's protection (a trailing stop) may say it is **not covered** (a resize it could not
@@ -37,6 +38,7 @@ __all__ = [
     "Cover",
     "Guarded",
     "Protection",
+    "ProtectionWatch",
     "cloid_stem",
     "protection",
     "protection_lines",
@@ -148,7 +150,12 @@ def _pending(order: Order, orders: Sequence[Order]) -> tuple[bool, bool]:
         return False, False
     stem = cloid_stem(order.cloid)
     entries = [
-        o for o in orders if o.instrument == order.instrument and not _may_only_reduce(o) and o.side != order.side
+        o
+        for o in orders
+        if o.instrument == order.instrument
+        and not _may_only_reduce(o)
+        and o.side != order.side
+        and (o.unfilled or o.size) == o.size  # a leg waits for its entry's first fill only
     ]
     if stem is not None and any(cloid_stem(o.cloid) == stem for o in entries):
         return True, True
@@ -235,3 +242,40 @@ def _order_words(o: Order) -> str:
     side = "BUY" if o.side == "b" else "SELL"
     at = f"stop {fmt_decimal(o.trigger_px)}" if o.trigger_px else f"limit {fmt_decimal(o.limit_price)}"
     return f"{side} {fmt_decimal(o.unfilled or o.size)} {at}"
+
+
+class ProtectionWatch:
+    """What changed in the positions' protection since the last look, for the event log: a position newly held, a
+    stop-loss that no longer covers it all, a tool that could not keep it covered, orders left protecting nothing.
+    A move of a price is no change (a trailing stop says its own moves); the first look is history, never news."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, str] | None = None
+
+    def changes(self, model: Protection) -> list[tuple[str, str, bool]]:
+        """(instrument, what it is now in words, whether that is worse: less of it covered) for each change."""
+        now = {name: _status(g) for name, g in model.positions.items()}
+        before, self._seen = self._seen, now
+        if before is None:
+            return []
+        out = []
+        for name, status in now.items():
+            if before.get(name) != status:
+                g = model.positions[name]
+                worse = name in before and _rank(status) < _rank(before[name])
+                out.append((name, f"{name} {g.side} {fmt_decimal(abs(g.size))}: {g.words()}", worse))
+        out += [(name, f"{name}: no position, nothing to protect", False) for name in before if name not in now]
+        return out
+
+
+def _status(g: Guarded) -> str:
+    def cover(c: Cover | None) -> str:
+        return "none" if c is None else "whole" if c.whole else "part"
+
+    return f"tp {cover(g.tp)} sl {cover(g.sl)} uncovered {bool(g.uncovered)} stale {len(g.stale)}"
+
+
+def _rank(status: str) -> int:
+    """How protected: the stop-loss first (whole 2, part 1, none 0), then a tool that says it is not covered."""
+    sl = status.split(" sl ")[1].split()[0]
+    return {"whole": 4, "part": 2, "none": 0}[sl] + (0 if "uncovered True" in status else 1)

@@ -29,6 +29,7 @@ from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
 from tui.trading.chase import MOVED
+from tui.trading.protection import ProtectionWatch, protection_now
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
@@ -117,6 +118,7 @@ class XtuiApp(LeanApp[None]):
         """Make ``session`` the app's: its feed and TWAPs report here, and a new main screen shows it."""
         self.session = session
         self._resume_offered = False  # what an earlier run left is offered once the account has loaded
+        self._protection = ProtectionWatch()  # what the event log last said of each position's protection
         session.relay.listener = self
         session.client.on_network_mismatch = self._network_mismatch
         options = session.options
@@ -204,6 +206,15 @@ class XtuiApp(LeanApp[None]):
     def write_events(self) -> None:
         """Hand the event log's new entries to its file's thread (which writes them: never this loop)."""
         self.session.event_file.write(self.feed.state.account.events.book.take_unwritten())
+
+    def _protection_changed(self) -> None:
+        """A position's protection changed (a fill, an order placed or gone, a tool that could not keep up): the
+        event log says so; a stop-loss that covers less than before is also a notice."""
+        model = protection_now(self.session.feed.state, self.session.uncovered())
+        for _, words, worse in self._protection.changes(model):
+            self.log_event("protection", words)
+            if worse:
+                self.notify(words, title="Protection", severity="warning", timeout=10, markup=False)
 
     def log_event(self, kind: str, text: str) -> None:
         """Enter what the dashboard saw in the event log (the header's unread count follows)."""
@@ -324,6 +335,8 @@ class XtuiApp(LeanApp[None]):
             from tui.ui.resume import offer_resume  # once a session: off the start-up path
 
             self.run_worker(offer_resume(self, self.session), name="resume", exit_on_error=False)
+        if message.topics & {"positions", "orders"} and self.session.feed.state.account.loaded:
+            self._protection_changed()
         self.main.feed_changed(message)  # the data screens poll for themselves
         for screen in self.screen_stack:  # a layout, the ladder, the heatmap (a dialog over them too): as the panes do
             if isinstance(screen, (LayoutScreen, LiveScreen)):

@@ -12,6 +12,7 @@ from rich.text import Text
 from tui.api.models import Position
 from tui.feed.funding import FundingPaid, funding_paid
 from tui.feed.risk import Liquidation, liquidation
+from tui.trading import fmt_decimal
 from tui.trading.protection import Cover, Guarded, protection
 
 from .display import DOWN, UP, fit, fmt_money, fmt_pct, fmt_price, fmt_size
@@ -195,7 +196,7 @@ class PositionsPane(TablePane):
         if cover is None:
             return _r(empty, c.warning if empty == "none" else c.muted)
         if not cover.whole:  # the part covered, where the trader looks; the price is on the chart and in the note
-            part = f"{fmt_size(cover.covered, lot)}/{fmt_size(cover.held, lot)}{WARN}"
+            part = f"{fmt_decimal(cover.covered)}/{fmt_decimal(cover.held)}{WARN}"  # 0.01/0.03⚠: no lot's zeros
             return _r(part if len(part) <= 12 else f"{cover.covered / cover.held:.0%} of it{WARN}", c.warning)
         text = fit(fmt_price(cover.price, tick), cover.price, 12 - (1 if warn else 0))
         return _r(text + WARN, c.warning) if warn else _r(text)

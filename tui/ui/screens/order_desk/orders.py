@@ -162,6 +162,12 @@ class SingleOrders:
             f"Price empty: at market, at most {fmt_decimal(self.desk.policy.slippage_pct)}% beyond the best price;",
             "a price: a reduce-only limit order (GTC).",
         ]
+        guarded = protection_now(self.desk.state).of(symbol)
+        if guarded is not None:  # what becomes of its protection, said before the close
+            notes.append(f"Protection now: {guarded.words()}.")
+            if guarded.tp or guarded.sl:
+                notes.append("Closed in part, it stays (reduce-only: at most what is left is closed); closed whole,")
+                notes.append("the position's TP/SL go with it, and other reduce-only orders stay, protecting nothing.")
 
         def preview(values: dict[str, str]) -> list[str]:
             ctx = self.desk.context(symbol)
