@@ -18,6 +18,9 @@ confirm before anything is sent): both legs are resized to the new size. An OCO 
 never more than the position. A resize that cannot be done yet is said (``uncovered``) and tried again at each
 look; a position closed or flipped ends the pair and withdraws what rests. Only legs the record (as last read)
 shows resting are ever named as resting (``resting``).
+
+What a restart needs is handed to ``on_kept`` after every change (``kept``: the running pairs, and those left as
+xtui ended); ``resume`` links a kept pair again once the exchange shows both its legs resting (``tui.ui.resume``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import ClientError
+from tui.api.models import Order
 from tui.trading.waits import sleep_unless_woken
 
 from .cloids import make_cloid
@@ -39,6 +43,7 @@ from .orders import OrderContext, OrderPlan, fmt_decimal
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
+from .tool_book import KeptLeg, KeptOco
 from .tools import Job
 from .withdraw import withdraw_order
 
@@ -89,6 +94,7 @@ class Oco(msgspec.Struct):
     uncovered: str = ""  # "not covered: ..." while the legs are not for what they should be (a resize not done)
     refused: str = ""  # why the last resize was refused (said once)
     uncovered_said: bool = False  # whether ``uncovered`` was told
+    kept_on_exit: bool = False  # left as xtui ended (not by the trader): the next start offers to resume it
 
     @property
     def active(self) -> bool:
@@ -122,10 +128,12 @@ class OcoRunner:
         poll_s: float = POLL_S,
         settle_retry_s: float = SETTLE_RETRY_S,
         guard: Callable[[list[OrderPlan]], str | None] | None = None,
+        on_kept: Callable[[list[KeptOco]], None] | None = None,
     ) -> None:
         self.client = client
         self.account = account
-        self.on_change = on_change
+        self._told = on_change
+        self._on_kept = on_kept  # the pairs to keep on disk, after every change (``tool_book``)
         self.context = context
         self.sleep = sleep
         self.order_expiry_s = order_expiry_s
@@ -156,6 +164,34 @@ class OcoRunner:
         self.on_change(oco, f"started: OCO {take_profit.side.upper()} {fmt_decimal(oco.size)} {oco.symbol}")
         return oco
 
+    def on_change(self, oco: Oco, what: str) -> None:
+        """Tell of ``oco`` and keep what a restart needs (a pair cancelled or ended is kept no more)."""
+        self._told(oco, what)
+        if self._on_kept is not None:
+            self._on_kept(self.kept())
+
+    def kept(self) -> list[KeptOco]:
+        """The pairs a restart may link again: running, or left as xtui ended, with both legs placed."""
+        return [self._kept(o) for o in self.ocos if (o.active or o.kept_on_exit) and all(leg.cloid for leg in o.legs)]
+
+    def _kept(self, o: Oco) -> KeptOco:
+        tp, sl = (KeptLeg.of(leg.cloid, leg.plan) for leg in o.legs)
+        placed = o.size - sum((leg.before for leg in o.legs), Decimal(0))  # the fills of replaced orders are past
+        return KeptOco(self.account, o.id, o.symbol, o.legs[0].plan.instrument_id, o.whole, placed, tp, sl)
+
+    def resume(self, kept: KeptOco, found: tuple[Order, Order]) -> Oco:
+        """Link ``kept`` again, whose take-profit and stop the exchange shows resting (``found``, in that order), as
+        if xtui had never stopped: the first look reads both legs' records and the position, as every look does."""
+        legs = tuple(
+            Leg(name, tag, k.plan(kept.instrument_id, kept.symbol), k.cloid, filled=o.size - o.unfilled, open=True)
+            for name, tag, k, o in zip(("take-profit", "stop"), "ts", kept.legs, found, strict=True)
+        )
+        oco = Oco(len(self.ocos) + 1, kept.symbol, kept.size, (legs[0], legs[1]), whole=kept.whole)
+        self.ocos.append(oco)
+        self._wake[oco.id] = asyncio.Event()
+        self._tasks[oco.id] = asyncio.get_running_loop().create_task(self._run(oco, resumed=True))
+        return oco
+
     def cancel(self, oco: Oco) -> None:
         """Unlink and withdraw both legs."""
         if oco.active:
@@ -168,13 +204,15 @@ class OcoRunner:
         """xtui is quitting: every pair is unlinked, its orders left on the exchange; what rests, in words."""
         self._quitting = True
         for oco in self.active:
-            oco.state = "left"
+            oco.state, oco.kept_on_exit = "left", True
             oco.reason = "xtui quit: what rests of it stays on the exchange, no longer linked"
             self._wake[oco.id].set()
             self.on_change(oco, oco.reason)
         for task in list(self._tasks.values()):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self._on_kept is not None:  # the legs as the pairs ended, whatever they said last
+            self._on_kept(self.kept())
         return self.resting()
 
     def resting(self, *, running_too: bool = False) -> list[str]:
@@ -207,7 +245,9 @@ class OcoRunner:
 
     name: ClassVar[str] = "OCO"
     protective: ClassVar[bool] = True
-    on_exit: ClassVar[str] = "What rests of an OCO stays on the exchange, no longer linked."
+    on_exit: ClassVar[str] = (
+        "What rests of an OCO stays on the exchange, no longer linked; the next start offers to link it again."
+    )
 
     def jobs(self) -> list[Job]:
         return [Job(self.name, o.id, o.progress()) for o in self.active]
@@ -223,14 +263,17 @@ class OcoRunner:
 
     # ---- the loop -------------------------------------------------------------------------------
 
-    async def _run(self, oco: Oco) -> None:
+    async def _run(self, oco: Oco, *, resumed: bool = False) -> None:
         tp, sl = oco.legs
-        if not await self._place(oco, tp, oco.size) or not await self._place(oco, sl, oco.size):
+        if resumed:
+            self.on_change(oco, f"resumed, linking both orders again: {oco.progress()}")
+        elif not await self._place(oco, tp, oco.size) or not await self._place(oco, sl, oco.size):
             for leg in oco.legs:
                 if leg.cloid and leg.open and await self._withdraw(oco, leg) is not None:
                     self.on_change(oco, f"the {leg.name} was withdrawn: nothing of this OCO rests")
             return
-        self.on_change(oco, f"both orders rest: {oco.progress()}")
+        else:
+            self.on_change(oco, f"both orders rest: {oco.progress()}")
         while oco.active:
             if not await self._wait(oco, self.poll_s):
                 break
