@@ -31,7 +31,7 @@ from tui.trading.chase import Chase, ChaseRunner
 from tui.trading.context import order_context
 from tui.trading.guards import Guards, OrderGuard
 from tui.trading.oco import Oco, OcoRunner
-from tui.trading.tool_book import KeptTrail, ToolBook, tool_book_path
+from tui.trading.tool_book import KeptOco, KeptTrail, ToolBook, tool_book_path
 from tui.trading.tool_forms import tool_of
 from tui.trading.tools import OrderTool
 from tui.trading.trail_plan import Source
@@ -198,10 +198,16 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
             except OSError as exc:  # the trail goes on; a restart will not offer to resume it
                 log.warning("trailing stops not kept on disk: %s", exc)
 
+        def keep_ocos(kept: list[KeptOco]) -> None:
+            try:
+                tool_book.keep_ocos(account, kept)
+            except OSError as exc:  # the pair stays linked; a restart will not offer to link it again
+                log.warning("OCOs not kept on disk: %s", exc)
+
         twaps = TwapRunner(client, account, context, relay.twap_changed, guard=guard.refusal)
         trails = TrailRunner(client, account, context, price, relay.trail_changed, guard=guard.refusal, on_kept=keep)
         chases = ChaseRunner(client, account, context, relay.chase_changed, guard=guard.refusal)
-        ocos = OcoRunner(client, account, relay.oco_changed, context=context, guard=guard.refusal)
+        ocos = OcoRunner(client, account, relay.oco_changed, context=context, guard=guard.refusal, on_kept=keep_ocos)
     return Session(
         client=client,
         feed=feed,

@@ -1,4 +1,4 @@
-"""The help screen: every key binding, as remapped, with what it does."""
+"""The help screen: every key binding, as remapped, with what it does; `/` filters it as you type."""
 
 from __future__ import annotations
 
@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import msgspec
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Label
+from textual.widgets import Input, Label
 
 from tui.ui.widgets.key_table import KeyTable
 
@@ -33,8 +34,10 @@ class HelpScreen(Screen[None]):
     dashboard does (a dialog's backdrop repaints the whole dashboard, dimmed, each time it opens)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "close", "Close", id="help.close"),
-    ]
+        Binding("escape,question_mark,q", "close", "Close", id="help.close",
+                tooltip="Close the help (Escape clears a filter first)"),
+        Binding("slash", "search", "Search", id="help.search", tooltip="Filter the keys as you type"),
+    ]  # fmt: skip
 
     DEFAULT_CSS = """
     HelpScreen {
@@ -60,6 +63,13 @@ class HelpScreen(Screen[None]):
     HelpScreen KeyTable {
         height: 1fr;
     }
+    HelpScreen > Vertical > Input {
+        display: none;
+        margin: 0 0 1 0;
+    }
+    HelpScreen.-searching > Vertical > Input {
+        display: block;
+    }
     """
 
     def __init__(self, rows: Sequence[KeyHelp]) -> None:
@@ -69,12 +79,38 @@ class HelpScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Keys")
+            yield Input(placeholder="filter keys… (esc: clear)", id="help-filter", compact=True)
             # in full: a long description wraps onto the lines below its key
             yield KeyTable([(r.keys, r.tooltip or r.description, r.id, r.scope) for r in self._rows], id="help-table")
-            yield Label("Escape closes · ctrl+p lists every action · keys are remapped by id", classes="hint")
+            yield Label(
+                "/ filters · Escape closes · ctrl+p lists every action · keys are remapped by id", classes="hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one(KeyTable).focus()
 
+    def action_search(self) -> None:
+        self.add_class("-searching")
+        self.query_one(Input).focus()
+
+    @on(Input.Changed, "#help-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one(KeyTable).filter(event.value)
+
+    @on(Input.Submitted, "#help-filter")
+    def _filter_done(self, _event: Input.Submitted) -> None:
+        self.query_one(KeyTable).focus()
+
     def action_close(self) -> None:
-        self.dismiss(None)
+        """Escape while a filter is shown clears it; pressed again (or with none), it closes the help."""
+        searching = self.has_class("-searching")
+        self._clear_filter()
+        if not searching:
+            self.dismiss(None)
+
+    def _clear_filter(self) -> None:
+        box = self.query_one(Input)
+        box.value = ""
+        self.query_one(KeyTable).filter("")
+        self.remove_class("-searching")
+        self.query_one(KeyTable).focus()

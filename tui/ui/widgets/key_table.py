@@ -7,6 +7,7 @@ composites lines already drawn.
 
 It reads as the DataTable did: a bold header on the panel colour, cells padded one space each side, a long
 description wrapped onto the lines below its key. It has no cursor: up, down, page up and page down scroll.
+``filter`` keeps the rows whose any cell holds each word typed; the columns keep their widths as it narrows.
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ class KeyTable(ScrollView, can_focus=True):
 
     def __init__(self, rows: Sequence[KeyRow], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.rows = list(rows)
+        self.rows = list(rows)  # every row: the columns are as wide as they need, whatever the filter shows
+        self.shown = self.rows  # the rows that match the filter
         self._lines: list[KeyRow] = []  # the rows wrapped to the width: a description goes on below its key
         self._laid_out_for = -1  # the width the lines are for
         self._widths = (0, 0, 0, 0)  # the columns' text widths at that width
@@ -76,6 +78,14 @@ class KeyTable(ScrollView, can_focus=True):
         scope = max(cell_len(HEADER[3]), *(cell_len(r[3]) for r in self.rows))
         does = max(DOES_MIN, width - keys - ident - scope - 8 * PADDING)
         return keys, does, ident, scope
+
+    def filter(self, text: str) -> None:
+        """Show only the rows that hold every word of ``text`` (any case) in some cell; all of them for none."""
+        words = text.lower().split()
+        self.shown = [r for r in self.rows if all(w in " ".join(r).lower() for w in words)]
+        self._laid_out_for = -1
+        self.scroll_home(animate=False)
+        self._lay_out(self._width())
 
     def text_lines(self) -> list[str]:
         """What the table shows, line by line (the header first), without styles: for tests and screenshots."""
@@ -94,10 +104,12 @@ class KeyTable(ScrollView, can_focus=True):
         self._widths = self._column_widths(width)
         does_w = self._widths[1]
         lines: list[KeyRow] = []
-        for keys, does, ident, scope in self.rows:
+        for keys, does, ident, scope in self.shown:
             wrapped = Text(does).wrap(self.app.console, does_w) if does else [Text("")]
             lines.append((keys, wrapped[0].plain, ident, scope))
             lines.extend(("", part.plain, "", "") for part in wrapped[1:])
+        if not lines:
+            lines.append(("", "no match", "", ""))
         self._lines, self._laid_out_for = lines, width
         self._strips.clear()
         self.virtual_size = Size(width, len(lines) + 1)  # the header's line too
