@@ -35,6 +35,7 @@ __all__ = [
     "RiskPreview",
     "is_maker",
     "liquidation_line",
+    "order_fee",
     "preview",
     "preview_plan",
     "risk_lines",
@@ -95,13 +96,19 @@ def _liquidation(size: Decimal, k: Decimal, others: Decimal, tier: MarginTier) -
     return price, ""
 
 
+def order_fee(inputs: RiskInputs, size: Decimal, price: Decimal, *, maker: bool) -> Decimal | None:
+    """The fee of a fill of ``size`` (either sign) at ``price`` at the account's maker or taker rate (negative: a
+    rebate); None while the rates are not read. Every fee a form shows is this one computation."""
+    rate = inputs.maker_rate if maker else inputs.taker_rate
+    return abs(size) * price * rate if rate is not None else None
+
+
 def preview(inputs: RiskInputs, signed_size: Decimal, price: Decimal, *, maker: bool) -> RiskPreview:
     """The estimate for a fill of ``signed_size`` (negative: a sell) at ``price`` (see the module's notes)."""
     s0, q = inputs.position, signed_size
     s = s0 + q
     lev = inputs.leverage if inputs.leverage else None
-    rate = inputs.maker_rate if maker else inputs.taker_rate
-    fee = abs(q) * price * rate if rate is not None else None
+    fee = order_fee(inputs, q, price, maker=maker)
     reducing = bool(s0) and (s0 > 0) != (q > 0)
     closed = min(abs(q), abs(s0)) if reducing else ZERO
     opened = abs(q) - closed

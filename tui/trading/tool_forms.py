@@ -15,7 +15,7 @@ from .grammar import FieldError
 from .orders import OrderContext, OrderInput, OrderPlan, Side, fmt_decimal, validate
 from .outcomes import checked
 
-__all__ = ["chase_from_form", "oco_from_form", "tool_of"]
+__all__ = ["chase_from_form", "oco_from_form", "oco_stop", "oco_take_profit", "tool_of"]
 
 _CHASE = re.compile(r"ch\d+x\d+-\d+")
 _OCO = re.compile(r"oc\d+x\d+-([ts])\d+")
@@ -57,13 +57,28 @@ def chase_from_form(values: dict[str, str], ctx: OrderContext) -> tuple[ChaseSpe
 def oco_from_form(values: dict[str, str], ctx: OrderContext) -> tuple[OrderPlan, OrderPlan]:
     """The take-profit limit and the stop (market, bounded) that close ``size`` of the position on ``ctx``: both
     reduce-only, on the side that closes it."""
+    return oco_take_profit(values, ctx), oco_stop(values, ctx)
+
+
+def _oco_side(ctx: OrderContext) -> Side:
     if ctx.kind != "perp":
         raise FieldError("size", "OCO closes a perp position: this is a spot instrument")
     if not ctx.position:
         raise FieldError("size", f"OCO closes a position: there is none on {ctx.symbol}")
-    side: Side = "sell" if ctx.position > 0 else "buy"
-    size = values.get("size", "").strip() or format(abs(ctx.position), "f")
-    tp_form = OrderInput(side=side, kind="limit", price=values.get("take_profit", "").strip(), size=size)
+    return "sell" if ctx.position > 0 else "buy"
+
+
+def _oco_size(values: dict[str, str], ctx: OrderContext) -> str:
+    return values.get("size", "").strip() or format(abs(ctx.position), "f")
+
+
+def oco_take_profit(values: dict[str, str], ctx: OrderContext) -> OrderPlan:
+    """The OCO's take-profit alone (a reduce-only limit beyond the mark), or a ``FieldError`` on size/take_profit:
+    what the form's preview prices before the stop is typed."""
+    side = _oco_side(ctx)
+    tp_form = OrderInput(
+        side=side, kind="limit", price=values.get("take_profit", "").strip(), size=_oco_size(values, ctx)
+    )
     tp = checked(validate(msgspec.structs.replace(tp_form, reduce_only=True), ctx), ("take_profit", "size"))
     if tp.size > abs(ctx.position):
         raise FieldError("size", f"more than the position ({fmt_decimal(abs(ctx.position))})")
@@ -71,6 +86,16 @@ def oco_from_form(values: dict[str, str], ctx: OrderContext) -> tuple[OrderPlan,
         where = "above" if side == "sell" else "below"
         raise FieldError("take_profit", f"a take-profit of a {'long' if side == 'sell' else 'short'} is {where} "
                          f"the mark {fmt_decimal(ctx.mark)}")  # fmt: skip
-    stop_form = OrderInput(side=side, kind="stop", trigger=values.get("stop", "").strip(), size=size, reduce_only=True)
+    return tp
+
+
+def oco_stop(values: dict[str, str], ctx: OrderContext) -> OrderPlan:
+    """The OCO's stop alone (a reduce-only stop market, bounded by the slippage limit from its trigger), or a
+    ``FieldError`` on size/stop."""
+    side = _oco_side(ctx)
+    stop_form = OrderInput(side=side, kind="stop", trigger=values.get("stop", "").strip(), size=_oco_size(values, ctx),
+                           reduce_only=True)  # fmt: skip
     stop = checked(validate(stop_form, ctx), ("stop", "size"))  # its trigger's faults land on "stop"
-    return tp, stop
+    if stop.size > abs(ctx.position):
+        raise FieldError("size", f"more than the position ({fmt_decimal(abs(ctx.position))})")
+    return stop
