@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from rich.console import RenderableType
 from textual import events
-from textual.app import App
 from textual.binding import BindingType
 from textual.notifications import Notify
 from textual.screen import Screen
@@ -89,7 +88,9 @@ class XtuiApp(LeanApp[None]):
         padding: 0 1;
     }
     """
-    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {XtuiCommands, LayoutCommands}
+    # xtui's commands only: Textual's system commands (its Quit, Keys, Maximize, Screenshot, Theme) bypass xtui's
+    # own (the guarded quit, the help, T's themes); ctrl+q stays, as ``action_quit``, the guarded quit
+    COMMANDS: ClassVar[set[Any]] = {XtuiCommands, LayoutCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = APP_BINDINGS
     # each session's main screen is the base of a screen mode of its own, so that another can replace it whole

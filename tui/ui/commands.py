@@ -56,8 +56,12 @@ class XtuiCommands(Provider):
             yield DiscoveryHit(escape(title), callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
+        """The commands whose title holds every word typed; only with none of those, the fuzzy matches (the
+        fuzzy "quit" alone also found "Scale order: … equal or weighted", which a trader did not ask for)."""
         matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+        words = query.lower().split()
+        scored = [(matcher.match(title), title, help_text, run) for title, help_text, run in self._commands()]
+        found = [hit for hit in scored if hit[0] > 0]
+        whole = [hit for hit in found if all(w in hit[1].lower() for w in words)]
+        for score, title, help_text, run in whole or found:
+            yield Hit(score, matcher.highlight(title), run, help=help_text)

@@ -1,4 +1,4 @@
-"""Markets: every perp and spot instrument with its ticker; `/` filters, Enter selects."""
+"""Markets: every perp and spot instrument with its ticker; `/` filters (Enter takes the first match), Enter selects."""
 
 from __future__ import annotations
 
@@ -89,7 +89,13 @@ class MarketsPane(TablePane):
 
     @on(Input.Submitted, "#market-filter")
     def _filter_done(self, _event: Input.Submitted) -> None:
+        """Enter takes the first match, as the list shows it; with none, the filter stays to be corrected."""
+        matches = self.matches()
+        if not matches:
+            return
         self.table.focus()
+        self.table.move_cursor(row=0)
+        self.post_message(InstrumentChosen(matches[0]))
 
     @property
     def filter_text(self) -> str:
@@ -110,18 +116,21 @@ class MarketsPane(TablePane):
 
     # ---- rendering ------------------------------------------------------------------------------
 
+    def matches(self) -> list[str]:
+        """The markets the filter lets through, in the list's order (every one with no filter)."""
+        words = self.filter_text.split()
+        instruments = self.state.market.instruments.items()
+        return [name for name, info in instruments if all(w in f"{name} {info.kind}".lower() for w in words)]
+
     def refresh_state(self) -> None:
         market = self.state.market
-        words = self.filter_text.split()
-        rows = []
-        for name, info in market.instruments.items():
-            if words and not all(w in f"{name} {info.kind}".lower() for w in words):
-                continue
-            rows.append((name, self._cells(name, info, name == market.selected)))
+        names = self.matches()
+        rows = [(name, self._cells(name, market.instruments[name], name == market.selected)) for name in names]
         if self.sync(rows):
             order = {name: i for i, name in enumerate(market.instruments)}
             self.table.sort("market", key=lambda cell: order.get(_plain(cell), 0))
-        self.show_titles(subtitle=f"{len(rows)}/{len(market.instruments)}" if words else "")
+        filtered = f"{len(rows)}/{len(market.instruments)}" if rows else "no match"
+        self.show_titles(subtitle=filtered if self.filter_text else "")
 
     def _cells(self, name: str, info: InstrumentInfo, selected: bool) -> list[str | Text]:
         """A market's cells. Perp or spot is the instrument's kind: a pushed ticker carries no ``type``."""
