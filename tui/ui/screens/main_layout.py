@@ -50,8 +50,18 @@ MAIN_CSS = """
         grid-rows: 10 1fr 1fr;
         grid-columns: 1fr 46;
     }
+    /* narrow and short (80x24): the positions and the orders take the whole width, so a position's side, size,
+       entry, mark, uPnL, liquidation price and stop-loss are all in view; the book (or tape, or chart) shares
+       the top row with the markets */
     MainScreen.-narrow.-short #grid {
         grid-columns: 1fr 40;
+        grid-rows: 10 1fr 1fr;
+    }
+    MainScreen.-narrow.-short #book, MainScreen.-narrow.-short #tape, MainScreen.-narrow.-short #chart {
+        row-span: 1;
+    }
+    MainScreen.-narrow.-short #positions, MainScreen.-narrow.-short #orders-tabs {
+        column-span: 2;
     }
     MainScreen.-short #book, MainScreen.-short #tape, MainScreen.-short #chart {
         row-span: 3;
