@@ -146,3 +146,31 @@ async def test_a_pair_with_a_leg_gone_is_said_and_not_offered(
         d.close()
         for x in later:
             x.close()
+
+
+async def test_an_oco_left_at_the_next_start_stays_unlinked_and_is_not_offered_again(
+    exchange: SimProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed, then started again: n leaves both legs as they are, unlinked; the start after that does not ask
+    again, and both legs still rest, the same orders."""
+    monkeypatch.setenv("OCO_KEY", ALICE_KEY)
+    d, before = await oco_started(tmp_path, exchange)
+    loop = asyncio.get_running_loop()
+    later: list[Dashboard] = []
+    try:
+        d.proc.send_signal(signal.SIGKILL)
+        await loop.run_in_executor(None, d.wait_exit)
+        later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
+        await loop.run_in_executor(None, later[0].read_until, b"Resume OCO 1 on BTC-PERP?")
+        os.write(later[0].master, b"n")
+        await loop.run_in_executor(None, later[0].read_until, b"nothing links its orders")
+        later[0].proc.send_signal(signal.SIGTERM)
+        await loop.run_in_executor(None, later[0].wait_exit)
+        later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
+        await loop.run_in_executor(None, later[1].read_until, b"OCO stop")
+        assert b"Resume OCO" not in later[1].out and "oco 1: resumed" not in later[1].log()
+        assert await _legs(exchange.url) == before
+    finally:
+        d.close()
+        for x in later:
+            x.close()
