@@ -38,6 +38,9 @@ async def test_account_screen_shows_the_summary_and_changes_leverage(
         assert leg[5] == "cross 10x"
         margin = screen.query_one("#margin", Facts).text
         assert "Maintenance margin" in margin and "Transfer margin req." in margin
+        assert ALICE.address in margin  # whole: `xtui export` needs it
+        await pilot.press("y")
+        assert app.clipboard == ALICE.address  # written to the terminal as OSC 52 too
         await pilot.press("2")
         assert screen.query_one(TabbedContent).active == "info"
         assert ALICE.address in screen.query_one("#account-info", Facts).text

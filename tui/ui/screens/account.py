@@ -129,6 +129,8 @@ class AccountScreen(DataScreen):
                 tooltip="Leverage per instrument, fees"),
         Binding("l", "set_leverage", "Set leverage", id="account.set_leverage",
                 tooltip="Change the leverage of the selected instrument"),
+        Binding("y", "copy_address", "Copy address", id="account.copy_address",
+                tooltip="Copy the account's full address (through the terminal's clipboard)"),
     ]  # fmt: skip
 
     DEFAULT_CSS = """
@@ -180,6 +182,15 @@ class AccountScreen(DataScreen):
                 yield Label("Fees", classes="section")
                 yield Facts(columns=2, id="fees")
 
+    def action_copy_address(self) -> None:
+        """The full address to the terminal's clipboard (OSC 52: a terminal or tmux that ignores it copies nothing),
+        and shown whole in the notice, to select by hand if so."""
+        if self.account is None:
+            self.notify("No account to copy.", severity="warning")
+            return
+        self.app.copy_to_clipboard(self.account)
+        self.notify(f"{self.account} copied (if your terminal takes OSC 52)", title="Address", timeout=8, markup=False)
+
     def action_tab(self, tab: str) -> None:
         if tab in TABS:
             self.query_one(TabbedContent).active = tab
@@ -221,7 +232,7 @@ class AccountScreen(DataScreen):
         self._show_leverage(perps, fees)
 
     def _show_summary(self, s: AccountSummary) -> None:
-        self.query_one("#margin", Facts).show(margin_facts(s))
+        self.query_one("#margin", Facts).show([("Account (y copies)", self.account or "-"), *margin_facts(s)])
         rows = []
         for where, balances in (("derivatives", s.collateral), ("spot", s.spot_collateral)):
             for symbol, b in balances.items():
