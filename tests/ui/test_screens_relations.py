@@ -36,7 +36,7 @@ async def test_referrals_code_referred_user_and_claim(
     async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         screen = await show(pilot, seen, "R", ReferralsScreen)
         facts = screen.query_one("#referral-facts", Facts)
-        assert "My codes: -" in facts.text and "Fee discount: 4.00%" in facts.text
+        assert "My codes: -" in facts.text and "Fee discount of those you refer: 4.00%" in facts.text
         form = await fill_form(pilot, "n", {"code": "a!"})
         await pilot.press("enter")
         assert "letters and digits or _ -" in error_of(form)

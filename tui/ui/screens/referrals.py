@@ -48,8 +48,8 @@ def referral_facts(r: ReferralSummary) -> list[tuple[str, str]]:
         ("My codes", ", ".join(r.codes) or "-"),
         ("Affiliate", yes_no(r.is_affiliate)),
         ("Tier volume", fmt_amount(tier.total_referred_volume, 2)),
-        ("Fee discount", fmt_pct(tier.fee_discount_rate, signed=False)),
-        ("Commission", fmt_pct(tier.referrer_commission, signed=False)),
+        ("Fee discount of those you refer", fmt_pct(tier.fee_discount_rate, signed=False)),  # not yours: theirs
+        ("Your commission on their fees", fmt_pct(tier.referrer_commission, signed=False)),
         ("To claim perp / spot", f"{fmt_amount(r.to_claim_perp_rewards)} / {fmt_amount(r.to_claim_spot_rewards)}"),
         ("Claimed perp / spot", f"{fmt_amount(r.claimed_perp_rewards)} / {fmt_amount(r.claimed_spot_rewards)}"),
         ("Referred volume", fmt_amount(r.total_referred_volume, 2)),
