@@ -5,6 +5,7 @@ a chase, o links an OCO on the selected instrument's position, x cancels the sel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -13,13 +14,14 @@ from textual.widgets import Label
 
 from tui.trading import OrderContext, OrderPlan, fmt_decimal
 from tui.trading.chase import Chase, ChaseRunner, ChaseSpec
+from tui.trading.exit_outcome import ExitOutcome, exit_lines, exit_outcome
 from tui.trading.grammar import FieldError
 from tui.trading.oco import Oco, OcoRunner
-from tui.trading.tool_forms import chase_from_form, oco_from_form
+from tui.trading.tool_forms import chase_from_form, oco_from_form, oco_stop, oco_take_profit
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .form import FormField, FormScreen
+from .form import FormField, FormScreen, side_field
 from .order_desk import OrderDesk
 
 __all__ = ["CHASE_NOTES", "OCO_NOTES", "ChaseScreen"]
@@ -100,9 +102,13 @@ class ChaseScreen(DataScreen):
             note = "Chase and OCO need a key to trade with (watch-only and read-only cannot send orders)."
         self.query_one("#chase-note", Label).update(note)
 
-    def _desk_context(self, symbol: str) -> OrderContext | None:
+    def _desk(self) -> OrderDesk | None:
         desk = getattr(getattr(self.app, "main", None), "desk", None)
-        return desk.context(symbol) if isinstance(desk, OrderDesk) else None
+        return desk if isinstance(desk, OrderDesk) else None
+
+    def _desk_context(self, symbol: str) -> OrderContext | None:
+        desk = self._desk()
+        return desk.context(symbol) if desk is not None else None
 
     def action_new_chase(self) -> None:
         runner = self.chases
@@ -113,7 +119,7 @@ class ChaseScreen(DataScreen):
             self.notify("No instrument data yet.", severity="warning")
             return
         fields = [
-            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            side_field(),
             FormField("size", "Size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
             FormField("limit", "Limit price", "", placeholder="optional: never bid above / offer below it"),
         ]
@@ -157,12 +163,32 @@ class ChaseScreen(DataScreen):
             if result is not None:
                 self._select(f"o{runner.start(*result).id}")
 
+        def preview(values: dict[str, str]) -> list[str]:
+            desk = self._desk()
+            now = desk.context(symbol) if desk is not None else None
+            if desk is None or now is None:
+                return []
+            inputs = desk.risk(symbol)
+            clean = {**values, "size": values["size"].replace(",", "")}
+
+            def leg(plan_of: Callable[[dict[str, str], OrderContext], OrderPlan]) -> ExitOutcome | None:
+                try:
+                    plan = plan_of(clean, now)
+                except FieldError:
+                    return None
+                return exit_outcome(plan, inputs.entry if inputs is not None else None, now, inputs)
+
+            return exit_lines([("TP", leg(oco_take_profit)), ("stop", leg(oco_stop))], now.tick, rr=True)
+
         side = "long" if ctx.position > 0 else "short" if ctx.position else "no position"
         form: FormScreen[tuple[OrderPlan, OrderPlan]] = FormScreen(
             f"OCO · {symbol} ({side})", fields, check, notes=OCO_NOTES, focus="take_profit",
-            enter="Enter: place both and link them",
+            enter="Enter: place both and link them", preview=preview,
         )  # fmt: skip
         self.app.push_screen(form, entered)
+        desk = self._desk()
+        if desk is not None:
+            desk.read_risk(symbol, form.show_preview)  # the fee rates, for the PnL
 
     def _select(self, key: str) -> None:
         """Show the rows with the one just started under the cursor, so x acts on it."""

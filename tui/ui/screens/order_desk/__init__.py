@@ -52,6 +52,7 @@ class OrderDesk:
         self.context = desk.context
         self.risk_preview = desk.risk_preview  # a form's lines for an order's risk (the TWAP form uses it)
         self.read_risk = desk.read_risk
+        self.risk = desk.risk  # what a form's risk and exit PnL need of the account (the OCO form uses it)
         self.ladder = LadderOrders(desk, single)  # orders at the ladder's cursor
 
     @property

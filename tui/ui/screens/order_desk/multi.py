@@ -23,12 +23,13 @@ from tui.trading import (
     scale_plan,
     validate,
 )
+from tui.trading.exit_outcome import ExitOutcome, entry_fee, exit_lines, exit_outcome
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
 from tui.trading.scale import scale_prices
 from tui.ui.widgets.display import fmt_money, fmt_price, short_address
 
-from ..form import FormField, FormScreen
+from ..form import FormField, FormScreen, side_field
 from ..order_form import fmt_plain
 from .base import Desk
 
@@ -60,7 +61,7 @@ class MultiOrders:
             return plans, ctx
 
         fields = [
-            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            side_field(),
             FormField(
                 "price", "Entry price", fmt_plain(ctx0.best_bid) if ctx0.best_bid else "", placeholder="empty: market"
             ),
@@ -81,10 +82,19 @@ class MultiOrders:
             price = values["price"].strip()  # the entry alone: the TP and SL only ever reduce it
             entry = OrderInput(side=side, kind="limit" if price else "market", price=price, size=values["size"])  # type: ignore[arg-type]
             result = validate(entry, ctx)
-            return self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+            lines = self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+            inputs, plan = self.desk.risk(symbol), result.plan
+            paid_in = entry_fee(plan, ctx, inputs) if plan is not None else None  # the entry is not placed yet
 
-        # the entry price is the first number: the form starts there (the side is rarely changed)
-        form = self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?", "price", preview)
+            def leg(tp: str, sl: str) -> ExitOutcome | None:
+                plans = bracket_plans(ctx, side, price, values["size"], tp, sl)[0] if (tp + sl).strip() else None  # type: ignore[arg-type]
+                return exit_outcome(plans[-1], plans[0].reference_price, ctx, inputs, paid_in) if plans else None
+
+            legs = [("TP", leg(values["tp"], "")), ("SL", leg("", values["sl"]))]
+            return [*lines, *exit_lines(legs, ctx.tick, rr=True)]
+
+        # the size is the first number to give: the form starts there (the entry is pre-filled with the best bid)
+        form = self._exits_form(f"Bracket · {symbol}", fields, check, notes, "Place the bracket?", "size", preview)
         self.desk.read_risk(symbol, form.show_preview)
 
     def attach_exits(self, position: Position | None) -> None:
@@ -111,8 +121,25 @@ class MultiOrders:
         ]
         side = "long" if position.size > 0 else "short"
         notes = [f"{symbol} {side} {fmt_decimal(abs(position.size))} (entry {fmt_decimal(position.entry_price)}):",
-                 "reduce-only trigger market orders for the whole position; they go when it is closed."]  # fmt: skip
-        self._exits_form(f"TP/SL · {symbol}", fields, check, notes, f"Protect the {symbol} position?")
+                 "reduce-only trigger market orders for the whole position; they go when it is closed.",
+                 "PnL: the exit's fee in (the entry's is paid); at worst: at the slippage bound."]  # fmt: skip
+
+        def preview(values: dict[str, str]) -> list[str]:
+            ctx, inputs = self.desk.context(symbol), self.desk.risk(symbol)
+            if ctx is None:
+                return []
+            entry = inputs.entry if inputs is not None else None
+
+            def leg(tp: str, sl: str) -> ExitOutcome | None:
+                plans = position_exit_plans(ctx, tp, sl)[0] if (tp + sl).strip() else None
+                return exit_outcome(plans[0], entry, ctx, inputs) if plans else None
+
+            return exit_lines([("TP", leg(values["tp"], "")), ("SL", leg("", values["sl"]))], ctx.tick, rr=True)
+
+        form = self._exits_form(
+            f"TP/SL · {symbol}", fields, check, notes, f"Protect the {symbol} position?", preview=preview
+        )
+        self.desk.read_risk(symbol, form.show_preview)  # the fee rates, for the PnL
 
     def _exits_form(
         self,
@@ -190,7 +217,7 @@ class MultiOrders:
             self.desk.ask(f"Place {len(plan.orders)} {symbol} limit orders?", lines, lambda: self._place_scale(plan))
 
         fields = [
-            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            side_field(),
             FormField("low", "Low price", fmt_plain(low) if near else ""),
             FormField("high", "High price", fmt_plain(high) if near else ""),
             FormField("count", "Orders", "5", placeholder=f"2 to {SCALE_MAX}"),

@@ -10,6 +10,7 @@ from tui.trading import (
     close_part_plan,
     fmt_decimal,
 )
+from tui.trading.exit_outcome import exit_outcome, realized_line
 from tui.trading.grammar import FieldError, parse_cloid
 from tui.trading.outcomes import checked, describe_order
 from tui.trading.protection import protection_lines, protection_now, protective_orders
@@ -174,7 +175,11 @@ class SingleOrders:
             if ctx is None:
                 return []
             result = close_part_plan(ctx, values["size"], values["price"])
-            return self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+            lines = self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
+            inputs = self.desk.risk(symbol)
+            entry = inputs.entry if inputs is not None else None
+            outcome = exit_outcome(result.plan, entry, ctx, inputs) if result.plan is not None else None
+            return [realized_line(outcome, ctx.tick), *lines]
 
         enter = "Enter: send (asks first only when the order needs it)"
         form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size", enter=enter, preview=preview)
