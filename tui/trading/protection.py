@@ -11,8 +11,8 @@ The interface links no TP/SL to its entry, so the rules are xtui's:
   It covers its unfilled size, at most the position's.
 - A TP/SL of a bracket (grouping "normal") waits for its entry. It is **pending** while xtui's bracket cloid links
   it to an entry that still rests with nothing filled (the orders of one placeOrder share ``<stem>-``); it is
-  **pending?** while it cannot be linked and an order that may be its entry (same instrument, the other side, not
-  reduce-only, nothing filled) rests. Neither is counted as protection. Once its entry has filled in part, a leg is
+  **pending?** while it carries no such cloid and an order that may be its entry (same instrument, the other side,
+  not reduce-only, nothing filled) rests. Neither is counted as protection. Once its entry has filled in part, a leg is
   armed (the exchange's rule): it protects like any other TP/SL.
 - A reduce-only order that cannot reduce what is held (the old long's sells after a reverse to short, or any on a
   flat instrument) protects nothing: **stale**. The exchange cancels it or lets it fire into nothing.
@@ -157,8 +157,8 @@ def _pending(order: Order, orders: Sequence[Order]) -> tuple[bool, bool]:
         and o.side != order.side
         and (o.unfilled or o.size) == o.size  # a leg waits for its entry's first fill only
     ]
-    if stem is not None and any(cloid_stem(o.cloid) == stem for o in entries):
-        return True, True
+    if stem is not None:  # linked: its entry rests unfilled, or it has filled and the leg is armed
+        return any(cloid_stem(o.cloid) == stem for o in entries), True
     return bool(entries), False
 
 
