@@ -40,9 +40,9 @@ def test_a_longs_tp_and_sl_by_hand() -> None:
     assert (up.level, up.pnl, up.worst, up.worst_pnl) == (D(101_000), D("9.495"), D("99990.0"), D("-0.59995"))
     assert (down.level, down.pnl, down.worst, down.worst_pnl) == (D(99_000), D("-10.495"), D("98010.0"), D("-20.39005"))
     assert exit_lines([("TP", up), ("SL", down)], TICK, rr=True) == [
-        "TP 101,000.0: +9.50 · -0.60 at worst (fill no worse than 99,990.0)",
-        "SL 99,000.0: -10.50 · -20.39 at worst (fill no worse than 98,010.0)",
-        "R:R 0.9 (at the TP and stop prices, fees in)",
+        "TP 101,000.0: +9.50 · -0.60 at worst 99,990.0",
+        "SL 99,000.0: -10.50 · -20.39 at worst 98,010.0",
+        "R:R 0.9 (fees in)",
     ]
 
 
@@ -75,9 +75,7 @@ def test_a_close_realizes_at_its_limit_or_at_the_touch_and_the_bound() -> None:
     assert realized_line(exit_outcome(limit, D(100_000), LONG, RATES), TICK) == "realized +5.10 at 100,500.0"
     at_market = exit_outcome(market, D(100_000), LONG, RATES)
     assert (at_market.pnl, at_market.worst, at_market.worst_pnl) == (D("-0.59995"), D("98990.1"), D("-10.5939505"))
-    assert (
-        realized_line(at_market, TICK) == "realized -0.60 at 99,990.0 · -10.59 at worst (fill no worse than 98,990.1)"
-    )
+    assert realized_line(at_market, TICK) == "realized -0.60 at 99,990.0 · -10.59 at worst 98,990.1"
 
 
 def test_a_bracket_counts_its_entry_fee() -> None:
@@ -100,9 +98,9 @@ def test_what_is_not_known_shows_a_dash() -> None:
     assert exit_outcome(tp, D(100_000), LONG, None).worst_pnl is None
     unread = exit_outcome(tp, D(100_000), LONG, NOT_READ)
     assert exit_lines([("TP", unread), ("SL", None)], TICK, rr=True) == [
-        "TP 101,000.0: — · — at worst (fill no worse than 99,990.0)",
+        "TP 101,000.0: — · — at worst 99,990.0",
         "SL —",
-        "R:R — (at the TP and stop prices, fees in)",
+        "R:R — (fees in)",
     ]
     assert realized_line(None, TICK) == "realized —"
 

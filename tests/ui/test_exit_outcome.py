@@ -24,7 +24,7 @@ from tui.ui.screens.form import FormScreen
 
 ALICE = Signer(ALICE_KEY)
 TICK = D("0.1")  # BTC-PERP's
-RR = "(at the TP and stop prices, fees in)"
+RR = "(fees in)"
 
 
 def lines(app: Any) -> list[str]:
@@ -63,7 +63,7 @@ def market_leg(name: str, size: D, entry: D, level: D, taker: D, paid_in: D = D(
     worst = worst_sell(level)
     return (
         f"{name} {level:,.1f}: {pnl(size, entry, level, taker, paid_in)} · "
-        f"{pnl(size, entry, worst, taker, paid_in)} at worst (fill no worse than {worst:,.1f})"
+        f"{pnl(size, entry, worst, taker, paid_in)} at worst {worst:,.1f}"
     )
 
 
@@ -122,7 +122,7 @@ async def test_the_close_dialog_shows_the_realized_pnl_at_market_and_at_a_limit(
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
         worst = worst_sell(bid)
         await shows(pilot, [f"realized {pnl(D('0.02'), entry, bid, taker)} at {bid:,.1f} · "
-                            f"{pnl(D('0.02'), entry, worst, taker)} at worst (fill no worse than {worst:,.1f})"],
+                            f"{pnl(D('0.02'), entry, worst, taker)} at worst {worst:,.1f}"],
                     slice(0, 1))  # fmt: skip
         limit = ask + 500
         type_in(app, size="50%", price=limit)

@@ -108,13 +108,13 @@ def signed_money(value: Decimal | None) -> str:
 def _at_worst(outcome: ExitOutcome, tick: Decimal) -> str:
     if outcome.worst is None:
         return ""
-    return f" · {signed_money(outcome.worst_pnl)} at worst (fill no worse than {on_tick(outcome.worst, tick)})"
+    return f" · {signed_money(outcome.worst_pnl)} at worst {on_tick(outcome.worst, tick)}"  # a form has 70 columns
 
 
 def exit_lines(legs: Sequence[tuple[str, ExitOutcome | None]], tick: Decimal, *, rr: bool = False) -> list[str]:
-    """A dialog's lines: one per named exit (``TP 101,000.0: +9.50``; a market exit's worst after it; ``SL —`` while
-    it is not known), and with ``rr`` the reward to risk of the first leg (the take-profit) over the second (the
-    stop): ``R:R 2.0``, or ``R:R —``."""
+    """A dialog's lines: one per named exit (``TP 101,000.0: +9.50``, a market exit's PnL at its worst fill after it:
+    ``· -0.60 at worst 99,990.0``; ``SL —`` while it is not known), and with ``rr`` the reward to risk of the first
+    leg (the take-profit) over the second (the stop): ``R:R 2.0 (fees in)``, or ``R:R —``."""
     lines = [
         f"{name} {UNKNOWN}"
         if o is None
@@ -124,7 +124,7 @@ def exit_lines(legs: Sequence[tuple[str, ExitOutcome | None]], tick: Decimal, *,
     if rr:
         tp, sl = (legs[0][1], legs[1][1]) if len(legs) > 1 else (None, None)
         ratio = reward_to_risk(tp.pnl if tp else None, sl.pnl if sl else None)
-        lines.append(f"R:R {UNKNOWN if ratio is None else f'{ratio:,.1f}'} (at the TP and stop prices, fees in)")
+        lines.append(f"R:R {UNKNOWN if ratio is None else f'{ratio:,.1f}'} (fees in)")
     return lines
 
 

@@ -69,9 +69,9 @@ class MultiOrders:
             FormField("tp", "Take-profit", "", placeholder="trigger price (optional)"),
             FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
         ]
-        notes = [
-            f"{symbol}: the TP and SL are reduce-only trigger market orders for the entry's size; they wait",
-            "for the entry to fill, and go if it is cancelled unfilled or the position closes.",
+        notes = [  # each within the form's 70 columns: the form is full at 80x24
+            "TP and SL: reduce-only trigger market orders for the entry's size;",
+            "they wait for its fill, and go when it is cancelled or closed.",
         ]
 
         def preview(values: dict[str, str]) -> list[str]:
@@ -122,7 +122,7 @@ class MultiOrders:
         side = "long" if position.size > 0 else "short"
         notes = [f"{symbol} {side} {fmt_decimal(abs(position.size))} (entry {fmt_decimal(position.entry_price)}):",
                  "reduce-only trigger market orders for the whole position; they go when it is closed.",
-                 "PnL: the exit's fee in (the entry's is paid); at worst: at the slippage bound."]  # fmt: skip
+                 "PnL after the exit's fee (the entry's is paid); worst: at the bound."]  # fmt: skip
 
         def preview(values: dict[str, str]) -> list[str]:
             ctx, inputs = self.desk.context(symbol), self.desk.risk(symbol)
