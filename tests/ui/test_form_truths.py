@@ -86,15 +86,15 @@ async def test_the_close_form_sends_at_once_and_shows_the_risk_after(
 async def test_the_bracket_form_starts_on_its_first_number_and_shows_the_entry_risk(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """o: the bracket form's focus is on the entry price (the side, rarely changed, is not where typing lands);
-    with a size the entry's margin at 10x shows: 0.01 at the pre-filled best bid B takes B * 0.01 / 10."""
+    """o: the bracket form's focus is on the size, the first number to give (the entry price is pre-filled with the
+    best bid, the side a toggle); with a size the entry's margin at 10x shows: 0.01 at B takes B * 0.01 / 10."""
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: app.feed.state.account.summary and app.feed.state.market.book.loaded, what="book")
         await pilot.press("o")
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the bracket form")
-        assert app.screen.focused is app.screen.query_one("#field-price", Input)
+        assert app.screen.focused is app.screen.query_one("#field-size", Input)
         assert "review" in hint(app)  # it asks before sending
         price = D(app.screen.query_one("#field-price", Input).value)
         await settle(pilot, lambda: "leverage 10x" in preview(app), what="the leverage read")

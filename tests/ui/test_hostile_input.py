@@ -163,7 +163,7 @@ async def test_twap_form(sim: LocalExchange, clock: FrozenClock, trader: Client)
     async with app.run_test(size=(140, 40), message_hook=seen) as pilot:
         await show(pilot, seen, "V", TwapScreen)
         form = await open_form(pilot, "n")
-        good = {"side": "buy", "size": "0.05", "slices": "5", "interval": "30"}
+        good = {"size": "0.05", "slices": "5", "interval": "30"}
         await refused_in_place(pilot, form, good, ["size", "slices", "interval"])
         assert app.twaps is not None and not app.twaps.twaps  # none started
 

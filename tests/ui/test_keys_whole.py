@@ -25,6 +25,7 @@ from tui.ui.screens.order_form import OrderFormScreen
 
 ALICE = Signer(ALICE_KEY)
 TAB = "\t"
+CTRL_N = "\x0e"
 
 
 @pytest.fixture
@@ -62,6 +63,13 @@ def test_a_key_that_opens_the_order_form_and_the_order_in_one_read(dash: Dashboa
     dashboard's table while the form was still mounting."""
     dash.program.write("b0.01" + ENTER)
     dash.wait_for("the order, sent", r"BUY 0\.01 BTC-PERP @")
+
+
+def test_a_market_buy_typed_as_one_burst(dash: Dashboard) -> None:
+    """``b``, ``0.01``, ctrl+n (market) and Enter in one write on the dashboard, as a fast trader types them: the
+    form opens, takes the size, turns market and sends: a market BUY of 0.01 is placed."""
+    dash.program.write("b0.01" + CTRL_N + ENTER)
+    dash.wait_for("the market order, sent", r"BUY 0\.01 BTC-PERP @ market")
 
 
 def test_escape_then_a_key_that_opens_another_form_then_its_order(dash: Dashboard) -> None:

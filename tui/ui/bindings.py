@@ -42,6 +42,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.data_screen import DataScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.form_controls import FormCheckbox, FormSelect
     from tui.ui.screens.heatmap import HeatmapScreen
     from tui.ui.screens.ladder import LadderScreen
     from tui.ui.screens.layout_screen import LayoutScreen
@@ -61,6 +62,7 @@ def scopes() -> list[tuple[str, list[BindingType]]]:
         ("markets", MarketsPane.BINDINGS),
         ("order book", OrderBookPane.BINDINGS),
         ("order form", OrderFormScreen.BINDINGS),
+        ("form fields", [*FormSelect.BINDINGS, *FormCheckbox.BINDINGS]),
         ("confirm", ConfirmScreen.BINDINGS),
         ("prompt", PromptScreen.BINDINGS),
         ("data screens", DataScreen.BINDINGS),
@@ -97,6 +99,7 @@ def contexts() -> dict[str, list[list[BindingType]]]:
     from tui.ui.screens.catalogue import screen_classes
     from tui.ui.screens.confirm import ConfirmScreen
     from tui.ui.screens.form import FormScreen
+    from tui.ui.screens.form_controls import FormCheckbox, FormSelect
     from tui.ui.screens.heatmap import HeatmapScreen
     from tui.ui.screens.help import HelpScreen
     from tui.ui.screens.ladder import LadderScreen
@@ -122,6 +125,8 @@ def contexts() -> dict[str, list[list[BindingType]]]:
         "layout book": [_merged(BookLines), book, _merged(LayoutScreen), APP_BINDINGS],
         "layout markets": [_merged(MarketsPane), _merged(LayoutScreen), APP_BINDINGS],
         "order form": [_merged(OrderFormScreen), APP_BINDINGS],
+        "order form choice": [_merged(FormSelect), _merged(OrderFormScreen), APP_BINDINGS],
+        "order form box": [_merged(FormCheckbox), _merged(OrderFormScreen), APP_BINDINGS],
         "ladder": [_merged(LadderLines), _merged(LadderScreen), APP_BINDINGS],
         "heatmap": [_merged(HeatmapScreen), APP_BINDINGS],
         "confirm": [_merged(ConfirmScreen), APP_BINDINGS],

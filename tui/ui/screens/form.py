@@ -4,6 +4,7 @@ The check is a plain function of the texts typed (see ``tui.trading.grammar``); 
 (usually an ``ActionPlan`` to confirm) or raises ``FieldError``. Escape cancels. The hint says what Enter does
 (``enter``: a form that sends at once does not say "review"); ``preview``, when given, turns the texts into lines
 shown under the fields as they are typed (an order's risk), and may raise nothing but show what it cannot tell.
+A field with ``choices`` (the side) is a toggle, not typed: ctrl+t flips it, as in the order form.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from textual.widgets import Input, Label, Static
 
 from tui.trading.grammar import FieldError
 
-__all__ = ["FormField", "FormScreen"]
+from .form_controls import SideToggle
+
+__all__ = ["FormField", "FormScreen", "side_field"]
 
 log = logging.getLogger("tui.ui")
 
@@ -37,12 +40,17 @@ class FormField(msgspec.Struct, frozen=True):
     value: str = ""
     placeholder: str = ""
     password: bool = False
+    choices: tuple[str, ...] = ()  # a toggle between these, flipped by ctrl+t (the side: "buy", "sell")
 
 
 class FormScreen(ModalScreen[T | None], Generic[T]):
     """Dismisses with what ``check`` returns for the texts entered, or None when cancelled."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="form.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side",
+                tooltip="Flip the side (bracket, scale, TWAP, chase), from any field"),
+    ]  # fmt: skip
 
     DEFAULT_CSS = """
     FormScreen {
@@ -113,6 +121,9 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
             for f in self._fields:
                 with Horizontal():
                     yield Label(f.label, classes="label", markup=False)
+                    if f.choices:
+                        yield SideToggle(f.value, f.choices, id=f"field-{f.name}")
+                        continue
                     yield Input(
                         f.value, placeholder=f.placeholder, password=f.password, id=f"field-{f.name}", compact=True
                     )
@@ -122,14 +133,24 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
             yield Label(f"{self._enter} · Tab: next field · Escape: cancel", classes="hint", markup=False)
 
     def on_mount(self) -> None:
-        """Focus ``focus`` if given (its text selected, so typing replaces it), else the first empty field."""
+        """Focus ``focus`` if given, else the first empty field; a text there is selected (shown so), so typing
+        replaces it."""
         self.show_preview()
+        inputs = [self.query_one(f"#field-{f.name}", Input) for f in self._fields if not f.choices]
         if self._focus is not None:
-            self.query_one(f"#field-{self._focus}", Input).focus()
-            return
-        inputs = [self.query_one(f"#field-{f.name}", Input) for f in self._fields]
-        empty = next((i for i in inputs if not i.value), None)
-        (empty or inputs[0]).focus()
+            first = self.query_one(f"#field-{self._focus}", Input)
+        else:
+            first = next((i for i in inputs if not i.value), inputs[0])
+        first.focus()
+        first.select_all()
+
+    def action_toggle_side(self) -> None:
+        """Flip the form's toggle (its side); nothing in a form without one."""
+        toggle = next(iter(self.query(SideToggle)), None)
+        if toggle is not None:
+            toggle.flip()
+            self.query_one("#form-error", Static).update("")
+            self.show_preview()
 
     def show_preview(self) -> None:
         """The preview's lines for the texts as they are now (nothing without a preview)."""
@@ -144,7 +165,12 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
 
     def values(self) -> dict[str, str]:
         """The texts entered, by field name."""
-        return {f.name: self.query_one(f"#field-{f.name}", Input).value for f in self._fields}
+        return {f.name: self._value(f) for f in self._fields}
+
+    def _value(self, f: FormField) -> str:
+        if f.choices:
+            return self.query_one(f"#field-{f.name}", SideToggle).value
+        return self.query_one(f"#field-{f.name}", Input).value
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
@@ -164,7 +190,7 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
         except FieldError as exc:
             label = next((f.label for f in self._fields if f.name == exc.field), exc.field)
             self.query_one("#form-error", Static).update(f"{label}: {exc.message}")
-            if any(f.name == exc.field for f in self._fields):
+            if any(f.name == exc.field and not f.choices for f in self._fields):
                 self.query_one(f"#field-{exc.field}", Input).focus()
             return
         except Exception as exc:  # a check that fails unexpectedly is shown here and logged; the app goes on
@@ -175,3 +201,8 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def side_field(value: str = "buy") -> FormField:
+    """The side of a form's order: buy or sell, a toggle (ctrl+t), never typed."""
+    return FormField("side", "Side", value, choices=("buy", "sell"))

@@ -41,6 +41,7 @@ from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line
 from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
+from .form_controls import FormCheckbox, FormSelect, Quote, book_price, next_kind
 from .order_sizing import RISK_FIELDS, SizePresets, SizeTools, risk_row
 
 __all__ = ["OrderFormScreen", "Send", "Settled"]
@@ -78,7 +79,19 @@ COMPACT_BELOW = 32  # terminal rows under which the form's rows lose the blank l
 class OrderFormScreen(ModalScreen[OrderPlan | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
+        Binding("enter", "submit", "Send", id="form.submit", show=False,
+                tooltip="Send the order, from any field (a choice's list opens on space)"),
         Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side"),
+        Binding("ctrl+n", "market_limit", "Market/limit", id="form.market_limit",
+                tooltip="Market <-> limit, from any field (from stop / TP / SL: limit)"),
+        Binding("ctrl+y", "next_kind", "Type", id="form.next_kind",
+                tooltip="The next order type: limit, market, stop, take-profit, stop-loss, from any field"),
+        Binding("ctrl+b", "book_price('bid')", "Bid", id="form.price_bid",
+                tooltip="The best bid into the price (a market order becomes a limit)"),
+        Binding("ctrl+a", "book_price('ask')", "Ask", id="form.price_ask", priority=True,
+                tooltip="The best ask into the price (a market order becomes a limit); Home goes to a field's start"),
+        Binding("ctrl+g", "book_price('mid')", "Mid", id="form.price_mid",
+                tooltip="The mid into the price, on the tick (down for a buy, up for a sell)"),
         Binding("ctrl+l", "change_leverage", "Leverage", id="form.change_leverage",
                 tooltip="Change the leverage in force on this instrument (asks first)"),
         Binding("ctrl+o", "size_preset", "Size preset", id="form.size_preset",
@@ -205,10 +218,10 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
             with Horizontal(classes="row"):
                 yield Label("Side", classes="field")
                 sides = [("buy", "buy"), ("sell", "sell")]
-                yield Select(sides, value=self._side, allow_blank=False, id="side", compact=True)
+                yield FormSelect(sides, value=self._side, allow_blank=False, id="side", compact=True)
                 yield Label("", classes="gap")
                 yield Label("Type", classes="field")
-                yield Select(KIND_OPTIONS, value="limit", allow_blank=False, id="kind", compact=True)
+                yield FormSelect(KIND_OPTIONS, value="limit", allow_blank=False, id="kind", compact=True)
             yield Static("", id="err-kind", classes="error -empty", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Price", classes="field")
@@ -223,15 +236,15 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
                 yield Input("", id="size", compact=True, placeholder=f"in {base}")
                 yield Label(" in ")
                 units = [(base, "base"), ("USDC", "quote"), ("% avail", "percent")]
-                yield Select(units, value="base", allow_blank=False, id="unit", compact=True)
+                yield FormSelect(units, value="base", allow_blank=False, id="unit", compact=True)
                 yield SizePresets()
             yield Static("", id="err-size", classes="error -empty", markup=False)
             yield from risk_row()
             with Horizontal(classes="row"):
                 yield Label("TIF", classes="field")
-                yield Select(TIF_OPTIONS, value="GTC", allow_blank=False, id="tif", compact=True)
-                yield Checkbox("post-only", id="post_only", compact=True)
-                yield Checkbox("reduce-only", id="reduce_only", compact=True)
+                yield FormSelect(TIF_OPTIONS, value="GTC", allow_blank=False, id="tif", compact=True)
+                yield FormCheckbox("post-only", id="post_only", compact=True)
+                yield FormCheckbox("reduce-only", id="reduce_only", compact=True)
             yield Static("", id="err-tif", classes="error -empty", markup=False)
             yield Static("", id="err-post_only", classes="error -empty", markup=False)
             yield Static("", id="err-reduce_only", classes="error -empty", markup=False)
@@ -343,6 +356,29 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     def action_toggle_side(self) -> None:
         select = self.query_one("#side", Select)
         select.value = "sell" if select.value == "buy" else "buy"
+
+    def action_submit(self) -> None:
+        """Enter where no field takes it (a choice, a box, no focus): the order goes, as from a text field."""
+        self.submit()
+
+    def action_market_limit(self) -> None:
+        select = self.query_one("#kind", Select)
+        select.value = "limit" if select.value == "market" else "market"
+
+    def action_next_kind(self) -> None:
+        select = self.query_one("#kind", Select)
+        select.value = next_kind(self._select("kind"))
+
+    def action_book_price(self, quote: Quote) -> None:
+        """The book's best bid, best ask or mid into the price; a market order becomes a limit one to take it."""
+        price = book_price(self._order_context(), quote, self._select("side"))
+        if price is None:
+            self._error_line("send", f"No {quote} in the book to put in the price.")
+            return
+        kind = self.query_one("#kind", Select)
+        if kind.value == "market":
+            kind.value = "limit"
+        self.query_one("#price", Input).value = fmt_plain(price)
 
     def _update_title(self) -> None:
         ctx = self._order_context()

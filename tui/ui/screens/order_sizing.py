@@ -24,6 +24,8 @@ from tui.trading.grammar import FieldError, parse_positive
 from tui.trading.risk_preview import RiskInputs
 from tui.trading.sizing import PRESETS, RiskSize, preset_size, risk_size
 
+from .form_controls import FormCheckbox
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -71,7 +73,7 @@ def risk_row() -> ComposeResult:
         yield Label("", classes="gap")
         yield Label("Stop", classes="stop-label")
         yield Input("", id="stop", compact=True, placeholder="stop price")
-        yield Checkbox("place stop", id="with_stop", compact=True)
+        yield FormCheckbox("place stop", id="with_stop", compact=True)
     yield Static("", id="err-risk", classes="error -empty", markup=False)
     yield Static("", id="err-stop", classes="error -empty", markup=False)
 

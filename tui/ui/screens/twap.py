@@ -18,7 +18,7 @@ from tui.ui.widgets.display import short_address
 from tui.ui.widgets.record_table import RecordTable
 
 from .data_screen import DataScreen
-from .form import FormField, FormScreen
+from .form import FormField, FormScreen, side_field
 from .order_desk import OrderDesk
 
 __all__ = ["TwapScreen", "twap_from_form"]
@@ -138,7 +138,7 @@ class TwapScreen(DataScreen):
             self.notify("No instrument data yet.", severity="warning")
             return
         fields = [
-            FormField("side", "Side", "buy", placeholder="buy or sell"),
+            side_field(),
             FormField("size", "Total size", "", placeholder=f"in {symbol.split('-')[0].split('/')[0]}"),
             FormField("slices", "Slices", "10"),
             FormField("interval", "Every (s)", "30", placeholder=f"{INTERVAL_S[0]} to {INTERVAL_S[1]} seconds"),
