@@ -8,12 +8,15 @@ limit: the text is scanned first, strings and comments skipped, and counting its
 without recursing. tomllib builds a dotted key's tables in time and memory that grow with the square of its parts,
 so a TOML file's dots outside strings are counted too; what it gives is walked (without recursing) for its depth.
 
-Every refusal is a ``FileLimitError`` (a ValueError) whose message says what is over which limit, and where.
+Every refusal is a ``FileLimitError`` (a ValueError) whose message says what is over which limit, and where. A file
+is opened by ``tui.regular_files``: a FIFO, a device or a directory in its place is refused (``NotRegularFile``, an
+OSError) before anything is read.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from collections.abc import Callable
@@ -21,10 +24,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tui.regular_files import FileLimitError, NotRegularFile, open_to_read
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_TOML_DOTS",
     "FileLimitError",
+    "NotRegularFile",
     "check_depth",
     "decimal_places",
     "depth_of",
@@ -51,10 +57,6 @@ _TOML_TOKENS = re.compile(
 )
 
 
-class FileLimitError(ValueError):
-    """A file over one of the limits: too large, nested too deep, a number that is not one."""
-
-
 def size_text(n: int) -> str:
     """A byte count for a message: 812 bytes, 41.2 KB, 3.1 MB."""
     if n < 1_000:
@@ -64,13 +66,15 @@ def size_text(n: int) -> str:
     return f"{n / 1_000_000:.1f} MB"
 
 
-def read_capped(path: Path, max_bytes: int) -> bytes:
-    """The bytes of ``path``; FileLimitError when it holds more than ``max_bytes`` (read no further than that)."""
-    with path.open("rb") as f:
-        data = f.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            f.seek(0, 2)
-            raise FileLimitError(f"it is {size_text(f.tell())}, more than the {size_text(max_bytes)} it may be")
+def read_capped(path: Path, max_bytes: int, *, follow: bool = True) -> bytes:
+    """The bytes of ``path``; FileLimitError when it holds more than ``max_bytes`` (read no further than that),
+    NotRegularFile when it is not a regular file (or, unless ``follow``, a symbolic link)."""
+    with open_to_read(path, follow=follow) as f:
+        size = os.fstat(f.fileno()).st_size
+        data = b"" if size > max_bytes else f.read(max_bytes + 1)
+        if size > max_bytes or len(data) > max_bytes:
+            size = max(size, os.fstat(f.fileno()).st_size, len(data))
+            raise FileLimitError(f"it is {size_text(size)}, more than the {size_text(max_bytes)} it may be")
     return data
 
 

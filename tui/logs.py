@@ -12,6 +12,7 @@ an argument) goes through ``redact`` instead, which also replaces anything shape
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import re
@@ -20,6 +21,7 @@ import threading
 from pathlib import Path
 
 from tui.paths import log_dir
+from tui.regular_files import open_to_write
 
 __all__ = [
     "LEVELS",
@@ -131,7 +133,12 @@ class RedactingFilter(logging.Filter):
 
 
 class _LogFile(logging.handlers.RotatingFileHandler):
-    """The xtui log file. A failure to write is dropped: the default handler would print it to stderr."""
+    """The xtui log file. A failure to write is dropped: the default handler would print it to stderr. A FIFO, a
+    link or a device in its place is refused (``tui.regular_files``): opening a FIFO would wait for ever."""
+
+    def _open(self) -> io.TextIOWrapper:
+        raw = open_to_write(self.baseFilename, append=True, mode=0o600)
+        return io.TextIOWrapper(raw, encoding=self.encoding, errors=self.errors, write_through=False)
 
     def handleError(self, record: logging.LogRecord) -> None:
         return None

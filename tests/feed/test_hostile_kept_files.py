@@ -180,11 +180,12 @@ def test_a_file_that_cannot_be_moved_aside_is_never_written_over(tmp_path: Path)
 
 
 def _blocked(path: Path) -> Path:
-    """Writes to ``path`` fail as on a read-only data dir, even for root (which chmod does not stop): the
-    temporary file every save goes through is made a directory."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.mkdir()
-    return tmp
+    """Writes to ``path`` fail as on a read-only data dir, even for root (which chmod does not stop): the file is
+    moved to ``real`` and a link to it put in its place, which a save never replaces nor writes through."""
+    real = path.with_name("real")
+    path.rename(real)
+    path.symlink_to(real)
+    return real
 
 
 def test_an_alert_fires_even_when_its_file_cannot_be_written(tmp_path: Path) -> None:
@@ -197,13 +198,13 @@ def test_an_alert_fires_even_when_its_file_cannot_be_written(tmp_path: Path) -> 
     book.put(Alert(2, "BTC-PERP", "last", "below", D(50)))
     blocked = _blocked(path)
     [fired] = book.check({("BTC-PERP", "last"): D(101)}, 0)
-    assert fired.alert.id == 1 and "Is a directory" in book.not_saved
+    assert fired.alert.id == 1 and "it is a symbolic link, not a regular file" in book.not_saved
     assert [a.armed for a in book.alerts] == [False, True]  # right in memory
     assert book.check({("BTC-PERP", "last"): D(102)}, 1) == []  # fired once, not again
     with pytest.raises(OSError):
         book.remove(2)  # an edit that cannot be saved is not made
     assert [a.id for a in book.alerts] == [1, 2]
-    blocked.rmdir()
+    blocked.replace(path)
     book.toggle(2)  # the next save writes the whole state, the fired alert's included
     assert book.not_saved == "" and [a.armed for a in AlertBook.load(path).alerts] == [False, False]
 

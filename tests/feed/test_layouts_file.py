@@ -197,10 +197,10 @@ def test_over_the_cap_the_first_are_loaded_and_every_one_kept(tmp_path: Path) ->
 
 
 def test_a_save_that_cannot_be_written_leaves_the_book_as_it_was(tmp_path: Path) -> None:
-    """Tried: the data dir cannot take the file (its temporary file is a directory): OSError, nothing changed."""
+    """Tried: the data dir cannot take the file (a directory is in its place): OSError, nothing changed."""
     path = layouts_path(tmp_path, "local")
     book = LayoutBook.load(path)
-    path.with_name(path.name + ".tmp").mkdir(parents=True)
+    path.mkdir(parents=True)
     with pytest.raises(OSError):
         book.keep(layout_from_json(_layout()))
     assert book.layouts == []

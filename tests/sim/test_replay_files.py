@@ -70,12 +70,13 @@ async def test_a_good_recording_reads_back_whole(recording: Path) -> None:
     in order, and a replay source fed them by its clock follows the last prices, then goes stale at the end."""
     rec = load_recording(recording)
     assert rec.start_ms == START_MS and rec.seed == 5
-    assert [e.answer is None for e in rec.events] == [False] * 4 + [True]
-    assert [(t["taker"].lower(), t["side"], t["size"]) for t in rec.trades] == [(TRADER, "b", "0.01")]
-    assert "BTC-PERP" in rec.events[-2].answer.books if rec.events[-2].answer else False
+    events = list(rec.events())
+    assert [e.answer is None for e in events] == [False] * 4 + [True]
+    assert [(t["taker"].lower(), t["side"], t["size"]) for t in rec.trades()] == [(TRADER, "b", "0.01")]
+    assert "BTC-PERP" in events[-2].answer.books if events[-2].answer else False
     clock = FrozenClock(rec.start_ms)
     replay = ReplaySource(rec, clock.now_ms)
-    replay.catch_up(rec.events[3].t)
+    replay.catch_up(events[3].t)
     assert replay.live and replay.prices["BTC-PERP"].index > 0
     clock.set(rec.end_ms)
     replay.catch_up(rec.end_ms)
@@ -229,3 +230,44 @@ def test_whatever_is_done_to_a_recording_it_is_read_whole_or_refused_in_words(
         load_recording(path)
     except RecordingError as exc:
         assert str(path) in str(exc)
+
+
+_PLAY = """
+import resource, sys
+from pathlib import Path
+from tui.sim.mirror.replay import ReplaySource, load_recording
+rec = load_recording(Path(sys.argv[1]))
+replay = ReplaySource(rec, lambda: rec.start_ms)
+replay.catch_up(rec.end_ms)
+assert replay.status().reason == "the recording ends here", replay.status()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _padded(good: bytes, path: Path, pad_bytes: int) -> Path:
+    """``good``'s header, opening and past, then ``pad_bytes`` of short failure lines, then its end."""
+    lines = good.splitlines(keepends=True)
+    kept = [x for x in lines if not any(k in x for k in (b'"k":"poll"', b'"k":"fail"', b'"k":"trade"', b'"k":"end"'))]
+    t = json.loads(lines[0])["start_ms"] + 1
+    with path.open("wb") as f:
+        f.writelines(kept)
+        written = 0
+        while written < pad_bytes:
+            written += f.write(b'{"k":"fail","t":%d,"reason":"x"}\n' % t)
+            t += 1
+        f.write(b'{"k":"end","t":%d}\n' % t)
+    return path
+
+
+@pytest.mark.long
+def test_a_replay_holds_a_line_of_the_recording_at_a_time_not_the_file(recorded: bytes, tmp_path: Path) -> None:
+    """Tried: a recording padded with 16 MB of short lines, loaded and played to its end in a child, against one
+    padded with 16 KB. Before, every line was read into a list (then every event kept): an 80 MB recording peaked at
+    492 MB of RSS (34 MB now); here the peak grew by ~5 times the 16 MB. Now it grows by far less than the file."""
+    peaks = []
+    for pad in (16_000, 16_000_000):
+        path = _padded(recorded, tmp_path / f"padded-{pad}.jsonl", pad)
+        done = subprocess.run([sys.executable, "-c", _PLAY, str(path)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        peaks.append(int(done.stdout.split()[-1]) * 1024)  # ru_maxrss is in KB on Linux
+    assert peaks[1] - peaks[0] < 16_000_000 // 8, peaks

@@ -45,13 +45,14 @@ async def test_an_alert_fires_and_rings_when_its_file_cannot_be_saved(
         mark = tickers["BTC-PERP"].mark_price
         book = app.alerts
         book.put(Alert(1, "BTC-PERP", "mark", "below", mark - 50))
-        path.with_name(path.name + ".tmp").mkdir()  # every save goes through this name: now none can
+        path.rename(path.with_name("real"))  # a link in its place is never written over: now no save can be
+        path.symlink_to(path.with_name("real"))
         sim.engine.set_index_price(1, str(mark - 500))  # the mark follows the index down, past the level
         sim.step(1000)
         await settle(pilot, lambda: any("could not be saved" in m for m in notes.messages), what="the notices")
         shown = [m for m in said if m.startswith("BTC-PERP mark price below") or "(bell)" in m or "saved" in m]
         assert [m[:26] for m in shown] == ["BTC-PERP mark price below ", "(bell)", "Alerts could not be saved "]
-        assert "Is a directory" in shown[2] and "the file still has them armed" in shown[2]
+        assert "symbolic link" in shown[2] and "the file still has them armed" in shown[2]
         assert [a.armed for a in book.alerts] == [False]
         fired_at = tickers["BTC-PERP"].mark_price
         sim.engine.set_index_price(1, str(mark - 600))  # further past the level
@@ -60,7 +61,7 @@ async def test_an_alert_fires_and_rings_when_its_file_cannot_be_saved(
             pilot, lambda: any(m is not None and m < fired_at for m in notes.markets), what="the alert checked again"
         )
         assert len([m for m in notes.messages if m.startswith("BTC-PERP mark price below")]) == 1  # once
-    assert [a.armed for a in AlertBook.load(path).alerts] == [True]  # the file was not written: it says so
+    assert [a.armed for a in AlertBook.load(path.with_name("real")).alerts] == [True]  # not written: it says so
 
 
 async def test_a_bad_alerts_file_is_set_aside_and_the_dashboard_starts(

@@ -7,6 +7,7 @@ command line; with no terminal to prompt on, a command fails with one line namin
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -141,6 +142,7 @@ def render(settings: Settings) -> str:
 
 def _config(args: argparse.Namespace) -> int:
     from tui.config.profiles import DEFAULT_TEXT, config_path, resolve
+    from tui.regular_files import replace_with
 
     path = config_path()
     if args.config_command == "path":
@@ -149,9 +151,9 @@ def _config(args: argparse.Namespace) -> int:
         sys.stdout.write(render(resolve(args.profile)))
     elif args.config_command == "init":
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w" if args.force else "x", encoding="utf-8") as f:
-                f.write(DEFAULT_TEXT)
+            if not args.force and os.path.lexists(path):
+                raise FileExistsError(path)
+            replace_with(path, DEFAULT_TEXT.encode("utf-8"))  # never through a link, nor into a FIFO
         except FileExistsError:
             raise AdminError(f"{path} exists; pass --force to replace it") from None
         except OSError as exc:

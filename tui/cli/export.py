@@ -28,6 +28,7 @@ import tempfile
 from typing import IO, Any
 
 from tui.config.errors import StartupError
+from tui.regular_files import NotRegularFile, check_replaceable
 
 __all__ = ["add_export_arguments", "run_export"]
 
@@ -146,6 +147,10 @@ class _Sink:
         folder = os.path.dirname(os.path.abspath(out))
         if not os.path.isdir(folder):
             raise StartupError(f"--out: the directory {folder} does not exist")
+        try:  # a link, a FIFO or a device is never replaced (nor written through)
+            check_replaceable(out)
+        except NotRegularFile as exc:
+            raise StartupError(f"--out: {out}: {exc.strerror}") from None
         if os.path.exists(out) and not os.access(out, os.W_OK):
             raise StartupError(f"--out: {out} is read-only")
         try:

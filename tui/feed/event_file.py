@@ -14,11 +14,11 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import stat
 import threading
 from pathlib import Path
 
 from tui.paths import profile_file
+from tui.regular_files import open_to_read, open_to_write
 
 from .event_entries import LogEntry, one_line
 
@@ -39,15 +39,12 @@ def event_log_path(directory: Path, profile: str) -> Path:
 def read_tail(path: Path, max_bytes: int = TAIL_BYTES, max_lines: int = TAIL_LINES) -> list[str]:
     """The last lines of ``path`` (at most ``max_bytes`` read), oldest first, each one printable line; [] when
     there is no such file. A line cut by the start of what was read is left out."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
+        f = open_to_read(path, follow=False)
     except FileNotFoundError:
         return []
-    with os.fdopen(fd, "rb") as f:
-        if not _regular(fd):
-            raise OSError(f"{path} is not a regular file")
-        size = os.fstat(fd).st_size
+    with f:
+        size = os.fstat(f.fileno()).st_size
         start = max(0, size - max_bytes)
         f.seek(start)
         data = f.read(max_bytes)
@@ -55,10 +52,6 @@ def read_tail(path: Path, max_bytes: int = TAIL_BYTES, max_lines: int = TAIL_LIN
     if start and lines:
         lines = lines[1:]
     return [one_line(x) for x in lines[-max_lines:] if x.strip()]
-
-
-def _regular(fd: int) -> bool:
-    return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
 class EventFile:
@@ -125,14 +118,8 @@ class EventFile:
             size = 0
         if size and size + len(data) > self.max_bytes:
             self._rotate()
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-        fd = os.open(self.path, flags, 0o600)
-        try:
-            if not _regular(fd):
-                raise OSError(f"{self.path} is not a regular file")
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+        with open_to_write(self.path, append=True, mode=0o600) as f:
+            f.write(data)
 
     def _rotate(self) -> None:
         """``path`` becomes ``path.1``, ``.1`` becomes ``.2``...; the oldest beyond ``backups`` is dropped."""

@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tui.bounded_parse import parse_json, read_capped
+from tui.regular_files import replace_with
 
 __all__ = ["KeptFile", "NotKept", "read_kept", "set_aside", "write_json"]
 
@@ -21,9 +21,10 @@ class NotKept(OSError):
 
 def read_kept(path: Path, max_bytes: int, max_depth: int = 8) -> Any | None:
     """The JSON in ``path`` (None when there is no such file, or its directory is not one); ValueError when it is
-    over a limit or not JSON, OSError when it cannot be read."""
+    over a limit or not JSON, OSError when it cannot be read or is not a regular file (a link is not followed:
+    xtui writes these files, and would replace the link, not write where it points)."""
     try:
-        data = read_capped(path, max_bytes)
+        data = read_capped(path, max_bytes, follow=False)
     except (FileNotFoundError, NotADirectoryError):
         return None
     return parse_json(data, max_depth)
@@ -88,8 +89,6 @@ class KeptFile:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """``data`` as JSON in ``path``, through a temporary file renamed over it (a crash leaves the old one)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """``data`` as JSON in ``path``, through a temporary file renamed over it (a crash leaves the old one);
+    ``NotRegularFile`` (an OSError) when a link, a directory or a FIFO is in its place."""
+    replace_with(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from tui.bounded_parse import NotRegularFile, read_capped
 from tui.feed.kept_files import KeptFile, write_json
 from tui.paths import data_dir, profile_file
 
@@ -54,20 +55,15 @@ def write_note(path: Path, how: str, unknown: list[str]) -> None:
 def read_note(path: Path) -> tuple[LastSession | None, str | None]:
     """The note (None when there is none) and, for a damaged one, the words that say where it was set aside."""
     try:
-        with path.open("rb") as f:
-            raw = f.read(MAX_NOTE_BYTES + 1)
+        return _decode(read_capped(path, MAX_NOTE_BYTES, follow=False)), None  # a FIFO here is refused, not waited on
     except FileNotFoundError:
         return None, None
-    except OSError as exc:
-        return None, f"{path} could not be read ({exc.strerror or exc})"
-    try:
-        if len(raw) > MAX_NOTE_BYTES:
-            raise ValueError(f"over {MAX_NOTE_BYTES} bytes")
-        return _decode(raw), None
-    except (ValueError, msgspec.DecodeError) as exc:
+    except (ValueError, msgspec.DecodeError, NotRegularFile) as exc:  # FileLimitError (too large) is a ValueError
         kept = KeptFile(path)
         kept.aside(exc)
         return None, kept.problem
+    except OSError as exc:
+        return None, f"{path} could not be read ({exc.strerror or exc})"
 
 
 def words(note: LastSession) -> str:

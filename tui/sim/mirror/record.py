@@ -17,6 +17,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
+from tui.regular_files import open_to_write
+
 from .tape import SourceAnswer
 
 if TYPE_CHECKING:
@@ -38,7 +40,8 @@ class Recorder:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._file: IO[bytes] | None = path.open("wb")  # OSError: the caller says it cannot record there
+        # OSError (NotRegularFile for a link, a FIFO or a device): the caller says it cannot record there
+        self._file: IO[bytes] | None = open_to_write(path)
         self._trade_id = 0  # the last trade of this exchange written
 
     def _write(self, record: dict[str, Any]) -> bool:
