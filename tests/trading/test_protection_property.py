@@ -10,7 +10,6 @@ import contextlib
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,9 +180,10 @@ async def check(sim: LocalExchange, alice: Client, bob: Client, direction: str) 
         cover = guarded.sl if direction == "sl" else guarded.tp
     losing_down = size >= 0  # a long (or nothing) loses as the price falls
     down = losing_down if direction == "sl" else not losing_down
-    # A plain order is no protection (the model counts none): take them away, so that only what the model may count
-    # can change the position. Bracket entries go with them (and their waiting legs with those, as the exchange says).
-    plain = [o.order_id for o in orders if not o.reduce_only and not o.tpsl]
+    # What the model counts as nothing (a plain order, a marked TP/SL without reduce-only larger than the position) is
+    # no protection: take those away, so that only what the model counts can change the position. Bracket entries
+    # go with them (and their waiting legs with those, as the exchange says).
+    plain = [o.order_id for o in orders if not model.role(o)]
     if plain:
         await alice.cancel_by_oid([(oid, BTC) for oid in plain])
     sim.step(1000)
@@ -223,12 +223,13 @@ def test_what_is_left_after_the_triggers_is_what_the_model_said_was_uncovered(op
     asyncio.run(scenario(ops, direction))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="open question: the model counts an order the exchange marks TP/SL as reduce-only (protection.py's "
-    "'_may_only_reduce'), the local exchange fires one sent without ro uncapped: long 0.001, a TP sell of 0.002 "
-    "flips it to short 0.001. Which is right is not in the interface; decide, then drop this xfail.",
-)
-def test_a_marked_tp_without_reduce_only_closes_no_more_than_the_position() -> None:
+def test_a_marked_tp_without_reduce_only_larger_than_the_position_is_no_protection() -> None:
+    """Long 0.001 and a TP sell of 0.002 marked TP/SL but sent without reduce-only: the local exchange fires it
+    uncapped (short 0.001 after it), so the model counts it as no protection: what is left, 0.001 the other way,
+    is what it said was not covered."""
     asyncio.run(scenario([("market", "b", 1), ("marked", "s", 2, 1, "tp")], "tp"))
+
+
+def test_two_marked_tps_without_reduce_only_adding_past_the_position_are_no_protection() -> None:
+    """Long 0.004, two such TPs of 0.003 each: one alone fits, both would leave a short: neither is counted."""
+    asyncio.run(scenario([("market", "b", 4), ("marked", "s", 3, 1, "tp"), ("marked", "s", 3, 2, "tp")], "tp"))

@@ -4,8 +4,9 @@ columns, the chart's lines, the reverse, close, cancel-all and quit questions an
 The interface links no TP/SL to its entry, so the rules are xtui's:
 
 - An order **protects** a position when it is on the position's instrument, on the side that closes it, and can
-  only reduce it: reduce-only, or a TP/SL the exchange marks (``tpsl`` "tp"/"sl"). A plain order on the closing
-  side is no protection: it may open the other side.
+  only reduce it: reduce-only, or a TP/SL the exchange marks (``tpsl`` "tp"/"sl") that is no larger than the
+  position (the exchange fires a marked one sent without reduce-only uncapped: larger, it would open the other
+  side). A plain order on the closing side is no protection: it may open the other side.
 - It is a **take-profit** when it closes at a better price than the mark (a long's sell above it: a limit
   take-profit counts), a **stop-loss** when at a worse one; the exchange's own TP/SL mark wins where it is given.
   It covers its unfilled size, at most the position's.
@@ -129,6 +130,10 @@ def _closes(order: Order, size: Decimal) -> bool:
     return (order.side == "s") == (size > 0)
 
 
+def _size(order: Order) -> Decimal:
+    return order.unfilled or order.size
+
+
 def _may_only_reduce(order: Order) -> bool:
     return order.reduce_only or order.tpsl in ("tp", "sl")
 
@@ -188,6 +193,11 @@ def protection(
     mine: dict[str, dict[Role, list[Order]]] = {name: {"tp": [], "sl": []} for name in held}
     stale_of: dict[str, list[Order]] = {name: [] for name in held}
     pending_of: dict[str, list[tuple[Order, bool]]] = {name: [] for name in held}
+    unbounded: dict[str, Decimal] = {}  # the marked TP/SL sent without reduce-only on each position's closing side
+    for order in orders:
+        p = held.get(order.instrument)
+        if p is not None and not order.reduce_only and order.tpsl in ("tp", "sl") and _closes(order, p.size):
+            unbounded[p.instrument] = unbounded.get(p.instrument, Decimal(0)) + _size(order)
     for order in orders:
         waits, linked = _pending(order, orders)
         if waits:
@@ -198,6 +208,10 @@ def protection(
         if not _may_only_reduce(order):
             continue
         p = held.get(order.instrument)
+        if not order.reduce_only and (
+            p is None or not _closes(order, p.size) or unbounded.get(p.instrument, 0) > abs(p.size)
+        ):
+            continue  # sent without reduce-only they fire uncapped: more than the position, they open the other side
         if p is None or not _closes(order, p.size):
             stale.append(order)
             if p is not None:
