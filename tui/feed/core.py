@@ -17,6 +17,7 @@ from tui.api.errors import ClientError, RequestTimeout
 from tui.api.models import DecodeError
 
 from .book import BookState
+from .drift import DriftMeter
 from .events import EventLog
 from .notify import ChangeNotifier
 from .state import AccountState, FeedState, FeedStatus, MarketState
@@ -55,6 +56,7 @@ class FeedCore:
         self.clock = clock
         self.wall = wall
         self.notify = ChangeNotifier(on_change, coalesce_s, clock)
+        self.drift = DriftMeter(self.state.status, wall=wall, clock=clock, changed=lambda: self.notify.mark("status"))
         self.ready = asyncio.Event()
         self.wake = asyncio.Event()  # cuts the poll loop's wait short: the socket went down, stop(), a push
         self.market_gen = 0  # bumped on select(): late answers for the old instrument are dropped
@@ -126,6 +128,7 @@ class FeedCore:
 
     async def fetch(self, what: str, call: Coroutine[Any, Any, T]) -> T | None:
         """One /info call: its result, or None with the error reported (transport, 429, bad record)."""
+        sent = self.clock()
         try:
             result = await call
         except (ClientError, DecodeError) as exc:
@@ -135,5 +138,6 @@ class FeedCore:
                 self._on_info_timeouts()
             return None
         self.info_timeouts = 0
+        self.drift.dated(self.client.last_server_date, sent)  # read as it arrived: a late or failed one says nothing
         self.recovered(what)
         return result

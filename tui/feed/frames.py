@@ -76,17 +76,14 @@ class FrameHandlers:
         """Another instrument is shown: the resync in flight sees the new generation and stops."""
         self._buffer, self._resync_task = None, None
 
-    def _observe_server_time(self, ts_ms: int) -> None:
-        """Clock drift from the exchange's frame time; the status bar is told only of a visible change.
-        The client signs nonces and expiry times on the exchange's clock it measures this way."""
+    def _observe_server_time(self, ts_ms: int, sent_s: float | None = None) -> None:
+        """The exchange's time on a frame (``sent_s`` None) or on the answer to a request sent at ``sent_s``: the
+        client signs nonces and expiry times on the exchange's clock it measures this way, and the status bar's
+        drift is measured from it (fresh stamps only: ``DriftMeter``)."""
         if abs(ts_ms - self._clock_fed) >= 100:  # a burst of frames within 100 ms tells the clock nothing more
             self._clock_fed = ts_ms
             self._core.client.server_clock.observe(ts_ms)
-        status = self._state.status
-        drift = ts_ms - int(self._core.wall() * 1000)
-        old, status.clock_drift_ms = status.clock_drift_ms, drift
-        if old is None or abs(drift - old) > 250:
-            self._core.notify.mark("status")
+        self._core.drift.stamped(ts_ms, sent_s)
 
     # ---- market handlers ------------------------------------------------------------------------
 
@@ -160,7 +157,7 @@ class FrameHandlers:
     async def _resync_tries(self) -> None:
         for _ in range(_RESYNC_TRIES):
             book = self._state.market.book
-            gen, snapshots = self._core.market_gen, book.snapshots
+            gen, snapshots, sent = self._core.market_gen, book.snapshots, self._core.clock()
             ob = await self._core.fetch("orderbook", self._core.client.orderbook(book.symbol, RESYNC_DEPTH))
             if gen != self._core.market_gen:
                 return  # another instrument was selected meanwhile; its own load is under way
@@ -170,7 +167,7 @@ class FrameHandlers:
                 book.stale = book.loaded
                 return
             now = self._core.clock()
-            self._observe_server_time(ob.timestamp)
+            self._observe_server_time(ob.timestamp, sent)
             self._state.status.resyncs += 1
             try:
                 if (why := absurd_book(ob)) is not None:

@@ -23,7 +23,6 @@ from typing import Any
 
 from tui.api.client import Client
 from tui.api.models import Fill, Order
-from tui.api.server_time import date_ms
 from tui.api.ws import ConnState, WsClient
 
 from .book import BookState
@@ -220,6 +219,8 @@ class Feed:
             if state is ConnState.RECONNECTING and book.loaded and not book.stale:
                 book.stale = True  # the socket is gone: until /info says otherwise the book may be wrong
                 self._core.touch("book", self._clock())
+            if state is ConnState.RECONNECTING:
+                self._core.drift.forget()  # measured afresh after the outage; the drift shown stays until then
             self._core.wake.set()  # poll now, and every second while down
         self._refresh_status()
 
@@ -252,11 +253,9 @@ class Feed:
         status.paper = self.client.paper
         status.rate = self.client.governor.status()
         status.rate_at = self._clock()
-        server_ms = date_ms(self.client.last_server_date)
-        if status.clock_drift_ms is None and server_ms is not None:
-            # HTTP Date: whole seconds, better than nothing; read as the middle of its second, so that a clock
-            # in step is never taken for one a second off (the warning's threshold) by the rounding alone
-            status.clock_drift_ms = server_ms - int(self._wall() * 1000)
+        # the drift is measured as answers and frames arrive (``DriftMeter``), never here: this runs on a
+        # disconnect too, and the last answer's Date read now would be as old as the outage
+        if self.client.server_clock.offset_ms is None:  # the signing clock: a Date is better than nothing
             self.client.server_clock.observe_date(self.client.last_server_date)
         self._notify.mark("status")
 
