@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tui.paths import log_dir
 from tui.regular_files import open_to_write
+from tui.safe_text import printable
 
 __all__ = [
     "LEVELS",
@@ -30,6 +31,7 @@ __all__ = [
     "add_key",
     "add_secret",
     "parse_level",
+    "printable_handler",
     "redact",
     "redact_known",
     "setup_logging",
@@ -105,7 +107,8 @@ def redact(text: str) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """Formats each record's message and exception early and stores them redacted.
+    """Formats each record's message and exception early and stores them redacted and printable (control
+    characters shown as escapes, ``tui.safe_text``: a record may quote a server, a file or a recording).
 
     The record is changed in place (args dropped, exception text cached), so no handler that sees it
     later can format the original values again.
@@ -120,15 +123,15 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # mismatched %-arguments: keep what can be shown rather than raise
             message = f"{record.msg!s} (unformattable log arguments)"
-        record.msg = redact_known(message)
+        record.msg = printable(redact_known(message))
         record.args = None
         if record.exc_info:
             record.exc_text = self._formatter.formatException(record.exc_info)
             record.exc_info = None
         if record.exc_text:
-            record.exc_text = redact_known(record.exc_text)
+            record.exc_text = printable(redact_known(record.exc_text), lines=True)
         if record.stack_info:
-            record.stack_info = redact_known(record.stack_info)
+            record.stack_info = printable(redact_known(record.stack_info), lines=True)
         return True
 
 
@@ -142,6 +145,14 @@ class _LogFile(logging.handlers.RotatingFileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:
         return None
+
+
+def printable_handler(handler: logging.Handler) -> logging.Handler:
+    """``handler`` (one writing to a terminal: ``xtui sim``'s stderr) with every record redacted and made printable
+    first, as the log file's are."""
+    formatter = handler.formatter or logging.Formatter()
+    handler.addFilter(RedactingFilter(formatter))
+    return handler
 
 
 def _is_terminal_handler(handler: logging.Handler) -> bool:

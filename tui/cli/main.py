@@ -17,6 +17,7 @@ from tui.cli.lazy_parser import LazyParser
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.logs import KEY_SHAPE
+from tui.safe_text import printable
 
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 
@@ -196,7 +197,7 @@ def _target(args: argparse.Namespace) -> tuple[str, str, bool]:
 
 
 def _warn(message: str) -> None:
-    sys.stderr.write(f"xtui: warning: {message}\n")
+    sys.stderr.write(f"xtui: warning: {printable(message, lines=True)}\n")
     sys.stderr.flush()
 
 
@@ -309,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=args.dashboard_seed,
         )
     except (UsageError, StartupError) as exc:
-        sys.stderr.write(f"xtui: {exc}\n")
+        sys.stderr.write(f"xtui: {printable(str(exc), lines=True)}\n")  # it may quote a file or a server
         return 1
     except KeyboardInterrupt:
         return 130
@@ -317,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.api.errors import ClientError
 
         if isinstance(exc, ClientError):
-            sys.stderr.write(f"xtui: {exc}\n")
+            sys.stderr.write(f"xtui: {printable(str(exc), lines=True)}\n")
             return 1
         raise
 

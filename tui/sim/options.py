@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tui.api.decimals import is_plain_decimal
 from tui.api.faucet import FAUCET_MODES, FaucetMode
+from tui.safe_text import printable
 
 from .engine.rules import BATCH_RULES, CLOID_RULES
 from .faucet_command import add_faucet_command, run_faucet
@@ -267,7 +268,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         try:
             recording = load_recording(args.replay)
         except RecordingError as exc:
-            sys.stderr.write(f"xtui sim: cannot replay {exc}\n")
+            sys.stderr.write(f"xtui sim: cannot replay {printable(str(exc))}\n")
             return 2
     if args.record is not None:
         from .mirror.record import Recorder
@@ -310,7 +311,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         url = await sim.start(socket.socket(fileno=args.fd) if args.fd is not None else None)
         if recording is not None:
             how = 'POST {"ms": N} to /clock/step moves its clock' if args.step else f"at speed {args.speed}"
-            sys.stderr.write(f"REPLAY of {args.replay} (recorded from {recording.source}): {how}\n")
+            source = printable(recording.source, 200)
+            sys.stderr.write(f"REPLAY of {printable(str(args.replay))} (recorded from {source}): {how}\n")
         elif sim.mirror is not None:  # no seeded market to play again: its prices are the source's
             sys.stderr.write(f"PAPER: prices follow {config.mirror}; orders stay here and never reach it\n")
             if recorder is not None:
@@ -350,7 +352,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve())
     except MirrorError as exc:
-        sys.stderr.write(f"xtui sim: {exc}\n")
+        sys.stderr.write(f"xtui sim: {printable(str(exc))}\n")
         return 1
     except OSError as exc:
         where = f"descriptor {args.fd}" if args.fd is not None else f"{args.host}:{args.port}"
@@ -377,8 +379,11 @@ def _replay_problem(args: argparse.Namespace) -> str:
 def _mirror_lines() -> None:
     import logging
 
+    from tui.logs import printable_handler
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
+    printable_handler(handler)  # a recording's reasons and its source's name: no escape reaches the terminal raw
     logger = logging.getLogger("tui.sim.mirror")  # its source's state, and a recording that stopped
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)

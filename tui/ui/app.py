@@ -26,6 +26,7 @@ from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
+from tui.safe_text import printable
 from tui.trading import ConfirmPolicy
 from tui.trading.chase import MOVED
 from tui.trading.protection import ProtectionWatch, protection_now
@@ -344,6 +345,10 @@ class XtuiApp(LeanApp[None]):
                 screen.feed_changed(message.topics)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
+
+    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
+        """Every notice, its text made printable first: it may quote the exchange, a file or a recording."""
+        super().notify(printable(message, lines=True), title=printable(title), **kw)
 
     def on_notify(self, event: Notify) -> None:
         keep_at_most(self, event, MAX_TOASTS)

@@ -13,9 +13,20 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
-__all__ = ["TableRows"]
+from tui.safe_text import printable
+
+__all__ = ["TableRows", "printable_cell"]
 
 Cell = str | Text
+
+
+def printable_cell(cell: Cell) -> Cell:
+    """``cell`` with its control characters shown as escapes (``tui.safe_text``): an instrument's name or a cloid
+    is the server's text. A Text that needed it keeps its style, not its spans (they would no longer line up)."""
+    if isinstance(cell, str):
+        return printable(cell)
+    safe = printable(cell.plain)
+    return cell if safe == cell.plain else Text(safe, style=cell.style, justify=cell.justify)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -42,7 +53,7 @@ class TableRows:
                 table.remove_row(key)
         added = False
         for key, cells in rows:
-            new = tuple(cells)
+            new = tuple(printable_cell(c) for c in cells)
             old = self.cells.get(key)
             if old is None:
                 table.add_row(*new, key=key)

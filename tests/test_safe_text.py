@@ -1,0 +1,169 @@
+"""Text from outside never reaches a terminal raw: each edge (the log, xtui's and xtui sim's stderr, a recording's
+reasons and source, a notice, a table cell) is sent escape sequences, and none arrives as they were sent.
+
+Tried before: a recording whose header's ``source`` held ESC ]0;TITLE BEL and whose failure reason held ESC [2J
+cleared the screen and set the title of the terminal that ran ``xtui sim --replay``; a config path holding ESC [2J
+cleared the screen of the one that ran ``xtui``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.text import Text
+
+from tui.safe_text import printable
+
+CLEAR = "\x1b[2J"
+TITLE = "\x1b]0;pwned\x07"
+HOSTILE = f"a{CLEAR}b{TITLE}c\x9b31m\x7f\u202eevil\u2066\x00"
+RAW = ("\x1b", "\x07", "\x9b", "\x7f", "\u202e", "\u2066", "\x00")
+
+
+def _raw(text: str) -> list[str]:
+    return [c for c in RAW if c in text]
+
+
+def test_printable_shows_every_control_as_an_escape() -> None:
+    assert printable(HOSTILE) == "a\\x1b[2Jb\\x1b]0;pwned\\x07c\\x9b31m\\x7f\\u202eevil\\u2066\\x00"
+    assert printable("two\nlines\ttab") == "two\\x0alines\\x09tab"
+    assert printable("two\nlines", lines=True) == "two\nlines"
+    assert printable("BTC-PERP ▲ 1,234.5 ü") == "BTC-PERP ▲ 1,234.5 ü"
+    assert printable("x" * 50, 10) == "x" * 9 + "…"
+    assert printable("\x1b" * 1_000_000, 10) == "\\x1b\\x1b\\…"
+
+
+def test_the_log_file_gets_every_record_printable(tmp_path: Path) -> None:
+    from tui.logs import setup_logging
+
+    path = setup_logging("info", tmp_path)
+    assert path is not None
+    try:
+        raise ValueError(HOSTILE)
+    except ValueError:
+        logging.getLogger("tui.test").exception("refused: %s (%r)", HOSTILE, {"k": HOSTILE})
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    text = path.read_text(encoding="utf-8")
+    assert "refused: a\\x1b[2Jb" in text and "ValueError: a\\x1b[2Jb" in text
+    assert _raw(text) == []
+
+
+def test_xtui_sim_says_a_recording_s_source_and_reasons_printable(tmp_path: Path) -> None:
+    """The recording's header names its source with a title-setting escape, a failure's reason clears the screen,
+    and its file's name holds one too: ``xtui sim --replay`` prints the source and logs the reason to the terminal."""
+    import asyncio
+
+    from tests.sim.test_replay_files import _record
+
+    good = tmp_path / "good.jsonl"
+    asyncio.run(_record(good))
+    lines = good.read_text().splitlines(keepends=True)
+    head = json.loads(lines[0])
+    head["source"] = f"http://x{TITLE}"
+    lines[0] = json.dumps(head) + "\n"
+    lines = [x.replace('"reason":"', '"reason":"\\u001b[2J', 1) for x in lines]  # JSON's escape: ESC once read
+    bad = tmp_path / f"rec{CLEAR}.jsonl"
+    bad.write_text("".join(lines))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tui",
+            "sim",
+            "--port",
+            "0",
+            "--replay",
+            str(bad),
+            "--speed",
+            "1000",
+            "--exit-with-stdin",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().startswith("listening on")
+        import time
+
+        time.sleep(1.5)  # at speed 1000 the recording's few seconds are played: its failure said, then its end
+    finally:
+        _, err = proc.communicate("", timeout=30)
+    assert "recorded from http://x\\x1b]0;pwned\\x07" in err and "unreachable (\\x1b[2Jinfo" in err, err
+    assert _raw(err) == [], err
+    empty = tmp_path / f"empty{TITLE}.jsonl"
+    empty.write_text("")
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "sim", "--port", "0", "--replay", str(empty)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "it is empty" in done.stderr and _raw(done.stderr) == []
+
+
+def test_xtui_says_a_config_error_printable(tmp_path: Path) -> None:
+    folder = tmp_path / f"x{CLEAR}{TITLE}"
+    folder.mkdir()
+    (folder / "config.toml").write_text("not toml [")
+    env = {**os.environ, "XTUI_CONFIG": str(folder / "config.toml")}
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "--url", "http://127.0.0.1:1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "not valid TOML" in done.stderr and "x\\x1b[2J" in done.stderr
+    assert _raw(done.stderr) == []
+
+
+def test_every_notice_is_printable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.app import App
+
+    from tui.ui.app import XtuiApp
+
+    seen: list[tuple[str, str]] = []
+
+    def notify(self: Any, message: str, *, title: str = "", **kw: Any) -> None:
+        seen.append((message, title))
+
+    monkeypatch.setattr(App, "notify", notify)
+    app = XtuiApp.__new__(XtuiApp)
+    app.notify(f"Order refused: {HOSTILE}\nsecond line", title=f"BTC{TITLE}", severity="error")
+    [(message, title)] = seen
+    assert message.startswith("Order refused: a\\x1b[2Jb") and message.endswith("\nsecond line")
+    assert title == "BTC\\x1b]0;pwned\\x07" and _raw(message + title) == []
+
+
+class _Table:
+    def __init__(self) -> None:
+        self.cells: dict[str, list[Any]] = {}
+
+    def add_row(self, *cells: Any, key: str) -> None:
+        self.cells[key] = list(cells)
+
+    def update_cell(self, key: str, column: str, value: Any) -> None:
+        self.cells[key][["market", "cloid"].index(column)] = value
+
+
+def test_table_cells_of_server_names_and_cloids_are_printable() -> None:
+    from tui.ui.widgets.table_rows import TableRows
+
+    table = _Table()
+    rows = TableRows(table, ["market", "cloid"])  # type: ignore[arg-type]
+    rows.sync([("1", [Text(f"BTC{CLEAR}", style="bold"), f"0x{TITLE}"])])
+    rows.sync([("1", [Text(f"BTC{CLEAR}", style="bold"), f"0xab{TITLE}"])])
+    [[market, cloid]] = table.cells.values()
+    assert isinstance(market, Text) and market.plain == "BTC\\x1b[2J" and str(market.style) == "bold"
+    assert cloid == "0xab\\x1b]0;pwned\\x07"
+    assert rows.sync([("1", [Text("ETH-PERP"), "0x01"])]) is False and table.cells["1"] == [Text("ETH-PERP"), "0x01"]
