@@ -37,8 +37,8 @@ async def test_the_direct_path_writes_what_httpx_would_write(server: Server) -> 
         assert await client.info("ticker", symbol="all") == {"a": 1}
     body = b'{"method":"ticker","params":{"symbol":"all"}}'
     headers = {"User-Agent": "xtui", "Content-Type": "application/json", "Accept-Encoding": "gzip, deflate"}
-    async with httpx.AsyncClient(transport=LeanTransport(), headers=headers) as http:  # type: ignore[arg-type]
-        await http.post(f"{server.url}/info", content=body)  # httpx's own request, for the bytes
+    async with httpx.AsyncClient(headers=headers) as http:
+        await http.post(f"{server.url}/info", content=body)  # httpx's own client and transport, for the bytes
     direct, through_httpx = server.requests
     assert direct == through_httpx  # the same head (the same headers, in the same order) and body
     assert b"\r\nUser-Agent: xtui\r\n" in direct

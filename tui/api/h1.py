@@ -1,20 +1,19 @@
-"""A lean HTTP/1.1 transport: keep-alive sockets on asyncio, one write per request.
+"""A lean HTTP/1.1 transport (``tui.api.transport.Transport``): keep-alive sockets on asyncio, one write per request.
 
 Sending signed orders, the client spent ~80% of its time in httpcore, anyio and h11: three layers of
 checkpoints, cancel scopes and header normalising around what is, on the wire, one POST and one answer.
 Each request also went out in two system calls (head, then body), waking the exchange twice. Here a
 request is written whole in one call and its answer read straight from an ``asyncio.StreamReader``.
 
-``HttpClient`` posts straight through it (``post``, with a request prepared once per URL by ``prepare_post``),
-without httpx, which the dashboard then never imports. It is also an httpx transport (``handle_async_request``,
-httpx imported then), for httpx's own client. A client that must go through a proxy (``HTTPS_PROXY`` and the
-like) uses httpx's own transport instead (``HttpClient``). Only what an exchange answers is read: a status
-line, headers, then a body sized by ``Content-Length``, sent in chunks, or running to the connection's close.
-Anything else is a ``RemoteProtocolError`` (``tui.api.h1_errors``), and the connection is dropped, never reused.
+Only what an exchange answers is read: a status line, headers, then a body sized by ``Content-Length``, sent in
+chunks, or running to the connection's close, each within the bounds of ``tui.api.transport`` (past one,
+``AnswerRefused``). Anything else is a ``RemoteProtocolError`` (``tui.api.h1_errors``). Either way the connection is
+dropped, never reused.
 
-A request is never sent twice: a connection the exchange closed while it sat idle is seen before it is
-used (its reader is at end of file), and a connection that fails once a request is written fails the
-request, since an order may already have been placed.
+A request is never sent twice unless it only reads: a connection the exchange closed while it sat idle is seen
+before it is used (its reader is at end of file); an action goes only on a connection idle for less than
+``ACTION_IDLE_S`` (the exchange may be closing an older one as the action is written), and a connection that fails
+once an action is written fails the action, since an order may already have been placed.
 """
 
 from __future__ import annotations
@@ -24,10 +23,9 @@ import socket
 import ssl
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .h1_answer import Answer, Prepared
+from .h1_answer import Answer, Prepared, too_large
 from .h1_errors import (
     ConnectError,
     ConnectTimeout,
@@ -35,16 +33,16 @@ from .h1_errors import (
     ReadTimeout,
     RemoteProtocolError,
     UnsupportedProtocol,
-    WireError,
 )
 from .reach import verifying_context
-
-if TYPE_CHECKING:
-    import httpx
+from .transport import ACTION_IDLE_S, HEADERS, READS, answer_limit
 
 __all__ = ["LeanTransport", "prepare_post"]
 
-_MAX_HEAD = 64 * 1024  # status line and headers of one answer
+_MAX_HEAD = 64 * 1024  # status line and headers of one answer; its trailers too
+_MAX_INTERIM = 8  # 1xx answers before the real one
+_READ_PIECE = 64 * 1024
+_AGENT = "xtui"  # what the lean transport says it is (httpx's own client says python-httpx)
 _NO_BODY = frozenset({204, 304})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -73,8 +71,7 @@ class _Connection:
 
 class LeanTransport:
     """Keep-alive HTTP/1.1 connections per origin, at most ``max_idle`` kept idle each, for ``idle_s``; at most
-    ``max_connections`` requests at once (httpx's own pool allows 100), the others wait their turn. An httpx
-    transport too (``handle_async_request``, ``aclose``: what httpx's client calls of one)."""
+    ``max_connections`` requests at once (httpx's own pool allows 100), the others wait their turn."""
 
     def __init__(
         self,
@@ -89,6 +86,7 @@ class LeanTransport:
         self._idle_s = idle_s
         self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
         self._slots = asyncio.Semaphore(max_connections)
+        self._prepared: dict[tuple[str, float | None], Prepared] = {}  # (URL, timeout) -> its request, prepared once
 
     async def __aenter__(self) -> LeanTransport:
         return self
@@ -96,62 +94,46 @@ class LeanTransport:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        import httpx  # only httpx's own client calls this: it has imported httpx already
+    async def post(self, url: str, body: bytes, *, endpoint: str, timeout: float | None = None) -> Answer:
+        """POST ``body`` to ``url``; the answer, read within ``endpoint``'s bound (``tui.api.transport``).
 
-        async with self._slots:
-            try:
-                body = await request.aread()
-                status, reason, headers, content = await self._round_trip(
-                    _origin(request.url.scheme, request.url.host, request.url.port),
-                    _head(request, len(body)) + body,
-                    request.method,
-                    request.extensions.get("timeout", {}),
-                )
-            except WireError as e:  # httpx's own error of the same name, as httpx's transports raise them
-                name = "ReadError" if isinstance(e, _KeptConnectionLost) else type(e).__name__
-                raise getattr(httpx, name)(str(e), request=request) from None
-        return httpx.Response(
-            status,
-            headers=headers,
-            stream=httpx.ByteStream(content),
-            extensions={"http_version": b"HTTP/1.1", "reason_phrase": reason},
-        )
-
-    async def post(self, prepared: Prepared, body: bytes, *, a_read: bool = False) -> Answer:
-        """POST ``body`` as ``prepared`` says, without building httpx's request and response around it (the
-        client's hot path: ``HttpClient`` sends every call this way when this is its transport).
-
-        ``a_read``: the request only reads (a query), so sending it twice does nothing twice. A kept connection
-        the server closed just as it was used (its keep-alive ran out: uvicorn's is 5 s) loses it; it is then sent
-        once more, on a new connection. An action is never sent again: it may have been carried out."""
+        A read (/info, /explorer: sending it twice does nothing twice) lost with a kept connection the server closed
+        just as it was used (its keep-alive ran out: uvicorn's is 5 s) is sent once more, on a new connection. An
+        action goes only on a connection idle for less than ``ACTION_IDLE_S``, and is never sent again: it may have
+        been carried out."""
+        prepared = self._prepared.get((url, timeout)) or self._prepare(url, timeout)
+        limit = answer_limit(endpoint)
+        a_read = endpoint in READS
+        fresh_s = self._idle_s if a_read else min(self._idle_s, ACTION_IDLE_S)
         async with self._slots:
             data = prepared.head + b"Content-Length: %d\r\n\r\n" % len(body) + body
             try:
-                return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts))
+                head = await self._round_trip(prepared, data, limit, endpoint, fresh_s=fresh_s)
             except _KeptConnectionLost as lost:
                 if not a_read:
                     raise ReadError(str(lost)) from None
-            return Answer(*await self._round_trip(prepared.origin, data, "POST", prepared.timeouts, kept=False))
+                head = await self._round_trip(prepared, data, limit, endpoint, fresh_s=None)
+        return Answer(*head, limit=limit, endpoint=endpoint)
+
+    def _prepare(self, url: str, timeout: float | None) -> Prepared:
+        if len(self._prepared) > 64:  # a few URLs in practice: never let an odd caller grow this
+            self._prepared.clear()
+        prepared = self._prepared[(url, timeout)] = prepare_post(url, HEADERS, timeout, _AGENT)
+        return prepared
 
     async def _round_trip(
-        self,
-        origin: tuple[str, str, int],
-        data: bytes,
-        method: str,
-        timeouts: Mapping[str, float | None],
-        *,
-        kept: bool = True,
+        self, prepared: Prepared, data: bytes, limit: int, endpoint: str, *, fresh_s: float | None
     ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
-        """Write ``data`` (a whole request) on a kept (``kept``) or new connection; status, reason, headers and
-        body. A kept connection lost on the way raises ``_KeptConnectionLost``."""
-        reused = self._checkout(origin) if kept else None
+        """Write ``data`` (a whole request) on a connection idle for less than ``fresh_s`` (None: on a new one);
+        status, reason, headers and body. A kept connection lost on the way raises ``_KeptConnectionLost``."""
+        origin, timeouts = prepared.origin, prepared.timeouts
+        reused = self._checkout(origin, fresh_s) if fresh_s is not None else None
         conn = reused or await self._connect(origin, timeouts.get("connect"))
         try:
             conn.writer.write(data)
             async with asyncio.timeout(timeouts.get("read")):
                 await conn.writer.drain()
-                status, reason, headers, content, keep = await _read_answer(conn.reader, method)
+                status, reason, headers, content, keep = await _read_answer(conn.reader, "POST", limit, endpoint)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, TimeoutError):
@@ -169,14 +151,19 @@ class LeanTransport:
             conn.close()
         return status, reason, headers, content
 
-    def _checkout(self, origin: tuple[str, str, int]) -> _Connection | None:
+    def _checkout(self, origin: tuple[str, str, int], fresh_s: float) -> _Connection | None:
+        """The connection put back last, if it has been idle for less than ``fresh_s`` and the server has not closed
+        it. Those put back before it have been idle longer: they wait for a read, or are closed past ``idle_s``."""
         idle = self._idle.get(origin)
         now = time.monotonic()
         while idle:
-            conn = idle.pop()
-            if conn.usable(now, self._idle_s):
-                return conn
-            conn.close()
+            conn = idle[-1]
+            if not conn.usable(now, self._idle_s):
+                idle.pop().close()
+            elif now - conn.idle_since < fresh_s:
+                return idle.pop()
+            else:
+                return None
         return None
 
     def _checkin(self, origin: tuple[str, str, int], conn: _Connection) -> None:
@@ -245,36 +232,19 @@ def _origin(scheme: str, host: str, port: int | None) -> tuple[str, str, int]:
     return scheme, host, port or _DEFAULT_PORTS[scheme]
 
 
-def _head(request: httpx.Request, length: int) -> bytes:
-    lines = _head_lines(request)
-    if length or request.method not in ("GET", "HEAD"):
-        lines.append(b"Content-Length: %d" % length)
-    lines.append(b"\r\n")
-    return b"\r\n".join(lines)
-
-
-def _head_lines(request: httpx.Request) -> list[bytes]:
-    """The request line and headers but Content-Length, in the order httpx puts them."""
-    url = request.url
-    lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), url.raw_path)]
-    if "host" not in request.headers:
-        lines.append(b"Host: " + url.netloc)
-    for name, value in request.headers.raw:
-        if name.lower() not in (b"content-length", b"transfer-encoding"):
-            lines.append(name + b": " + value)
-    return lines
-
-
 async def _read_answer(
-    reader: asyncio.StreamReader, method: str
+    reader: asyncio.StreamReader, method: str, limit: int, endpoint: str
 ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes, bool]:
-    """Status, reason, headers, body, and whether the connection may carry another request."""
-    while True:
+    """Status, reason, headers, body (at most ``limit`` bytes), and whether the connection may carry another
+    request. The head is bounded by the reader's limit (``_MAX_HEAD``)."""
+    for _ in range(_MAX_INTERIM + 1):
         head = await reader.readuntil(b"\r\n\r\n")
         status_line, *header_lines = head[:-4].split(b"\r\n")
         version, status, reason = _status(status_line)
         if status >= 200 or status == 101:
             break  # 1xx answers (100 Continue, 103 Early Hints) come before the real one
+    else:
+        raise _BadAnswer(f"more than {_MAX_INTERIM} interim (1xx) answers")
     headers: list[tuple[bytes, bytes]] = []
     length: int | None = None
     chunked = False
@@ -287,7 +257,7 @@ async def _read_answer(
         headers.append((name, value))
         lower = name.lower()
         if lower == b"content-length":
-            if not value.isdigit() or (length is not None and int(value) != length):
+            if not value.isdigit() or len(value) > 19 or (length is not None and int(value) != length):
                 raise _BadAnswer(f"a bad Content-Length: {value[:40]!r}")
             length = int(value)
         elif lower == b"transfer-encoding":
@@ -298,11 +268,13 @@ async def _read_answer(
     if method == "HEAD" or status in _NO_BODY or status < 200:
         body = b""
     elif chunked:
-        body = await _read_chunks(reader)
+        body = await _read_chunks(reader, limit, endpoint)
     elif length is not None:
+        if length > limit:
+            raise too_large(endpoint, limit, f" (it said {length:,} bytes)")
         body = await reader.readexactly(length)
     else:
-        body = await reader.read()  # the body runs to the connection's close
+        body = await _read_to_close(reader, limit, endpoint)
         close = True
     return status, reason, headers, body, not close
 
@@ -315,18 +287,37 @@ def _status(line: bytes) -> tuple[bytes, int, bytes]:
     return version, int(code), reason
 
 
-async def _read_chunks(reader: asyncio.StreamReader) -> bytes:
+async def _read_chunks(reader: asyncio.StreamReader, limit: int, endpoint: str) -> bytes:
     parts: list[bytes] = []
+    total = 0
     while True:
         size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";", 1)[0].strip(), 16)
-        except ValueError:
-            raise _BadAnswer(f"a bad chunk size: {size_line[:40]!r}") from None
+        digits = size_line.split(b";", 1)[0].strip()
+        if not digits or len(digits) > 16 or digits.strip(b"0123456789abcdefABCDEF"):
+            raise _BadAnswer(f"a bad chunk size: {size_line[:40]!r}")
+        size = int(digits, 16)
         if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, unread
-                pass
+            trailers = 0
+            while (line := await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers, unread
+                trailers += len(line)
+                if trailers > _MAX_HEAD:
+                    raise too_large(endpoint, _MAX_HEAD, " of trailers")
             return b"".join(parts)
+        total += size
+        if total > limit:
+            raise too_large(endpoint, limit, " in chunks")
         parts.append(await reader.readexactly(size))
         if await reader.readexactly(2) != b"\r\n":
             raise _BadAnswer("a chunk not ended by CRLF")
+
+
+async def _read_to_close(reader: asyncio.StreamReader, limit: int, endpoint: str) -> bytes:
+    """A body that runs to the connection's close, read a piece at a time up to ``limit``."""
+    parts: list[bytes] = []
+    total = 0
+    while piece := await reader.read(_READ_PIECE):
+        total += len(piece)
+        if total > limit:
+            raise too_large(endpoint, limit)
+        parts.append(piece)
+    return b"".join(parts)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import zlib
 from collections.abc import ItemsView, Iterator, Mapping
 
-from .h1_errors import DecodingError
+from .h1_errors import AnswerRefused, DecodingError
+from .transport import size_words
 
-__all__ = ["Answer", "AnswerHeaders", "Prepared"]
+__all__ = ["Answer", "AnswerHeaders", "Prepared", "decoded", "too_large"]
 
 
 class Prepared:
@@ -64,16 +65,26 @@ class AnswerHeaders(Mapping[str, str]):
 
 
 class Answer:
-    """An HTTP answer as ``HttpClient`` reads it; the body decoded as httpx would (gzip, deflate)."""
+    """An HTTP answer as the client reads it; the body decoded as httpx would (gzip, deflate), to at most ``limit``
+    bytes (``AnswerRefused`` past it, in words naming ``endpoint``)."""
 
     __slots__ = ("content", "headers", "reason_phrase", "status_code")
 
-    def __init__(self, status: int, reason: bytes, raw: list[tuple[bytes, bytes]], body: bytes) -> None:
+    def __init__(
+        self,
+        status: int,
+        reason: bytes,
+        raw: list[tuple[bytes, bytes]],
+        body: bytes,
+        *,
+        limit: int = 1 << 62,
+        endpoint: str = "the request",
+    ) -> None:
         self.status_code = status
         self.reason_phrase = reason.decode("ascii", errors="ignore")
         self.headers = AnswerHeaders(raw)
         encoding = self.headers.get("content-encoding")
-        self.content = _decoded(body, encoding) if encoding else body
+        self.content = decoded(body, encoding, limit, endpoint) if encoding else body
 
     @property
     def is_success(self) -> bool:
@@ -84,18 +95,40 @@ class Answer:
         return self.content.decode("utf-8", errors="replace")
 
 
-def _decoded(body: bytes, encoding: str) -> bytes:
-    """``body`` with its content codings undone, last applied first; codings httpx does not know pass as they
-    are (as in httpx). A body that does not decode is a ``DecodingError``."""
-    for coding in reversed([c.strip().lower() for c in encoding.split(",")]):
+def too_large(endpoint: str, limit: int, how: str = "") -> AnswerRefused:
+    """The words for an answer past its bound: "the answer to info was more than 16 MB: refused"."""
+    return AnswerRefused(f"the answer to {endpoint} was more than {size_words(limit)}{how}: refused")
+
+
+def decoded(body: bytes, encoding: str, limit: int, endpoint: str) -> bytes:
+    """``body`` with its content codings undone, last applied first, to at most ``limit`` bytes (a bounded piece at a
+    time: a gzip bomb stops there, ``AnswerRefused``); codings httpx does not know pass as they are (as in httpx). A
+    body that does not decode, or stops short, is a ``DecodingError``."""
+    codings = [c.strip().lower() for c in encoding.split(",")]
+    if len(codings) > 4:
+        raise DecodingError(f"the answer has {len(codings)} content codings: at most 4 are undone")
+    for coding in reversed(codings):
         try:
             if coding == "gzip":
-                body = zlib.decompress(body, zlib.MAX_WBITS | 16)
+                body = _inflate(body, zlib.MAX_WBITS | 16, limit, endpoint)
             elif coding == "deflate":
                 try:
-                    body = zlib.decompress(body)
+                    body = _inflate(body, zlib.MAX_WBITS, limit, endpoint)
                 except zlib.error:  # deflate sent raw, without the zlib wrapper (httpx accepts both)
-                    body = zlib.decompress(body, -zlib.MAX_WBITS)
+                    body = _inflate(body, -zlib.MAX_WBITS, limit, endpoint)
         except zlib.error as exc:
             raise DecodingError(f"the answer's {coding} body does not decode: {exc}") from None
     return body
+
+
+def _inflate(body: bytes, wbits: int, limit: int, endpoint: str) -> bytes:
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, limit + 1)
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise too_large(endpoint, limit, " once decompressed")
+    out += inflater.flush()
+    if len(out) > limit:
+        raise too_large(endpoint, limit, " once decompressed")
+    if not inflater.eof:
+        raise zlib.error("incomplete or truncated stream")
+    return out

@@ -5,6 +5,7 @@ dashboard talks to its exchange over the lean transport only and never imports h
 from __future__ import annotations
 
 __all__ = [
+    "AnswerRefused",
     "ConnectError",
     "ConnectTimeout",
     "DecodingError",
@@ -51,3 +52,8 @@ class DecodingError(WireError):
 
 class UnsupportedProtocol(WireError):
     """A URL that is not http or https."""
+
+
+class AnswerRefused(WireError):
+    """An answer past one of the transport's bounds (its size, its decoded size, its chunks): its words say which,
+    and the connection it came on is dropped."""

@@ -14,13 +14,22 @@ from __future__ import annotations
 
 import collections
 import re
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 from .refusals import RefusalKind, classify
 
-__all__ = ["ServerClock", "date_ms", "exchange_time_in", "http_date_s", "is_expiry_refusal", "skew_words"]
+__all__ = [
+    "NonceManager",
+    "ServerClock",
+    "date_ms",
+    "exchange_time_in",
+    "http_date_s",
+    "is_expiry_refusal",
+    "skew_words",
+]
 
 WINDOW_S = 30.0  # how long a sample of the exchange's time counts
 _EXCHANGE_TIME = re.compile(r"(?:exchange|server|current)(?:'s)? time\D{0,12}(\d{12,14})", re.IGNORECASE)
@@ -162,3 +171,19 @@ def _roughly(seconds: int) -> str:
         if seconds >= 2 * size:
             return f" (about {seconds // size} {unit})"
     return ""
+
+
+class NonceManager:
+    """Nonces are the time in ms, strictly increasing within the process even under concurrent calls."""
+
+    def __init__(self, clock_ms: Callable[[], int] | None = None) -> None:
+        self._clock_ms = clock_ms or (lambda: time.time_ns() // 1_000_000)
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        """The next nonce: the clock's ms, or one more than the last when the clock has not moved on."""
+        with self._lock:
+            nonce = max(self._clock_ms(), self._last + 1)
+            self._last = nonce
+            return nonce
