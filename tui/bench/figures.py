@@ -157,7 +157,7 @@ async def bench_ws_fanout(n: int, subscribers: int = 50, rounds: int = 3) -> Non
     import msgspec
 
     from tui.api import wire
-    from tui.api.http import HttpClient
+    from tui.api.client import Client
     from tui.api.signing import Signer
     from tui.bench.ws_reader import FrameCounter, subscribe
 
@@ -172,7 +172,7 @@ async def bench_ws_fanout(n: int, subscribers: int = 50, rounds: int = 3) -> Non
     proc, url = await sim_process()
     readers: list[FrameCounter] = []
     try:
-        async with HttpClient(url, signer=Signer.generate(), testnet=True) as c:
+        async with Client(url, signer=Signer.generate(), testnet=True) as c:
             item = [wire.order_item(1, "b", "90000", "0.001")]
 
             def signed(k: int) -> list[bytes]:
@@ -334,7 +334,8 @@ def bench_slow_link(seconds: float) -> None:
 
 
 async def bench_sim_load(warm_s: float, soak_s: float) -> None:
-    """The local exchange under load (50 subscribers, 200 orders/s): /info latency and its memory over a soak."""
+    """The local exchange under load (50 subscribers, 200 orders/s sent through ``tui.api``'s client): /info latency,
+    its memory over a soak, and the orders lost to the transport; then the subscribers alone, to compare."""
     from tui.bench.sim_load import ORDERS_PER_S, SUBSCRIBERS, measure
 
     f = await measure(warm_s, soak_s)
@@ -345,12 +346,22 @@ async def bench_sim_load(warm_s: float, soak_s: float) -> None:
     _report("  /info calls timed", f.probes, "")
     _report("  orders the exchange answered", f.orders_per_s, "/s")
     _report("  of which refused", f.refused, "")
+    _report("  orders lost to a transport error", f.transport_errors, "", "0")
+    for said in f.errors_said:
+        sys.stdout.write(f"    {said}\n")
     _report("  frames delivered to the subscribers", f.frames_per_s, "/s")
     _report("  subscribers dropped", f.dropped, "")
     _report("exchange memory at start", f.rss_start_mb, "MB")
     _report(f"exchange memory after {warm_s:.0f} s warm-up", f.rss_warm_mb, "MB")
     _report(f"exchange memory after {soak_s:.0f} s soak", f.rss_end_mb, "MB", "flat after warm-up")
     _report("  exchange memory peak", f.rss_peak_mb, "MB")
+    quiet = await measure(warm_s, soak_s, rate=0)
+    alone = f"{SUBSCRIBERS} subscribers, no orders"
+    _report(f"/info p50 ({alone})", quiet.p50_ms, "ms")
+    _report(f"/info p99 ({alone})", quiet.p99_ms, "ms")
+    _report("  frames delivered to the subscribers", quiet.frames_per_s, "/s")
+    _report("  subscribers dropped", quiet.dropped, "")
+    _report(f"exchange memory after {soak_s:.0f} s ({alone})", quiet.rss_end_mb, "MB")
 
 
 def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:

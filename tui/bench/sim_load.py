@@ -2,8 +2,11 @@
 orders a second arrive, and the exchange's memory (RSS) after a warm-up and after a soak.
 
 Three processes, so that each figure is the exchange's: ``xtui sim`` with its synthetic market (limits
-lifted); a load process (``python -m tui.bench.sim_load``) holding the subscribers and sending the orders;
-and this one, which only times /info calls on a keep-alive socket and reads the exchange's RSS.
+lifted); a load process (``python -m tui.bench.sim_load``) holding the subscribers and sending the orders
+through ``tui.api``'s own ``Client`` (its transport, its kept connections), counting every order that ended in a
+transport error (a lost connection, no answer in time); and this one, which only times /info calls on a
+keep-alive socket and reads the exchange's RSS. ``--rate 0`` holds the subscribers and sends no order: the run
+to compare with.
 
 The load: every subscriber follows what a dashboard follows (BTC-PERP book, trades, best bid/offer and
 1-minute candles; every ticker and mid; blocks), the first one also the trading account's orders, fills,
@@ -111,6 +114,14 @@ class _Tally:
     refused: int = 0
     frames: int = 0
     closed: list[str] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)  # orders that ended in a transport error, by its kind
+    said: list[str] = field(default_factory=list)  # the first few of those errors' words
+
+    def failed(self, exc: Exception) -> None:
+        kind = type(exc).__name__
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+        if len(self.said) < 5:
+            self.said.append(f"{kind}: {exc}"[:200])
 
 
 async def _subscriber(ws_url: str, params: list[dict[str, Any]], tally: _Tally, ready: asyncio.Event) -> None:
@@ -128,19 +139,21 @@ async def _subscriber(ws_url: str, params: list[dict[str, Any]], tally: _Tally, 
 
 
 async def _orders(url: str, signer: Signer, rate: float, seconds: float, tally: _Tally) -> None:
-    import msgspec
-
     from tui.api import wire
-    from tui.api.http import HttpClient
+    from tui.api.client import Client
+    from tui.api.errors import ActionRejected, ApiError, ConnectionFailed, RequestTimeout, TransportError
 
-    async with HttpClient(url, signer=signer, testnet=True) as c:
+    if rate <= 0:  # the run to compare with: the subscribers only
+        await asyncio.sleep(seconds)
+        return
+    async with Client(url, signer=signer, testnet=True) as c:
         await c.exchange("cancelAll", {})  # the first signed action funds the account
         marks = {t["symbol"]: Decimal(str(t["mark_price"])) for t in await c.info("ticker", symbol="all")}
 
-        def body(i: int) -> bytes:
+        def body(i: int) -> dict[str, Any]:
             k = i % 100
             if k == 99:
-                return msgspec.json.encode(c.sign("cancelAll", {}))
+                return c.sign("cancelAll", {})
             inst, name, size, tick = INSTRUMENTS[(i // 4) % len(INSTRUMENTS)]
             mark = marks[name]
             if k % 2 == 0:  # IOC through the makers' ladder; buys and sells alternate
@@ -152,25 +165,25 @@ async def _orders(url: str, signer: Signer, rate: float, seconds: float, tally: 
                 away = Decimal(1) + Decimal(5 + (i * 7) % 15) / 1000 * (-1 if buy else 1)
                 price = (mark * away / tick).to_integral_value() * tick
                 item = wire.order_item(inst, "b" if buy else "s", price, size)
-            return msgspec.json.encode(c.sign("placeOrder", {"orders": [item]}))
+            return c.sign("placeOrder", {"orders": [item]})
 
         async def worker(w: int) -> None:
-            http = await _Http.open(url)
             start = time.perf_counter()
             i = w
-            try:
-                # open loop, but it ends on time: orders a busy machine could not send by then are not sent
-                while (due := start + i / rate) < start + seconds and time.perf_counter() < start + seconds:
-                    wait = due - time.perf_counter()
-                    if wait > 0:
-                        await asyncio.sleep(wait)
-                    answer = await http.post(b"/exchange", body(i))
+            # open loop, but it ends on time: orders a busy machine could not send by then are not sent
+            while (due := start + i / rate) < start + seconds and time.perf_counter() < start + seconds:
+                wait = due - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                try:
+                    await c.submit(body(i))
                     tally.orders += 1
-                    if b'"error":""' not in answer and b'"success":true' not in answer:
-                        tally.refused += 1
-                    i += CONNECTIONS
-            finally:
-                http.close()
+                except ActionRejected:
+                    tally.orders += 1
+                    tally.refused += 1
+                except (TransportError, RequestTimeout, ConnectionFailed, ApiError) as exc:
+                    tally.failed(exc)
+                i += CONNECTIONS
 
         async def follow_marks() -> None:
             while True:
@@ -223,6 +236,9 @@ class LoadFigures:
     refused: int
     frames_per_s: float
     dropped: int
+    transport_errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    errors_said: list[str] = field(default_factory=list)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -279,6 +295,9 @@ async def measure(
             refused=tally["refused"],
             frames_per_s=tally["frames"] / tally["seconds"],
             dropped=tally["closed"],
+            transport_errors=sum(tally["errors"].values()),
+            error_kinds=tally["errors"],
+            errors_said=tally["said"],
         )
     finally:
         if load is not None and load.returncode is None:
@@ -298,8 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     tally = asyncio.run(run_load(args.url, args.subscribers, args.rate, args.seconds))
     elapsed = time.perf_counter() - t
-    out = {"orders": tally.orders, "refused": tally.refused, "frames": tally.frames, "seconds": elapsed}
-    out["closed"] = len(tally.closed)
+    out: dict[str, Any] = {"orders": tally.orders, "refused": tally.refused, "frames": tally.frames, "seconds": elapsed}
+    out.update(closed=len(tally.closed), errors=tally.errors, said=tally.said)
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
     return 0
