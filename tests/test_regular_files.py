@@ -200,3 +200,11 @@ def test_config_init_force_never_writes_through_a_link(tmp_path: Path) -> None:
     )
     assert done.returncode != 0 and "it is a symbolic link, not a regular file" in done.stderr, done.stderr
     assert target.read_text() == "keep me"
+
+
+def test_the_refusal_reads_as_words_alone(tmp_path: Path) -> None:
+    """Before: a filename set on the OSError made its text '[Errno None] it is ...: PATH' in the notice."""
+    os.mkfifo(tmp_path / "f")
+    with pytest.raises(NotRegularFile) as refused:
+        open_to_read(tmp_path / "f")
+    assert str(refused.value) == refused.value.strerror == "it is a named pipe (FIFO), not a regular file"

@@ -40,11 +40,10 @@ class FileLimitError(ValueError):
 class NotRegularFile(OSError):
     """A path that is not a regular file (a FIFO, a device, a directory, a link where none is followed)."""
 
-    def __init__(self, path: os.PathLike[str] | str, what: str) -> None:
+    def __init__(self, what: str) -> None:
         words = f"it is {what}, not a regular file"
         super().__init__(words)
         self.strerror = words
-        self.filename = os.fspath(path)
 
 
 def _what(mode: int) -> str:
@@ -55,7 +54,7 @@ def _refused(path: os.PathLike[str] | str, exc: OSError) -> OSError:
     """``exc`` from opening ``path``, in words when it came from what the path is (a link, a pipe with no reader)."""
     if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EMLINK):  # O_NOFOLLOW on a link (EMLINK: BSD); a FIFO
         try:
-            return NotRegularFile(path, _what(os.lstat(path).st_mode))
+            return NotRegularFile(_what(os.lstat(path).st_mode))
         except OSError:
             pass
     return exc
@@ -65,7 +64,7 @@ def _checked(fd: int, path: os.PathLike[str] | str) -> int:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotRegularFile(path, _what(mode))
+            raise NotRegularFile(_what(mode))
         if _NONBLOCK:
             os.set_blocking(fd, True)
     except BaseException:
@@ -93,7 +92,7 @@ def open_to_write(path: os.PathLike[str] | str, *, append: bool = False, mode: i
     try:
         fd = os.open(path, flags, mode)
     except IsADirectoryError:
-        raise NotRegularFile(path, "a directory") from None
+        raise NotRegularFile("a directory") from None
     except OSError as exc:
         raise _refused(path, exc) from None
     _checked(fd, path)
@@ -109,7 +108,7 @@ def check_replaceable(path: os.PathLike[str] | str) -> None:
     except FileNotFoundError:
         return
     if not stat.S_ISREG(mode):
-        raise NotRegularFile(path, _what(mode))
+        raise NotRegularFile(_what(mode))
 
 
 def replace_with(path: Path, data: bytes, mode: int | None = None) -> None:
