@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar, Generic, TypeVar
 
 import msgspec
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
@@ -43,6 +43,9 @@ class FormField(msgspec.Struct, frozen=True):
     choices: tuple[str, ...] = ()  # a toggle between these, flipped by ctrl+t (the side: "buy", "sell")
 
 
+HINT_WIDTH = 66  # the box's 76 columns less its border, padding and a scrollbar
+
+
 class FormScreen(ModalScreen[T | None], Generic[T]):
     """Dismisses with what ``check`` returns for the texts entered, or None when cancelled."""
 
@@ -60,6 +63,7 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
         width: 76;
         max-width: 100%;
         height: auto;
+        max-height: 100%;
         border: thick $primary;
         background: $surface;
         padding: 1 2;
@@ -90,6 +94,12 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
     FormScreen .hint {
         color: $foreground-muted;
         margin-top: 1;
+        width: 100%;  /* wraps between words: a long one was cut mid-word ("Tab: next fiel") */
+    }
+    /* taller than the screen (a bracket at 80x24): the fields and notes scroll, the hint stays in view */
+    FormScreen #form-body {
+        height: auto;
+        scrollbar-size-vertical: 1;
     }
     """
 
@@ -115,22 +125,29 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(self._title, classes="title", markup=False)
-            for note in filter(None, self._notes):
-                yield Static(note, classes="note", markup=False)
-            for f in self._fields:
-                with Horizontal():
-                    yield Label(f.label, classes="label", markup=False)
-                    if f.choices:
-                        yield SideToggle(f.value, f.choices, id=f"field-{f.name}")
-                        continue
-                    yield Input(
-                        f.value, placeholder=f.placeholder, password=f.password, id=f"field-{f.name}", compact=True
-                    )
-            if self._preview is not None:
-                yield Static("", id="form-preview", classes="note", markup=False)
-            yield Static("", id="form-error", markup=False)
-            yield Label(f"{self._enter} · Tab: next field · Escape: cancel", classes="hint", markup=False)
+            with VerticalScroll(id="form-body", can_focus=False):
+                yield Label(self._title, classes="title", markup=False)
+                for note in filter(None, self._notes):
+                    yield Static(note, classes="note", markup=False)
+                for f in self._fields:
+                    with Horizontal():
+                        yield Label(f.label, classes="label", markup=False)
+                        if f.choices:
+                            yield SideToggle(f.value, f.choices, id=f"field-{f.name}")
+                            continue
+                        yield Input(
+                            f.value, placeholder=f.placeholder, password=f.password, id=f"field-{f.name}", compact=True
+                        )
+                if self._preview is not None:
+                    yield Static("", id="form-preview", classes="note", markup=False)
+                yield Static("", id="form-error", markup=False)
+            keys = "Tab: next field · Escape: cancel"
+            hint = f"{self._enter} · {keys}"  # too long for the box (70 columns): two lines, broken between keys
+            yield Label(hint if len(hint) <= HINT_WIDTH else f"{self._enter}\n{keys}", classes="hint", markup=False)
+
+    def on_resize(self, event: events.Resize) -> None:
+        # the box's border and padding (6 rows) and the hint's (2) stay in view; the rest is the fields' to scroll
+        self.query_one("#form-body", VerticalScroll).styles.max_height = max(4, event.size.height - 8)
 
     def on_mount(self) -> None:
         """Focus ``focus`` if given, else the first empty field; a text there is selected (shown so), so typing

@@ -25,6 +25,7 @@ from tui.feed.layouts import Layout, PaneSpot
 from tui.feed.state import FeedState
 from tui.ui.messages import InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen
+from tui.ui.widgets.account_bar import AccountBar
 from tui.ui.widgets.armed_banner import ArmedBanner
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane
@@ -152,6 +153,7 @@ class LayoutScreen(LeanScreen[None]):
         with grid:
             yield from self._cells()
         yield Static("", id="layout-small", markup=False)
+        yield AccountBar(main.feed.state, id="account")  # equity, available and margin in view in every layout
         yield StatusBar(main.feed.state, clock=session.clock, latency=main.guards.desk.latency, id="status")
         yield Footer()
 
