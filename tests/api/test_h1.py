@@ -300,3 +300,20 @@ async def test_over_tls_a_certificate_that_does_not_hold_is_refused(authority: t
             with pytest.raises(ConnectionFailed):
                 await client.post("info", {"method": "x"})
         assert srv.requests == []  # nothing was sent to a server that could not prove who it is
+
+
+async def test_an_action_never_goes_on_a_connection_idle_for_2_s_or_more_a_read_still_may(server: Server) -> None:
+    """uvicorn closes a connection idle for 5 s: an action written as it closes is lost (errno 104) and never sent
+    again, so an action takes a kept connection only while it is fresh; an older one waits for a read."""
+    server.answers = [ok(b"1"), ok(b"2"), ok(b"3")]
+    async with LeanTransport() as lean:
+        await lean.post(f"{server.url}/info", b"{}", endpoint="info")
+        for conns in lean._idle.values():
+            for conn in conns:
+                conn.idle_since -= 2.5  # as if it had sat idle 2.5 s
+        assert js(await lean.post(f"{server.url}/exchange", b"{}", endpoint="exchange")) == 2
+        assert server.connections == 2  # the action opened a new connection
+        for conns in lean._idle.values():
+            conns.sort(key=lambda c: -c.idle_since)  # the stale one on top: the next taken
+        assert js(await lean.post(f"{server.url}/info", b"{}", endpoint="info")) == 3
+        assert server.connections == 2  # the read took a kept connection

@@ -108,12 +108,11 @@ class LeanTransport:
         async with self._slots:
             data = prepared.head + b"Content-Length: %d\r\n\r\n" % len(body) + body
             try:
-                head = await self._round_trip(prepared, data, limit, endpoint, fresh_s=fresh_s)
+                return await self._round_trip(prepared, data, limit, endpoint, fresh_s=fresh_s)
             except _KeptConnectionLost as lost:
                 if not a_read:
                     raise ReadError(str(lost)) from None
-                head = await self._round_trip(prepared, data, limit, endpoint, fresh_s=None)
-        return Answer(*head, limit=limit, endpoint=endpoint)
+            return await self._round_trip(prepared, data, limit, endpoint, fresh_s=None)
 
     def _prepare(self, url: str, timeout: float | None) -> Prepared:
         if len(self._prepared) > 64:  # a few URLs in practice: never let an odd caller grow this
@@ -123,9 +122,10 @@ class LeanTransport:
 
     async def _round_trip(
         self, prepared: Prepared, data: bytes, limit: int, endpoint: str, *, fresh_s: float | None
-    ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
-        """Write ``data`` (a whole request) on a connection idle for less than ``fresh_s`` (None: on a new one);
-        status, reason, headers and body. A kept connection lost on the way raises ``_KeptConnectionLost``."""
+    ) -> Answer:
+        """Write ``data`` (a whole request) on a connection idle for less than ``fresh_s`` (None: on a new one); its
+        answer, decoded, before the connection is kept for another. A kept connection lost on the way raises
+        ``_KeptConnectionLost``; an answer past its bound (read or decoded) drops the connection."""
         origin, timeouts = prepared.origin, prepared.timeouts
         reused = self._checkout(origin, fresh_s) if fresh_s is not None else None
         conn = reused or await self._connect(origin, timeouts.get("connect"))
@@ -134,6 +134,7 @@ class LeanTransport:
             async with asyncio.timeout(timeouts.get("read")):
                 await conn.writer.drain()
                 status, reason, headers, content, keep = await _read_answer(conn.reader, "POST", limit, endpoint)
+            answer = Answer(status, reason, headers, content, limit=limit, endpoint=endpoint)
         except BaseException as exc:
             conn.close()
             if isinstance(exc, TimeoutError):
@@ -149,7 +150,7 @@ class LeanTransport:
             self._checkin(origin, conn)
         else:
             conn.close()
-        return status, reason, headers, content
+        return answer
 
     def _checkout(self, origin: tuple[str, str, int], fresh_s: float) -> _Connection | None:
         """The connection put back last, if it has been idle for less than ``fresh_s`` and the server has not closed
