@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from decimal import Decimal as D
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.trading.test_orders import BTC
 from tui.api.models import Order, Trade, decode
-from tui.trading.ladder import LadderAxis, bucket, ladder_levels, ladder_order, orders_at
+from tui.trading.ladder import LadderAxis, bucket, ladder_levels, ladder_order, ladder_size, orders_at
 
 USER = "0x" + "ab" * 20
 
@@ -102,3 +103,15 @@ def test_a_ladder_order_is_checked_as_the_form_checks() -> None:
     assert "size" in ladder_order("buy", D("99999.2"), "1000", BTC).errors
     plan = ladder_order("sell", D("100039.3"), "0.01", BTC).plan
     assert plan is not None and (plan.side, plan.kind, plan.tif, plan.price) == ("sell", "limit", "GTC", D("100039.3"))
+
+
+def test_the_ladders_own_size_is_a_notional_at_the_mid_never_below_twice_the_minimum() -> None:
+    """Unset: twice the minimum order value (10 USDC) at the mid, rounded up to the lot: 0.0002 BTC, so a buy a
+    few levels under the mid still meets the minimum. 500 USDC at ~100,019: 0.0049 (rounded down to the lot); a
+    notional under the floor takes the floor; no price at all: no size."""
+    assert ladder_size(BTC, None) == D("0.0002")
+    assert ladder_order("buy", D("95000"), format(ladder_size(BTC, None), "f"), BTC).plan is not None
+    assert ladder_size(BTC, D(500)) == D("0.0049")
+    assert ladder_size(BTC, D(1)) == D("0.0002")
+    priceless = msgspec.structs.replace(BTC, best_bid=None, best_ask=None, mark=None)
+    assert ladder_size(priceless, D(500)) is None

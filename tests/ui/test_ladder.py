@@ -92,8 +92,9 @@ async def test_cursor_moves_a_tick_joins_the_best_and_recentres(
 async def test_buy_at_the_cursor_shows_on_its_level_and_cancels_at_the_cursor(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """With no size yet, b says so and sends nothing; z sets the size; b at a level below the best bid places a
-    limit order there for that size, which the ladder shows on that level (My bids); x on that level cancels it."""
+    """With no size set and none in the profile, the ladder's line shows its own (twice the minimum order: 0.0002
+    BTC), not "none"; z sets the size; b at a level below the best bid places a limit order there for that size,
+    which the ladder shows on that level (My bids); x on that level cancels it."""
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
@@ -106,14 +107,12 @@ async def test_buy_at_the_cursor_shows_on_its_level_and_cancels_at_the_cursor(
         assert book.best_bid is not None and ladder.axis is not None
         price = bucket(book.best_bid, ladder.axis.step, "bids") - 3 * ladder.axis.step
         assert ladder.cursor == price
-        await pilot.press("b")
-        await settle(pilot, lambda: any("No size for BTC-PERP" in m for m in notes.messages), what="no size")
-        assert not account.open_orders
+        line = app.screen.query_one(LadderLine)
+        await settle(pilot, lambda: "size 0.0002 (z)" in str(line.render()), what="the ladder's own size")
         await pilot.press("z")
         await settle(pilot, lambda: isinstance(app.screen, PromptScreen), what="the size prompt")
         await pilot.press(*"0.002", "enter")
         await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back on the ladder")
-        line = app.screen.query_one(LadderLine)
         await settle(pilot, lambda: "size 0.002 (z)" in str(line.render()), what="the size shown")
         await pilot.press("b")
         await settle(pilot, lambda: account.open_orders, what="the order")
@@ -130,9 +129,9 @@ async def test_buy_at_the_cursor_shows_on_its_level_and_cancels_at_the_cursor(
 async def test_ladder_orders_take_the_forms_checks_and_the_guards(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """On ETH-PERP (~3,500): a size off the lot is refused at z (the size stays unset); an order under the minimum
-    notional is refused with the form's words; above the profile's maximum notional the guard refuses it; a large
-    one is asked first (default No): none of them reaches the exchange."""
+    """On ETH-PERP (~3,500): a size off the lot is refused at z (the size stays the ladder's own); an order under the
+    minimum notional is refused with the form's words; above the profile's maximum notional the guard refuses it; a
+    large one is asked first (default No): none of them reaches the exchange."""
     app = dashboard(trader, sim, clock, ALICE, max_order_notional=Decimal(20_000), confirm_notional=Decimal(2_000))
     notes = Notes()
     async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
@@ -152,8 +151,9 @@ async def test_ladder_orders_take_the_forms_checks_and_the_guards(
             await pilot.press(*text, "enter")
             await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back on the ladder")
 
+        default = sizes.size(symbol)  # twice the minimum order at the mid
         await size("0.0001")
-        assert any("lot size" in m for m in notes.messages) and sizes.size(symbol) is None
+        assert any("lot size" in m for m in notes.messages) and sizes.size(symbol) == default
         await size("0.001")  # a lot, worth ~3.5 USDC
         assert sizes.size(symbol) == "0.001"
         await pilot.press("j")

@@ -1,11 +1,12 @@
 """The ladder's other ways in and out: opened from the palette (its own keys listed there while it is open), your
 several orders on one level cancelled together after a question, a ladder order whose answer is lost read back
-from the exchange's record by cloid, sent once; the order form's size as the ladder's, and armed mode."""
+from the exchange's record by cloid, sent once; the profile's size kept after an order form of another size, and
+armed mode."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from decimal import Decimal
+from decimal import ROUND_FLOOR, Decimal
 
 import pytest
 from textual.command import CommandPalette
@@ -22,7 +23,7 @@ from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.ladder import bucket
 from tui.ui.screens.confirm import ConfirmScreen
-from tui.ui.screens.ladder import LadderScreen
+from tui.ui.screens.ladder import LadderLine, LadderScreen
 from tui.ui.screens.order_form import OrderFormScreen
 from tui.ui.screens.prompt import PromptScreen
 from tui.ui.widgets.armed_banner import ArmedBanner
@@ -33,8 +34,8 @@ ALICE = Signer(ALICE_KEY)
 async def test_the_palette_opens_the_ladder_and_lists_its_keys(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """ctrl+p, "price ladder", Enter: the ladder; there, the palette finds "join the bid" and runs it (no size
-    yet: it says so)."""
+    """ctrl+p, "price ladder", Enter: the ladder; there, the palette finds "join the bid" and runs it: an order at
+    the best bid for the ladder's own size (none set: twice the minimum order)."""
     app = dashboard(trader, sim, clock, ALICE)
     notes = Notes()
     async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
@@ -49,7 +50,10 @@ async def test_the_palette_opens_the_ladder_and_lists_its_keys(
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette over the ladder")
         await palette_search(pilot, "buy at the best bid", "buy at the best bid")
         await pilot.press("enter")
-        await settle(pilot, lambda: any("No size for BTC-PERP" in m for m in notes.messages), what="the join")
+        account = app.feed.state.account
+        await settle(pilot, lambda: account.open_orders, what="the join")
+        [order] = account.open_orders
+        assert order.side == "b" and order.size == Decimal("0.0002")
 
 
 async def test_several_orders_on_the_cursors_level_are_cancelled_together_after_a_question(
@@ -113,12 +117,14 @@ async def test_a_ladder_order_whose_answer_is_lost_is_read_back_from_the_record(
     assert proxy.forwarded.count("/exchange") == sent + 1  # the join, once
 
 
-async def test_the_order_forms_size_is_the_ladders_and_armed_mode_skips_its_question(
+async def test_the_ladder_keeps_the_profiles_size_after_a_form_order_and_armed_mode_skips_its_question(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
-    """An order of 0.003 sent from the order form makes 0.003 the ladder's size; confirm_notional 100 USDC would
-    ask before a ladder order of ~300, but armed (!) it goes at once, the red line on the ladder saying so."""
-    app = dashboard(trader, sim, clock, ALICE, confirm_notional=Decimal(100))
+    """An order of 0.005 sent from the order form is not the ladder's size (it once took the form's last: 15 ETH,
+    ~52,600 USDC, on one key): the ladder shows and sends the profile's ladder_notional of 300 USDC at the mid.
+    confirm_notional 100 USDC would ask before that ladder order, but armed (!) it goes at once, the red line on
+    the ladder saying so."""
+    app = dashboard(trader, sim, clock, ALICE, confirm_notional=Decimal(100), ladder_notional=Decimal(300))
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         account = app.feed.state.account
@@ -127,19 +133,26 @@ async def test_the_order_forms_size_is_the_ladders_and_armed_mode_skips_its_ques
         await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
         app.screen.query_one("#price", Input).value = "90000"
         await pilot.click("#size")
-        await pilot.press(*"0.003", "enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the form's question (~270 USDC)")
+        await pilot.press(*"0.005", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the form's question (~450 USDC)")
         await pilot.press("y")
         await settle(pilot, lambda: account.open_orders, what="the form's order")
-        assert app.main.desk.ladder.size("BTC-PERP") == "0.003"
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
+        book = app.feed.state.market.book
+        assert book.mid is not None
+        expected = (Decimal(300) / book.mid / Decimal("0.0001")).to_integral_value(ROUND_FLOOR) * Decimal("0.0001")
+        assert Decimal("0.0025") <= expected <= Decimal("0.003")  # BTC at ~100,000
+        shown = format(expected, "f")
         await pilot.press("exclamation_mark")
         await open_ladder(pilot, app)
+        line = app.screen.query_one(LadderLine)
+        await settle(pilot, lambda: f"size {shown} (z)" in str(line.render()), what="the profile's size on the ladder")
+        assert app.main.desk.ladder.size("BTC-PERP") == shown
         assert app.screen.query_one(ArmedBanner).has_class("-armed")
         await pilot.press("j")
         await settle(pilot, lambda: len(account.open_orders) == 2, what="the ladder's order, unasked")
         assert not isinstance(app.screen, ConfirmScreen)
-        assert {o.size for o in (await trader.open_orders(ALICE.address)).data} == {Decimal("0.003")}
+        assert {o.size for o in (await trader.open_orders(ALICE.address)).data} == {Decimal("0.005"), expected}
 
 
 async def test_the_ladder_follows_the_market_behind_a_dialog(

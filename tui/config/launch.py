@@ -57,6 +57,7 @@ class DashboardOptions(msgspec.Struct, frozen=True):
     max_order_notional: Decimal | None = None  # the profile's guards (``tui.trading.guards``; None: off)
     daily_loss_limit: Decimal | None = None
     liquidation_warn_pct: Decimal | None = None
+    ladder_notional: Decimal | None = None  # USDC: the ladder's size until z sets one (None: 2x the minimum)
 
 
 def profile_name(url: str) -> str:
@@ -118,6 +119,7 @@ class Launch(msgspec.Struct, frozen=True):
             max_order_notional=p.max_order_notional,
             daily_loss_limit=p.daily_loss_limit,
             liquidation_warn_pct=p.liquidation_warn_pct,
+            ladder_notional=p.ladder_notional,
         )
 
 

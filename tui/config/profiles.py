@@ -126,6 +126,7 @@ class ProfileConfig(msgspec.Struct, frozen=True):
     max_order_notional: Decimal | None = None  # guards (off: None): an order worth more USDC is refused,
     daily_loss_limit: Decimal | None = None  # past this USDC loss since 00:00 UTC only risk-reducing orders go,
     liquidation_warn_pct: Decimal | None = None  # a position within this % of its liquidation price is warned of
+    ladder_notional: Decimal | None = None  # USDC: the ladder's size until z sets one (None: 2x the minimum)
     keymap: dict[str, str] = msgspec.field(default_factory=dict)  # binding id -> key(s), e.g. {"buy": "b"}
     theme: str = "xtui"
     symbol: str = "BTC-PERP"

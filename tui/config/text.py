@@ -152,6 +152,8 @@ max_slippage_pct = "1"            # market orders and closes fill at most this m
 theme = "xtui"                    # xtui, xtui-light, xtui-colorblind, xtui-mono or a theme file's name
 symbol = "BTC-PERP"               # the instrument shown first
 low_bandwidth = false             # true for links under 100 kbit/s: redraws within 2,200 B/s, no depth bars
+# ladder_notional = "500"         # USDC: the price ladder's order size (at the mid, rounded down to the lot) until
+#                                 # its z key sets one; unset (or less), twice the exchange's minimum order value
 # Guards (each off unless set; the dashboard applies them to every order it sends, armed mode included):
 # max_order_notional = "25000"    # USDC: an order worth more is refused, not asked (TP/SL, PANIC excepted)
 # daily_loss_limit = "1000"       # USDC: once the PnL since 00:00 UTC is this far below zero, only orders that

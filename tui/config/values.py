@@ -216,6 +216,7 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "max_order_notional": _above_zero(MAX_NOTIONAL),  # USDC: a larger order is refused (off when not set)
     "daily_loss_limit": _above_zero(MAX_NOTIONAL),  # USDC lost since 00:00 UTC: then only risk-reducing orders
     "liquidation_warn_pct": _above_zero(Decimal(100)),  # bell and event when the mark is this near liquidation
+    "ladder_notional": _above_zero(MAX_NOTIONAL),  # USDC: the ladder's size until z sets one (unset: 2x the minimum)
     "theme": _pattern(_THEME, "a theme name"),
     "symbol": _pattern(_SYMBOL, "an instrument symbol"),
 }

@@ -17,7 +17,7 @@ from tui.api.models import Order, Trade
 
 from .orders import OrderContext, OrderInput, Side, Validation, validate
 
-__all__ = ["LadderAxis", "LadderLevel", "bucket", "ladder_levels", "ladder_order", "orders_at"]
+__all__ = ["LadderAxis", "LadderLevel", "bucket", "ladder_levels", "ladder_order", "ladder_size", "orders_at"]
 
 MAX_DEPTH = 5_000  # book levels read per side at most, however far the axis is from the best prices
 
@@ -135,3 +135,18 @@ def ladder_order(side: Side, price: Decimal, size: str, ctx: OrderContext) -> Va
     """A GTC limit order at the ladder's ``price`` for ``size`` (in the base asset, as typed): checked exactly as
     the order form checks what it holds, so a ladder order is refused for the same reasons."""
     return validate(OrderInput(side=side, kind="limit", price=format(price, "f"), size=size, size_unit="base"), ctx)
+
+
+def ladder_size(ctx: OrderContext, notional: Decimal | None) -> Decimal | None:
+    """The ladder's size on ``ctx``'s instrument when the trader has set none: ``notional`` USDC at the mid
+    (the profile's ``ladder_notional``) rounded down to the lot, never below twice the exchange's minimum order
+    value rounded up to the lot (so a level well away from the mid still meets the minimum), which is also the
+    size when ``notional`` is None. None while the instrument has no price."""
+    bid, ask = ctx.best_bid, ctx.best_ask
+    price = (bid + ask) / 2 if bid and ask else ctx.mark or bid or ask
+    if not price or ctx.lot <= 0:
+        return None
+    smallest = max(ctx.lot, (2 * ctx.min_notional / price / ctx.lot).to_integral_value(ROUND_CEILING) * ctx.lot)
+    if notional is None:
+        return smallest
+    return max(smallest, (notional / price / ctx.lot).to_integral_value(ROUND_FLOOR) * ctx.lot)

@@ -144,6 +144,7 @@ class XtuiApp(LeanApp[None]):
             trails=session.trails,
             uncovered=session.uncovered,
             owned=session.owned_cloids,
+            ladder_notional=options.ladder_notional,
         )
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)

@@ -69,7 +69,7 @@ keys
  b s       buy, sell at the cursor
  j k       join the best bid, ask
  x         cancel yours at the cursor
- z         the size (the order form's last)
+ z         the size (ladder_notional)
  g         group 1x 10x 100x the tick
  esc       back to the dashboard
 

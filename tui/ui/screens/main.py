@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from decimal import Decimal
 from typing import ClassVar
 
 from textual import events, on
@@ -101,6 +102,7 @@ class MainScreen(LeanScreen[None]):
         trails: TrailRunner | None = None,
         uncovered: Callable[[], Mapping[str, str]] | None = None,
         owned: Callable[[], set[str]] | None = None,
+        ladder_notional: Decimal | None = None,
     ) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
         self.feed = feed
@@ -137,6 +139,7 @@ class MainScreen(LeanScreen[None]):
             read_only=read_only,
             guard=guard,
             clock=clock,
+            ladder_notional=ladder_notional,
         )
         self.desk = OrderDesk(desk, trails)
         self._trails = trails

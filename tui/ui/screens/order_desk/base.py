@@ -52,6 +52,7 @@ class Desk:
         read_only: bool = False,
         guard: OrderGuard | None = None,
         clock: Callable[[], float] | None = None,
+        ladder_notional: Decimal | None = None,
     ) -> None:
         self.screen = screen
         self.client = client
@@ -67,7 +68,8 @@ class Desk:
         self.latency = Latency(clock or time.monotonic)  # sign -> acknowledgement -> socket, for the status bar
         self.leverage: dict[str, LeverageSetting] = {}  # the leverage in force per perp, as last read
         self.fees: UserFees | None = None  # the account's fee rates, once read
-        self.order_sizes: dict[str, str] = {}  # per instrument, the size the ladder orders at (the form's last)
+        self.order_sizes: dict[str, str] = {}  # per instrument, the size the ladder orders at (z, or its default)
+        self.ladder_notional = ladder_notional  # USDC: the profile's ladder size (None: 2x the minimum order)
 
     def context(self, symbol: str) -> OrderContext | None:
         """What an order on ``symbol`` needs to know now, with this desk's slippage bound and the leverage in

@@ -10,7 +10,7 @@ from decimal import Decimal
 from tui.api.models import Order
 from tui.trading import Side, fmt_decimal
 from tui.trading.grammar import FieldError, is_multiple, parse_positive
-from tui.trading.ladder import ladder_order
+from tui.trading.ladder import ladder_order, ladder_size
 from tui.trading.outcomes import describe_order
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective
@@ -29,9 +29,18 @@ class LadderOrders:
         self.single = single
 
     def size(self, symbol: str) -> str | None:
-        """The ladder's size on ``symbol``: the last one set with the ladder's size key, else the size of the last
-        order sent from the order form (None: neither yet)."""
-        return self.desk.order_sizes.get(symbol)
+        """The ladder's size on ``symbol``: the last one set with the ladder's size key, else the profile's
+        ``ladder_notional`` at the mid (else twice the minimum order), taken once and kept so it does not drift with the
+        price; never the order form's (a form's 15 ETH is no ladder click). None while there is no price."""
+        kept = self.desk.order_sizes.get(symbol)
+        if kept is not None:
+            return kept
+        ctx = self.desk.context(symbol)
+        size = ladder_size(ctx, self.desk.ladder_notional) if ctx is not None else None
+        if size is None:
+            return None
+        self.desk.order_sizes[symbol] = fmt_decimal(size)
+        return self.desk.order_sizes[symbol]
 
     def set_size(self, symbol: str, text: str) -> str | None:
         """Take ``text`` as the ladder's size on ``symbol``; why not (a message), or None when taken."""
@@ -55,7 +64,7 @@ class LadderOrders:
         size = self.size(symbol)
         if size is None:
             desk.screen.notify(
-                f"No size for {symbol} yet: z sets the ladder's size (an order sent from the form sets it too).",
+                f"No size for {symbol} yet (no price to size it at): z sets the ladder's size.",
                 severity="warning",
                 markup=False,
             )

@@ -59,9 +59,8 @@ class SingleOrders:
         self.desk.read_risk(symbol, form.risk_read)  # the leverage in force, asked afresh
 
         def closed(plan: OrderPlan | None) -> None:
-            if plan is not None:  # placed: the picked price has served; its size is the ladder's from now on
+            if plan is not None:  # placed: the picked price has served (its size is not the ladder's)
                 self.desk.picked = None
-                self.desk.order_sizes[plan.symbol] = fmt_decimal(plan.size)
 
         self.desk.screen.app.push_screen(form, closed)
 
