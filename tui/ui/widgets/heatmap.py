@@ -128,9 +128,20 @@ class HeatmapPane(FeedPane):
         info = self.state.market.instruments.get(self.history.symbol)
         return info.tick_size if info is not None else None
 
+    def _mid_now(self) -> float | None:
+        """The book's mid now when it is of the history's instrument, else the latest column's; None before a
+        column (the picture needs one)."""
+        if not self.history.ring:
+            return None
+        book = self.state.market.book
+        live = book.mid if book.symbol == self.history.symbol and book.loaded and not book.stale else None
+        return float(live) if live is not None else _mid(self.history.ring[-1])
+
     def recentre(self) -> bool:
-        """The price axis around the latest column's mid; False when there is none yet."""
-        mid = _mid(self.history.ring[-1]) if self.history.ring else None
+        """The price axis around the mid the book has now (the latest column's when the book is not of the history's
+        instrument): a column can be seconds old (five with --low-bandwidth), and the heatmap opens on the price the
+        trader sees. False when there is no column yet."""
+        mid = self._mid_now()
         tick = self._tick()
         if mid is None or tick is None or self.rows < 1:
             return False
@@ -164,7 +175,7 @@ class HeatmapPane(FeedPane):
         if self.top is None or self.step is None or not self.history.ring:
             self.recentre()
             return
-        mid = _mid(self.history.ring[-1])
+        mid = self._mid_now()
         if mid is not None:
             row = (float(self.top) - mid) / float(self.step)
             if not EDGE * self.rows <= row <= (1 - EDGE) * self.rows:
