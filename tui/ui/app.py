@@ -44,7 +44,7 @@ from tui.ui.render.lean_app import LeanApp
 from tui.ui.render.toasts import keep_at_most
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
-from tui.ui.screens.data_screen import ScreenContext
+from tui.ui.screens.data_screen import DataScreen, ScreenContext
 from tui.ui.screens.help import HelpScreen
 from tui.ui.screens.layout_screen import LayoutScreen
 from tui.ui.screens.live_screen import LiveScreen
@@ -52,6 +52,7 @@ from tui.ui.screens.main import MainScreen
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
+from tui.ui.widgets.notice_line import NoticeLine
 from tui.ui.worker_errors import report_worker_error
 
 if TYPE_CHECKING:
@@ -352,6 +353,11 @@ class XtuiApp(LeanApp[None]):
         super().notify(printable(message, lines=True), title=printable(title), **kw)
 
     def on_notify(self, event: Notify) -> None:
+        screen = self.screen
+        if isinstance(screen, DataScreen) and screen.NOTICES_IN_LINE and screen.is_mounted:
+            event.prevent_default()  # in the screen's own line, not a toast over its table
+            screen.query_one(NoticeLine).add(event.notification)
+            return
         keep_at_most(self, event, MAX_TOASTS)
 
     def on_watch_toggled(self, message: WatchToggled) -> None:

@@ -43,6 +43,7 @@ OCO_NOTES = [
 
 
 class ChaseScreen(DataScreen):
+    NOTICES_IN_LINE = True  # a toast would sit over the rows being read
     SCREEN_TITLE = "Chase and OCO"
     SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset({"new_chase", "new_oco", "cancel"})
 

@@ -34,6 +34,7 @@ from tui.ui.messages import FeedChanged
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.footer import Footer
+from tui.ui.widgets.notice_line import NoticeLine
 from tui.ui.worker_errors import report_worker_error
 
 from .confirm import ConfirmScreen
@@ -114,6 +115,8 @@ class DataScreen(LeanScreen[None]):
             return self.screen
 
     SCREEN_TITLE: ClassVar[str] = ""
+    # notices in a line of the screen's own (``NoticeLine``) instead of toasts over its table, while it is shown
+    NOTICES_IN_LINE: ClassVar[bool] = False
     SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset()  # actions that sign: hidden when nothing can sign
     AUTO_FOCUS = "DataTable"  # Up and Down move the selection at once, and the row keys act on it
 
@@ -169,6 +172,8 @@ class DataScreen(LeanScreen[None]):
         yield Static("", id="screen-error", markup=False)
         yield from self.compose_body()
         yield Static("", id="screen-result", markup=False)
+        if self.NOTICES_IN_LINE:
+            yield NoticeLine(id="screen-notices")
         yield Footer()
 
     def compose_body(self) -> ComposeResult:

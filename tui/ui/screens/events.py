@@ -33,6 +33,7 @@ def earlier_row(line: str) -> tuple[str, str, str]:
 
 
 class EventLogScreen(DataScreen):
+    NOTICES_IN_LINE = True  # a toast would sit over the rows being read
     SCREEN_TITLE = "Event log"
     AUTO_FOCUS = "RecordTable"
 

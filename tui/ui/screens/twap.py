@@ -45,6 +45,7 @@ def twap_from_form(values: dict[str, str], symbol: str, lot: Decimal) -> TwapSpe
 
 
 class TwapScreen(DataScreen):
+    NOTICES_IN_LINE = True  # a toast would sit over the rows being read
     SCREEN_TITLE = "TWAP"
     SIGNED_ACTIONS: ClassVar[frozenset[str]] = frozenset({"new", "pause", "resume", "cancel"})
 
