@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.bounded_parse import FileLimitError, check_depth, depth_of, parse_json, parse_toml, read_capped
+from tui.edges.bounded_parse import FileLimitError, check_depth, depth_of, parse_json, parse_toml, read_capped
 
 TRICKY = st.text(alphabet=string.printable + "\"'\\[]{}#é", max_size=12)
 VALUES = st.recursive(

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tui.bounded_parse import FileLimitError, NotRegularFile, read_capped
+from tui.edges.bounded_parse import FileLimitError, NotRegularFile, read_capped
+from tui.edges.regular_files import open_to_read, open_to_write, replace_with
 from tui.feed.kept_files import write_json
-from tui.regular_files import open_to_read, open_to_write, replace_with
 
 DEADLINE_S = 30.0
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 
-from tui.safe_text import printable
+from tui.edges.safe_text import printable
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"

@@ -5,7 +5,7 @@ A key exists unencrypted only in memory, inside a ``Signer``. Every error raised
 ``KeystoreError`` whose message names the keystore or its file and never carries key material or a
 password; eth-keyfile's own exceptions (which may quote their inputs) are never let through.
 
-A file is read within limits before anything else (``tui.bounded_parse``: 64 KiB, nested at most 8 deep, so no
+A file is read within limits before anything else (``tui.edges.bounded_parse``: 64 KiB, nested at most 8 deep, so no
 file can overflow the stack), and its key derivation's cost is bounded (scrypt ``n <= 2^18`` with ``n*r*p`` at
 most a standard keystore's; pbkdf2 ``c <= 2,000,000``): a costlier file is refused at once, before any password
 is asked for, instead of taking seconds and gigabytes to say "wrong password". A keystore that group or others
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.api.signing import Signer, SigningError, checksum_address
-from tui.bounded_parse import FileLimitError, parse_json, read_capped
+from tui.edges.bounded_parse import FileLimitError, parse_json, read_capped
 from tui.logs import add_key, add_secret, redact
 from tui.paths import data_dir
 

@@ -20,9 +20,9 @@ import sys
 import threading
 from pathlib import Path
 
+from tui.edges.regular_files import open_to_write
+from tui.edges.safe_text import printable
 from tui.paths import log_dir
-from tui.regular_files import open_to_write
-from tui.safe_text import printable
 
 __all__ = [
     "LEVELS",
@@ -108,7 +108,7 @@ def redact(text: str) -> str:
 
 class RedactingFilter(logging.Filter):
     """Formats each record's message and exception early and stores them redacted and printable (control
-    characters shown as escapes, ``tui.safe_text``: a record may quote a server, a file or a recording).
+    characters shown as escapes, ``tui.edges.safe_text``: a record may quote a server, a file or a recording).
 
     The record is changed in place (args dropped, exception text cached), so no handler that sees it
     later can format the original values again.
@@ -137,7 +137,7 @@ class RedactingFilter(logging.Filter):
 
 class _LogFile(logging.handlers.RotatingFileHandler):
     """The xtui log file. A failure to write is dropped: the default handler would print it to stderr. A FIFO, a
-    link or a device in its place is refused (``tui.regular_files``): opening a FIFO would wait for ever."""
+    link or a device in its place is refused (``tui.edges.regular_files``): opening a FIFO would wait for ever."""
 
     def _open(self) -> io.TextIOWrapper:
         raw = open_to_write(self.baseFilename, append=True, mode=0o600)

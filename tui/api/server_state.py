@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+import msgspec
 
 from .faucet import FAUCET_HEADER, FaucetMode, parse_faucet
 from .network import HEADER as NETWORK_HEADER
@@ -27,14 +28,13 @@ _RATE_HEADER = re.compile(r"ratelimit|used-weight", re.IGNORECASE)
 _MAX_SAID = 512  # a header kept as text (the date, the faults) is cut to this
 
 
-@dataclass
-class ServerState:
+class ServerState(msgspec.Struct):
     """What the exchange last said of itself in its answers' headers (see the module docstring). ``heard`` counts
     the answers read: 0 until the first."""
 
     date: str | None = None
     network: str | None = None
-    rate_limits: dict[str, str] = field(default_factory=dict)
+    rate_limits: dict[str, str] = msgspec.field(default_factory=dict)
     faults: str | None = None
     faucet: FaucetMode | None = None
     paper: PaperStatus | None = None

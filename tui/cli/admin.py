@@ -142,7 +142,7 @@ def render(settings: Settings) -> str:
 
 def _config(args: argparse.Namespace) -> int:
     from tui.config.profiles import DEFAULT_TEXT, config_path, resolve
-    from tui.regular_files import replace_with
+    from tui.edges.regular_files import replace_with
 
     path = config_path()
     if args.config_command == "path":

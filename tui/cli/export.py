@@ -28,7 +28,7 @@ import tempfile
 from typing import IO, Any
 
 from tui.config.errors import StartupError
-from tui.regular_files import NotRegularFile, check_replaceable
+from tui.edges.regular_files import NotRegularFile, check_replaceable
 
 __all__ = ["add_export_arguments", "run_export"]
 

@@ -16,8 +16,8 @@ from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, 
 from tui.cli.lazy_parser import LazyParser
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
+from tui.edges.safe_text import printable
 from tui.logs import KEY_SHAPE
-from tui.safe_text import printable
 
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
 

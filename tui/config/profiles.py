@@ -22,7 +22,6 @@ from msgspec.structs import replace
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.api.network import Network, network_of
-from tui.bounded_parse import FileLimitError, parse_toml, read_capped
 from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
 from tui.config.values import (
@@ -38,6 +37,7 @@ from tui.config.values import (
     shown,
     string,
 )
+from tui.edges.bounded_parse import FileLimitError, parse_toml, read_capped
 from tui.logs import KEY_SHAPE, parse_level
 from tui.paths import config_path
 

@@ -16,7 +16,7 @@ from tui.api.decimals import is_plain_decimal
 from tui.api.endpoints import check_base_url
 from tui.api.network import NETWORKS
 from tui.api.signing import checksum_address, is_checksum_address
-from tui.bounded_parse import decimal_places
+from tui.edges.bounded_parse import decimal_places
 from tui.keys import ENV_NAME_RE, NAME_RE
 from tui.logs import parse_level, redact
 

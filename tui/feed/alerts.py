@@ -28,7 +28,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec.structs import asdict, replace
 
-from tui.bounded_parse import decimal_places
+from tui.edges.bounded_parse import decimal_places
 from tui.paths import profile_file
 
 from .kept_files import KeptFile, read_kept

@@ -4,8 +4,8 @@ A stamp read late (a frame handled after a stall, an answer that took long) is o
 so ``stamp - now`` is only a lower bound of the drift: like the client's ``ServerClock``, the largest bound of the
 last ``WINDOW_S`` wins, and a late one never drags the drift back. An answer is used only when it came back within
 ``FRESH_S`` of its request, and its HTTP ``Date`` (whole seconds) only while nothing at all has been measured. A
-failed or missing answer measures nothing, so a disconnect leaves the last drift measured as it was (and forgets the stamps:
-after it, the drift is measured afresh).
+failed or missing answer measures nothing, so a disconnect leaves the last drift measured as it was (and forgets the
+stamps: after it, the drift is measured afresh).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import queue
 import threading
 from pathlib import Path
 
+from tui.edges.regular_files import open_to_read, open_to_write
 from tui.paths import profile_file
-from tui.regular_files import open_to_read, open_to_write
 
 from .event_entries import LogEntry, one_line
 

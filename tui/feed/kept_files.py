@@ -1,5 +1,5 @@
 """The files a profile keeps (price alerts, the watchlist): each written whole or not at all, read within limits
-(``tui.bounded_parse``), and one that cannot be read moved aside, never lost and never written over."""
+(``tui.edges.bounded_parse``), and one that cannot be read moved aside, never lost and never written over."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tui.bounded_parse import parse_json, read_capped
-from tui.regular_files import replace_with
+from tui.edges.bounded_parse import parse_json, read_capped
+from tui.edges.regular_files import replace_with
 
 __all__ = ["KeptFile", "NotKept", "read_kept", "set_aside", "write_json"]
 

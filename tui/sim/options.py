@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tui.api.decimals import is_plain_decimal
 from tui.api.faucet import FAUCET_MODES, FaucetMode
-from tui.safe_text import printable
+from tui.edges.safe_text import printable
 
 from .engine.rules import BATCH_RULES, CLOID_RULES
 from .faucet_command import add_faucet_command, run_faucet

@@ -27,8 +27,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionExpired, ActionRejected, ApiError, Banned, ClientError, RateLimited
@@ -47,8 +48,7 @@ __all__ = [
 SETTLE_RETRY_S = 1.0  # how often the record is asked again while it cannot tell
 
 
-@dataclass(frozen=True)
-class PlaceRequest:
+class PlaceRequest(msgspec.Struct, frozen=True):
     """What to place: ``plans`` in one placeOrder, by ``tool`` (its ``run``, when it has runs, names the cloids).
 
     ``expiry_s`` (None: ``settle.PLACE_EXPIRY_S``) is the short expiresAfter that lets a lost answer be settled soon;
@@ -64,8 +64,7 @@ class PlaceRequest:
     after_oid: int | None = None
 
 
-@dataclass(frozen=True)
-class Accepted:
+class Accepted(msgspec.Struct, frozen=True):
     """The exchange took the placeOrder. ``oids[i]`` is order i's id, None when the batch refused it alone (its
     words in ``errors[i]``)."""
 
@@ -84,8 +83,7 @@ class Accepted:
         return sum(1 for o in self.oids if o is not None)
 
 
-@dataclass(frozen=True)
-class Refused:
+class Refused(msgspec.Struct, frozen=True):
     """Nothing was applied. ``clock_set``: refused as expired, and the refusal told the exchange's time, so the
     client's clock now follows it (sending again is on the right clock)."""
 
@@ -96,8 +94,7 @@ class Refused:
     clock_set: bool = False
 
 
-@dataclass(frozen=True)
-class Settled:
+class Settled(msgspec.Struct, frozen=True):
     """The answer was lost (``lost`` says how); every order as the exchange's record has it."""
 
     cloids: tuple[str, ...]
@@ -106,8 +103,7 @@ class Settled:
     expires_ms: int
 
 
-@dataclass(frozen=True)
-class Unknown:
+class Unknown(msgspec.Struct, frozen=True):
     """The answer was lost and the record cannot tell yet (``why``); ``orders[i]`` None where it cannot."""
 
     cloids: tuple[str, ...]
@@ -117,8 +113,7 @@ class Unknown:
     expires_ms: int
 
 
-@dataclass(frozen=True)
-class WrongAccount:
+class WrongAccount(msgspec.Struct, frozen=True):
     """The exchange applied the action to another account (``error`` says which, and the likely cause)."""
 
     cloids: tuple[str, ...]

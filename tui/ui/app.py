@@ -23,10 +23,10 @@ from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
+from tui.edges.safe_text import printable
 from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
-from tui.safe_text import printable
 from tui.trading import ConfirmPolicy
 from tui.trading.chase import MOVED
 from tui.trading.protection import ProtectionWatch, protection_now

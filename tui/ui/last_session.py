@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from tui.bounded_parse import NotRegularFile, read_capped
+from tui.edges.bounded_parse import NotRegularFile, read_capped
 from tui.feed.kept_files import KeptFile, write_json
 from tui.paths import data_dir, profile_file
 

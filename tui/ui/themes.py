@@ -15,7 +15,7 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
-from tui.bounded_parse import parse_json, parse_toml, read_capped
+from tui.edges.bounded_parse import parse_json, parse_toml, read_capped
 from tui.paths import data_dir
 
 __all__ = [
@@ -132,7 +132,7 @@ def theme_from_dict(data: Any, source: str = "theme") -> Theme:
 
 def load_theme(path: Path) -> Theme:
     """Read one ``.toml`` or ``.json`` theme file."""
-    try:  # within limits: no theme file can overflow the stack (``tui.bounded_parse``)
+    try:  # within limits: no theme file can overflow the stack (``tui.edges.bounded_parse``)
         text = read_capped(path, MAX_THEME_BYTES).decode("utf-8")
         data = parse_json(text) if path.suffix == ".json" else parse_toml(text)
     except (OSError, UnicodeError, ValueError) as exc:

@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
-from tui.regular_files import open_to_write
+from tui.edges.regular_files import open_to_write
 
 from .tape import SourceAnswer
 

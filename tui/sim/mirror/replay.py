@@ -24,8 +24,8 @@ from typing import Annotated, Any, BinaryIO
 import msgspec
 
 from tui.api import models as m
-from tui.bounded_parse import FileLimitError, check_depth, size_text
-from tui.regular_files import open_to_read
+from tui.edges.bounded_parse import FileLimitError, check_depth, size_text
+from tui.edges.regular_files import open_to_read
 
 from .config import SourceUnusable, source_markets
 from .past import CHART_TYPES, Minutes

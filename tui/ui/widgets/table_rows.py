@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
-from tui.safe_text import printable
+from tui.edges.safe_text import printable
 
 __all__ = ["TableRows", "printable_cell"]
 
@@ -21,7 +21,7 @@ Cell = str | Text
 
 
 def printable_cell(cell: Cell) -> Cell:
-    """``cell`` with its control characters shown as escapes (``tui.safe_text``): an instrument's name or a cloid
+    """``cell`` with its control characters shown as escapes (``tui.edges.safe_text``): an instrument's name or a cloid
     is the server's text. A Text that needed it keeps its style, not its spans (they would no longer line up)."""
     if isinstance(cell, str):
         return printable(cell)

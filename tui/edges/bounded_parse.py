@@ -9,8 +9,8 @@ without recursing. tomllib builds a dotted key's tables in time and memory that 
 so a TOML file's dots outside strings are counted too; what it gives is walked (without recursing) for its depth.
 
 Every refusal is a ``FileLimitError`` (a ValueError) whose message says what is over which limit, and where. A file
-is opened by ``tui.regular_files``: a FIFO, a device or a directory in its place is refused (``NotRegularFile``, an
-OSError) before anything is read.
+is opened by ``tui.edges.regular_files``: a FIFO, a device or a directory in its place is refused (``NotRegularFile``,
+an OSError) before anything is read.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tui.regular_files import FileLimitError, NotRegularFile, open_to_read
+from tui.edges.regular_files import FileLimitError, NotRegularFile, open_to_read
 
 __all__ = [
     "MAX_DEPTH",
