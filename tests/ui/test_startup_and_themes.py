@@ -20,13 +20,13 @@ from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
-from tui.ui.app import known_themes
 from tui.ui.run import prepare
 from tui.ui.themes import (
     SEMANTIC_DEFAULTS,
     THEME_DIR,
     ThemeError,
     builtin_themes,
+    known_themes,
     load_theme,
     theme_from_dict,
     user_theme_dir,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
@@ -28,6 +28,7 @@ import msgspec
 
 from . import answers, wire
 from . import models as m
+from .actions import Actions
 from .errors import (
     AccountMismatch,
     ActionExpired,
@@ -48,12 +49,12 @@ from .in_flight import InFlight
 from .limits import Governor
 from .network import mismatch_warning, network_of
 from .paper import PaperStatus
+from .queries import Queries
 from .reach import proxy_in_environment
 from .server_state import ServerState
 from .server_time import NonceManager, ServerClock, date_ms, exchange_time_in, is_expiry_refusal, skew_words
-from .signing import Signer, checksum_address
+from .signing import Signer
 from .transport import Transport
-from .wire import decimal_str
 
 if TYPE_CHECKING:
     import httpx
@@ -61,14 +62,13 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_EXPIRY_MS", "Client"]
 
 T = TypeVar("T")
-Amount = Decimal | str | int
 DEFAULT_EXPIRY_MS = 60_000
 _KEEPALIVE_S = 30.0  # an idle connection is kept this long
 _KEPT_IDLE = 8  # and at most this many of them
 log = logging.getLogger(__name__)
 
 
-class Client:
+class Client(Queries, Actions):
     """One exchange, through one transport. Use as ``async with Client(url) as c: ...``.
 
     ``signer`` signs actions (None for a watch-only client). ``testnet`` selects the signing source
@@ -377,279 +377,6 @@ class Client:
                 return
             page += 1
 
-    # ---- typed calls -----------------------------------------------------------------------------
-
-    async def _info(self, type_: type[T], method: str, **params: Any) -> T:
-        return m.decode(await self.send("info", {"method": method, "params": _clean(params)}), type_)
-
-    async def _explorer(self, type_: type[T], method: str, **params: Any) -> T:
-        return m.decode(await self.send("explorer", {"method": method, "params": _clean(params)}), type_)
-
-    async def iter_pages(self, type_: type[T], method: str, *, limit: int = 100, **params: Any) -> AsyncIterator[T]:
-        """Every record of a paginated method, following ``has_next``."""
-        page = 1
-        while True:
-            env = await self._info(m.Page[type_], method, page=page, limit=limit, **params)  # type: ignore[valid-type]
-            for item in env.data:
-                yield item
-            if not env.has_next:
-                return
-            page += 1
-
-    # ---- market data -------------------------------------------------------------------------------
-
-    async def instruments(self, type: str = "all") -> m.Instruments:
-        """Every instrument of ``type`` ("perps", "spot" or "all")."""
-        return await self._info(m.Instruments, "instruments", type=type)
-
-    async def supported_collateral(self, symbol: str = "all") -> list[m.Collateral]:
-        """The collateral the exchange takes (``symbol``: one, or "all")."""
-        return await self._info(list[m.Collateral], "supported_collateral", symbol=symbol)
-
-    async def ticker(self, symbol: str = "all") -> list[m.Ticker]:
-        """Tickers of ``symbol`` (or "all")."""
-        return await self._info(list[m.Ticker], "ticker", symbol=symbol)
-
-    async def bbo(self, symbol: str = "all") -> list[m.Bbo]:
-        """Best bid and offer of ``symbol`` (or "all")."""
-        return await self._info(list[m.Bbo], "bbo", symbol=symbol)
-
-    async def mids(self, symbol: str = "all") -> list[m.Mid]:
-        """Mid prices of ``symbol`` (or "all")."""
-        return await self._info(list[m.Mid], "mids", symbol=symbol)
-
-    async def orderbook(self, symbol: str, depth: int | None = None) -> m.OrderBook:
-        """The order book of ``symbol``, ``depth`` levels a side (None: the exchange's default)."""
-        return await self._info(m.OrderBook, "orderbook", symbol=symbol, depth=depth)
-
-    async def trades(self, symbol: str, limit: int | None = None) -> list[m.Trade]:
-        """The latest trades of ``symbol``, at most ``limit``."""
-        return await self._info(list[m.Trade], "trades", symbol=symbol, limit=limit)
-
-    async def oracle(self, symbol: str) -> m.Oracle:
-        """The oracle's index and mark prices of ``symbol``."""
-        return await self._info(m.Oracle, "oracle", symbol=symbol)
-
-    async def chart(
-        self, instrument_id: int, chart_type: str, resolution: str, from_s: int, to_s: int
-    ) -> list[m.Candle]:
-        """Candles; ``from_s``/``to_s`` in Unix seconds. The seed sends the id as ``symbol`` (a string)."""
-        ident: dict[str, Any] = (
-            {"symbol": str(instrument_id)} if self.dialect == "seed" else {"instrument_id": instrument_id}
-        )
-        return await self._info(
-            list[m.Candle],
-            "chart",
-            **ident,
-            chart_type=chart_type,
-            resolution=resolution,
-            **{"from": from_s, "to": to_s},
-        )
-
-    # ---- account -----------------------------------------------------------------------------------
-
-    async def account_summary(self, user: str) -> m.AccountSummary:
-        """Balances, margin and positions of ``user``."""
-        return await self._info(m.AccountSummary, "account_summary", user=user)
-
-    async def account_info(
-        self, user: str, collateral_id: int | None = None, include_history: bool = False
-    ) -> m.AccountInfo:
-        """What the exchange keeps of ``user``'s account (role, modes, referrals)."""
-        key = "collateralID" if self.dialect == "seed" else "collateralId"
-        return await self._info(
-            m.AccountInfo, "account_info", user=user, **{key: collateral_id}, includeHistory=include_history
-        )
-
-    async def account_history(self, user: str) -> list[m.AccountHistoryPoint]:
-        """``user``'s account value and volumes over time."""
-        return await self._info(list[m.AccountHistoryPoint], "account_history", user=user)
-
-    async def referral_summary(self, user: str) -> m.ReferralSummary:
-        """``user``'s referrals and their rewards."""
-        return await self._info(m.ReferralSummary, "referral_summary", user=user)
-
-    async def brokers_check(
-        self, user: str, broker: str | None = None, page: int | None = None, limit: int | None = None
-    ) -> m.Page[m.BrokerApproval]:
-        """The brokers ``user`` approved (a page)."""
-        return await self._info(
-            m.Page[m.BrokerApproval], "brokers_check", user=user, broker=broker, page=page, limit=limit
-        )
-
-    async def fills(self, user: str, page: int | None = None, limit: int | None = None) -> m.Page[m.Fill]:
-        """``user``'s fills (a page)."""
-        return await self._info(m.Page[m.Fill], "fills", user=user, page=page, limit=limit)
-
-    async def open_orders(self, user: str, page: int | None = None, limit: int | None = None) -> m.Page[m.Order]:
-        """``user``'s resting orders (a page)."""
-        return await self._info(m.Page[m.Order], "open_orders", user=user, page=page, limit=limit)
-
-    async def order_history(self, user: str, page: int | None = None, limit: int | None = None) -> m.Page[m.Order]:
-        """``user``'s past orders (a page)."""
-        return await self._info(m.Page[m.Order], "order_history", user=user, page=page, limit=limit)
-
-    async def funding_history(
-        self, user: str, page: int | None = None, limit: int | None = None
-    ) -> m.Page[m.FundingRecord]:
-        """Funding ``user`` paid or received (a page)."""
-        return await self._info(m.Page[m.FundingRecord], "funding_history", user=user, page=page, limit=limit)
-
-    async def positions(self, user: str, instrument: str | None = None) -> list[m.Position]:
-        """``user``'s open positions (of one ``instrument``, or all)."""
-        return await self._info(list[m.Position], "positions", user=user, instrument=instrument)
-
-    async def transfer_history(
-        self, user: str, page: int | None = None, limit: int | None = None
-    ) -> list[m.TransferRecord]:
-        """``user``'s deposits, withdrawals and transfers."""
-        return await self._info(list[m.TransferRecord], "transfer_history", user=user, page=page, limit=limit)
-
-    async def instrument_leverage(self, user: str, symbol: str) -> m.LeverageSetting:
-        """``user``'s leverage on ``symbol``."""
-        return await self._info(m.LeverageSetting, "instrument_leverage", user=user, symbol=symbol)
-
-    async def all_agents(self, user: str) -> list[m.Agent]:
-        """The agents ``user`` approved."""
-        return await self._info(list[m.Agent], "all_agents", user=user)
-
-    async def user_fees(self, user: str) -> m.UserFees:
-        """``user``'s fee rates and the volumes they follow."""
-        return await self._info(m.UserFees, "user_fees", user=user)
-
-    async def vaults(self) -> m.VaultList:
-        """Every vault."""
-        return await self._info(m.VaultList, "vaults")
-
-    async def sub_vaults(self, vault_address: str) -> list[m.SubVault]:
-        """The sub-vaults of ``vault_address``."""
-        return await self._info(list[m.SubVault], "sub_vaults", vault_address=vault_address)
-
-    async def vault_balance(self, vault_address: str, user: str) -> m.VaultBalance:
-        """``user``'s share of ``vault_address``."""
-        return await self._info(m.VaultBalance, "vault_balance", vault_address=vault_address, user=user)
-
-    # ---- explorer ----------------------------------------------------------------------------------
-
-    async def block(self, height: int | None = None, block_hash: str | None = None) -> m.BlockDetail:
-        """One block, by ``height`` or ``block_hash`` (one of the two)."""
-        if (height is None) == (block_hash is None):
-            raise ValueError("give a block height or a block hash")
-        return await self._explorer(m.BlockDetail, "block", block_height=height, block_hash=block_hash)
-
-    async def blocks(self, offset: int = 0, limit: int = 20) -> m.BlockList:
-        """A page of blocks, the newest first."""
-        return await self._explorer(m.BlockList, "blocks", offset=offset, limit=limit)
-
-    async def transaction(self, tx_hash: str) -> m.Transaction:
-        """One transaction, by its hash."""
-        return await self._explorer(m.Transaction, "transaction", tx_hash=tx_hash)
-
-    async def transactions(
-        self, offset: int = 0, limit: int = 20, account: str | None = None, tx_type: int | None = None
-    ) -> m.TransactionList:
-        """A page of transactions, of one ``account`` or ``tx_type`` if given."""
-        flt = _clean({"account": account, "tx_type": tx_type})
-        return await self._explorer(m.TransactionList, "transactions", offset=offset, limit=limit, filter=flt or None)
-
-    # ---- actions -----------------------------------------------------------------------------------
-
-    async def act(self, name: str, fields: dict[str, Any], *, signer: Signer | None = None) -> m.ExchangeResponse[Any]:
-        """Sign and send action ``name``; the decoded envelope, or ``ActionRejected``."""
-        return m.decode(await self.exchange(name, fields, signer=signer), m.ExchangeResponse[Any])
-
-    async def place_order(
-        self,
-        orders: list[dict[str, Any]],
-        *,
-        broker: str | None = None,
-        broker_fee: Amount | None = None,
-        expires_after: int | None = None,
-    ) -> m.ExchangeResponse[Any]:
-        """``orders`` built with ``tui.api.wire.order_item``. ``expires_after``: the exchange's ms after which it must
-        not apply them (default: the client's ``expiry_ms`` from the nonce); given, an expiry refusal is not signed
-        again on the exchange's clock (the caller chose the time, and may be settling by it)."""
-        config = None if broker is None else {"broker": checksum_address(broker), "fee": decimal_str(broker_fee or 0)}
-        fields: dict[str, Any] = {"orders": orders, "brokerConfig": config}
-        if expires_after is not None:
-            fields["expiresAfter"] = expires_after
-        return await self.act("placeOrder", fields)
-
-    async def cancel_by_oid(self, cancels: Iterable[tuple[int, int]]) -> m.ExchangeResponse[Any]:
-        """``cancels``: (oid, instrument_id) pairs."""
-        return await self.act("cancelByOid", {"cancels": [{"oid": o, "instrumentId": i} for o, i in cancels]})
-
-    async def cancel_by_cloid(self, cancels: Iterable[tuple[str, int]]) -> m.ExchangeResponse[Any]:
-        """``cancels``: (cloid, instrument_id) pairs."""
-        return await self.act("cancelByCloid", {"cancels": [{"cloid": c, "instrumentId": i} for c, i in cancels]})
-
-    async def cancel_by_instrument(self, instrument_id: int) -> m.ExchangeResponse[Any]:
-        """Cancel every resting order on ``instrument_id``."""
-        return await self.act("cancelByInstrument", {"instrumentId": instrument_id})
-
-    async def cancel_all(self) -> m.ExchangeResponse[Any]:
-        """Cancel every resting order of the account."""
-        return await self.act("cancelAll", {})
-
-    async def withdraw(
-        self, collateral_id: int, amount: Amount, chain_id: int, *, spot: bool = False
-    ) -> m.ExchangeResponse[Any]:
-        """Withdraw ``amount`` of ``collateral_id`` to chain ``chain_id`` (from spot if ``spot``)."""
-        name = "spotWithdrawRequest" if spot else "derivativeWithdrawRequest"
-        return await self.act(name, {"collateralId": collateral_id, "amount": decimal_str(amount), "chainId": chain_id})
-
-    async def transfer(
-        self, collateral_id: int, amount: Amount, destination: str, *, spot: bool = False
-    ) -> m.ExchangeResponse[Any]:
-        """Send ``amount`` of ``collateral_id`` to ``destination`` (from spot if ``spot``)."""
-        name = "spotBalanceTransferRequest" if spot else "derivativeBalanceTransferRequest"
-        fields = {
-            "collateralId": collateral_id,
-            "amount": decimal_str(amount),
-            "destination": checksum_address(destination),
-        }
-        return await self.act(name, fields)
-
-    async def internal_transfer(
-        self, collateral_id: int, amount: Amount, *, to_derivatives: bool
-    ) -> m.ExchangeResponse[Any]:
-        """Move ``amount`` of ``collateral_id`` between the spot and derivatives accounts."""
-        fields = {"collateralId": collateral_id, "amount": decimal_str(amount), "toDerivativesAccount": to_derivatives}
-        return await self.act("internalBalanceTransferRequest", fields)
-
-    async def vault_deposit(self, vault_address: str, amount: Amount) -> m.ExchangeResponse[Any]:
-        """Deposit ``amount`` into ``vault_address``."""
-        fields = {"vaultAddress": checksum_address(vault_address), "amount": decimal_str(amount)}
-        return await self.act("depositToVault", fields)
-
-    async def vault_redeem(self, vault_address: str, shares: Amount) -> m.ExchangeResponse[Any]:
-        """Redeem ``shares`` of ``vault_address``."""
-        fields = {"vaultAddress": checksum_address(vault_address), "shares": decimal_str(shares)}
-        return await self.act("redeemFromVault", fields)
-
-    async def set_leverage(self, instrument_id: int, leverage: Amount) -> m.ExchangeResponse[Any]:
-        """Set the account's leverage on ``instrument_id``."""
-        return await self.act(
-            "updatePerpInstrumentLeverage", {"instrumentId": instrument_id, "leverage": decimal_str(leverage)}
-        )
-
-    async def approve_broker_fee(self, broker: str, max_fee_rate: Amount) -> m.ExchangeResponse[Any]:
-        """Let ``broker`` charge up to ``max_fee_rate`` on this account's orders."""
-        fields = {"broker": checksum_address(broker), "maxFeeRate": decimal_str(max_fee_rate)}
-        return await self.act("approveBrokerFee", fields)
-
-    async def create_referral_code(self, code: str) -> m.ExchangeResponse[Any]:
-        """Create the referral code ``code``."""
-        return await self.act("createReferralCode", {"code": code})
-
-    async def set_referrer(self, code: str) -> m.ExchangeResponse[Any]:
-        """Be referred by ``code``."""
-        return await self.act("setReferrer", {"code": code})
-
-    async def claim_referral_rewards(self, collateral_id: int, *, spot: bool = False) -> m.ExchangeResponse[Any]:
-        """Claim the referral rewards in ``collateral_id`` (spot if ``spot``)."""
-        return await self.act("claimReferralRewards", {"collateralId": collateral_id, "spot": spot})
-
     async def add_agent(
         self, agent: Signer, name: str, valid_until_ms: int, *, for_account: str = ""
     ) -> m.ExchangeResponse[Any]:
@@ -667,10 +394,6 @@ class Client:
         }
         body = self.sign("addAgent", fields, nonce=nonce)
         return m.decode(await self.submit(body), m.ExchangeResponse[Any])
-
-    async def revoke_agent(self, agent: str, *, for_account: str = "") -> m.ExchangeResponse[Any]:
-        """Withdraw ``agent``'s approval."""
-        return await self.act("revokeAgent", {"agent": checksum_address(agent), "forAccount": for_account})
 
 
 def _action_name(body: dict[str, Any]) -> str:

@@ -16,7 +16,7 @@ from textual import events
 from textual.binding import BindingType
 from textual.notifications import Notify
 from textual.screen import Screen
-from textual.theme import BUILTIN_THEMES, Theme
+from textual.theme import Theme
 from textual.worker import Worker
 
 from tui.api.client import Client
@@ -29,9 +29,9 @@ from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
 from tui.trading import ConfirmPolicy
 from tui.trading.chase import MOVED
-from tui.trading.protection import ProtectionWatch, protection_now
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
+from tui.ui.account_watch import AccountWatch
 from tui.ui.bindings import APP_BINDINGS, key_catalogue
 from tui.ui.commands import XtuiCommands
 from tui.ui.diagnostics import Diagnostics, Probes, TerminalBytes
@@ -41,7 +41,7 @@ from tui.ui.order_tools import resting_now, stop_tools
 from tui.ui.quitting import quit_question
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
-from tui.ui.render.toasts import keep_at_most
+from tui.ui.render.toasts import TOASTS_CSS, keep_at_most
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import DataScreen, ScreenContext
@@ -58,7 +58,7 @@ from tui.ui.worker_errors import report_worker_error
 if TYPE_CHECKING:
     from tui.ui.accounts import Accounts
 
-__all__ = ["XtuiApp", "known_themes", "make_app"]
+__all__ = ["XtuiApp", "make_app"]
 
 log = logging.getLogger("tui.ui")
 WARM_UP_AFTER_S = 1.0  # this long after start-up, the data screens are imported (on the UI's loop)
@@ -66,30 +66,9 @@ MAX_TOASTS = 2  # notices shown at once; the older ones go (the event log keeps 
 EVENTS_WRITTEN_EVERY_S = 0.5  # the event log's new entries go to its file's thread in batches this often
 
 
-def known_themes() -> list[str]:
-    """Every theme name a profile or ``--theme`` may use: xtui's own and Textual's built-in ones."""
-    return [t.name for t in xtui_themes()] + list(BUILTIN_THEMES)
-
-
 class XtuiApp(LeanApp[None]):
     TITLE = "xtui"
-    # notices at the top right, under the header, over the book (or the chart where they share a place), no wider
-    # than the narrowest right-hand column (40): never over the footer, the bars or the positions; MAX_TOASTS
-    CSS = """
-    ToastRack {
-        dock: top;
-        align: right top;
-        margin-top: 1;
-        margin-bottom: 0;
-        max-height: 75%;
-        overflow-y: hidden;
-    }
-    Toast {
-        width: 40;
-        max-width: 50%;
-        padding: 0 1;
-    }
-    """
+    CSS = TOASTS_CSS
     # xtui's commands only: Textual's system commands (its Quit, Keys, Maximize, Screenshot, Theme) bypass xtui's
     # own (the guarded quit, the help, T's themes); ctrl+q stays, as ``action_quit``, the guarded quit
     COMMANDS: ClassVar[set[Any]] = {XtuiCommands, LayoutCommands}
@@ -120,8 +99,7 @@ class XtuiApp(LeanApp[None]):
     def _take(self, session: Session) -> None:
         """Make ``session`` the app's: its feed and TWAPs report here, and a new main screen shows it."""
         self.session = session
-        self._resume_offered = False  # what an earlier run left is offered once the account has loaded
-        self._protection = ProtectionWatch()  # what the event log last said of each position's protection
+        self._watch = AccountWatch(self, session)  # what an earlier run left; each position's protection
         session.relay.listener = self
         session.client.on_network_mismatch = self._network_mismatch
         options = session.options
@@ -210,15 +188,6 @@ class XtuiApp(LeanApp[None]):
     def write_events(self) -> None:
         """Hand the event log's new entries to its file's thread (which writes them: never this loop)."""
         self.session.event_file.write(self.feed.state.account.events.book.take_unwritten())
-
-    def _protection_changed(self) -> None:
-        """A position's protection changed (a fill, an order placed or gone, a tool that could not keep up): the
-        event log says so; a stop-loss that covers less than before is also a notice."""
-        model = protection_now(self.session.feed.state, self.session.uncovered())
-        for _, words, worse in self._protection.changes(model):
-            self.log_event("protection", words)
-            if worse:
-                self.notify(words, title="Protection", severity="warning", timeout=10, markup=False)
 
     def log_event(self, kind: str, text: str) -> None:
         """Enter what the dashboard saw in the event log (the header's unread count follows)."""
@@ -334,13 +303,7 @@ class XtuiApp(LeanApp[None]):
         self.post_message(FeedChanged(topics))
 
     def on_feed_changed(self, message: FeedChanged) -> None:
-        if not self._resume_offered and self.session.feed.state.account.loaded:
-            self._resume_offered = True
-            from tui.ui.resume import offer_resume  # once a session: off the start-up path
-
-            self.run_worker(offer_resume(self, self.session), name="resume", exit_on_error=False)
-        if message.topics & {"positions", "orders"} and self.session.feed.state.account.loaded:
-            self._protection_changed()
+        self._watch.changed(message.topics)
         self.main.feed_changed(message)  # the data screens poll for themselves
         for screen in self.screen_stack:  # a layout, the ladder, the heatmap (a dialog over them too): as the panes do
             if isinstance(screen, (LayoutScreen, LiveScreen)):

@@ -37,9 +37,8 @@ def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
 
 def checked(launch: Launch) -> Launch:
     """``launch`` once its theme and keymap name what the dashboard knows."""
-    from tui.ui.app import known_themes
     from tui.ui.bindings import binding_ids
-    from tui.ui.themes import ThemeError
+    from tui.ui.themes import ThemeError, known_themes
 
     try:
         themes = known_themes()

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.color import Color, ColorParseError
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
 from tui.edges.bounded_parse import parse_json, parse_toml, read_capped
 from tui.paths import data_dir
@@ -172,3 +172,8 @@ def xtui_themes(user_dir: Path | None = None) -> list[Theme]:
         raise ThemeError(f"{directory}/{exc}") from None
     themes.update((t.name, t) for t in users)
     return list(themes.values())
+
+
+def known_themes() -> list[str]:
+    """Every theme name a profile or ``--theme`` may use: xtui's own and Textual's built-in ones."""
+    return [t.name for t in xtui_themes()] + list(BUILTIN_THEMES)

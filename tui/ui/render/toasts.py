@@ -9,7 +9,25 @@ from typing import Any
 from textual.app import App
 from textual.notifications import Notify
 
-__all__ = ["keep_at_most"]
+__all__ = ["TOASTS_CSS", "keep_at_most"]
+
+# notices at the top right, under the header, over the book (or the chart where they share a place), no wider
+# than the narrowest right-hand column (40): never over the footer, the bars or the positions
+TOASTS_CSS = """
+    ToastRack {
+        dock: top;
+        align: right top;
+        margin-top: 1;
+        margin-bottom: 0;
+        max-height: 75%;
+        overflow-y: hidden;
+    }
+    Toast {
+        width: 40;
+        max-width: 50%;
+        padding: 0 1;
+    }
+    """
 
 _RANK = {"information": 0, "warning": 1, "error": 2}
 

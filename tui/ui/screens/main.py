@@ -185,18 +185,13 @@ class MainScreen(LeanScreen[None]):
             yield PositionsPane(state, uncovered=self._uncovered, id="positions")
             with TabbedContent(id="orders-tabs"):
                 with TabPane("Open orders", id=TABS["orders"]):
-                    yield OpenOrdersPane(
-                        state, now_s=self._wall_clock, labels=self._trail_labels, owned=self._owned, id="orders"
-                    )
+                    labels = self._trails.labels if self._trails is not None else None  # a trailing stop's type, peak
+                    yield OpenOrdersPane(state, now_s=self._wall_clock, labels=labels, owned=self._owned, id="orders")
                 with TabPane("Fills", id=TABS["fills"]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
         yield StatusBar(state, clock=self._clock, latency=self.guards.desk.latency, id="status")
         yield Footer()
-
-    def _trail_labels(self) -> dict[str, tuple[str, str]]:
-        """What the open orders show for the trailing stops' orders (type, peak), by cloid."""
-        return self._trails.labels() if self._trails is not None else {}
 
     def on_mount(self) -> None:
         self._panes = self.live_panes()

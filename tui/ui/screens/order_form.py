@@ -23,7 +23,7 @@ from typing import ClassVar, Protocol
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
@@ -42,6 +42,8 @@ from tui.ui.widgets.display import fmt_money
 
 from .confirm import ConfirmScreen
 from .form_controls import FormCheckbox, FormSelect, Quote, book_price, next_kind
+from .order_form_keys import ORDER_FORM_KEYS
+from .order_form_layout import ORDER_FORM_CSS
 from .order_sizing import RISK_FIELDS, SizePresets, SizeTools, risk_row
 
 __all__ = ["OrderFormScreen", "Send", "Settled"]
@@ -77,107 +79,9 @@ COMPACT_BELOW = 32  # terminal rows under which the form's rows lose the blank l
 
 
 class OrderFormScreen(ModalScreen[OrderPlan | None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="form.cancel"),
-        Binding("enter", "submit", "Send", id="form.submit", show=False,
-                tooltip="Send the order, from any field (a choice's list opens on space)"),
-        Binding("ctrl+t", "toggle_side", "Buy/sell", id="form.toggle_side"),
-        Binding("ctrl+n", "market_limit", "Market/limit", id="form.market_limit",
-                tooltip="Market <-> limit, from any field (from stop / TP / SL: limit)"),
-        Binding("ctrl+y", "next_kind", "Type", id="form.next_kind",
-                tooltip="The next order type: limit, market, stop, take-profit, stop-loss, from any field"),
-        Binding("ctrl+b", "book_price('bid')", "Bid", id="form.price_bid",
-                tooltip="The best bid into the price (a market order becomes a limit)"),
-        Binding("ctrl+a", "book_price('ask')", "Ask", id="form.price_ask", priority=True,
-                tooltip="The best ask into the price (a market order becomes a limit); Home goes to a field's start"),
-        Binding("ctrl+g", "book_price('mid')", "Mid", id="form.price_mid",
-                tooltip="The mid into the price, on the tick (down for a buy, up for a sell)"),
-        Binding("ctrl+l", "change_leverage", "Leverage", id="form.change_leverage",
-                tooltip="Change the leverage in force on this instrument (asks first)"),
-        Binding("ctrl+o", "size_preset", "Size preset", id="form.size_preset",
-                tooltip="Size: 25, 50, 75, 100% of the position (an order against it) or of buying power, in turn"),
-    ]  # fmt: skip
+    BINDINGS: ClassVar[list[BindingType]] = ORDER_FORM_KEYS
 
-    DEFAULT_CSS = """
-    OrderFormScreen {
-        align: center middle;
-    }
-    OrderFormScreen > Vertical {
-        width: 72;
-        max-width: 100%;
-        height: auto;
-        max-height: 100%;
-        border: thick $bid;
-        background: $surface;
-        padding: 0 1;
-    }
-    OrderFormScreen > Vertical.-sell {
-        border: thick $ask;
-    }
-    OrderFormScreen #form-title {
-        text-style: bold;
-        color: $bid;
-        width: 1fr;
-    }
-    OrderFormScreen .-sell #form-title {
-        color: $ask;
-    }
-    OrderFormScreen .row {
-        height: 1;
-        margin-top: 1;
-    }
-    OrderFormScreen .field {
-        width: 9;
-        color: $foreground-muted;
-    }
-    OrderFormScreen .gap {
-        width: 2;
-    }
-    OrderFormScreen Input {
-        width: 1fr;
-    }
-    OrderFormScreen Select {
-        width: 16;
-    }
-    OrderFormScreen Checkbox {
-        margin-left: 2;
-    }
-    OrderFormScreen .error {
-        color: $error;
-        height: auto;
-        padding-left: 9;
-    }
-    OrderFormScreen .error.-empty {
-        display: none;
-    }
-    OrderFormScreen #summary {
-        margin-top: 1;
-        color: $foreground-muted;
-    }
-    OrderFormScreen #risk {
-        color: $foreground-muted;
-    }
-    OrderFormScreen #risk.-first {
-        margin-top: 1;
-    }
-    OrderFormScreen #buttons {
-        align-horizontal: right;
-        margin-bottom: 1;
-    }
-    OrderFormScreen Button {
-        margin-left: 2;
-    }
-    OrderFormScreen #unit {
-        width: 12;
-    }
-    OrderFormScreen.-compact .row {
-        margin-top: 0;
-    }
-    OrderFormScreen.-compact #buttons {
-        margin-top: 1;
-        margin-bottom: 0;
-    }
-    """
+    DEFAULT_CSS = ORDER_FORM_CSS
 
     def __init__(
         self,
