@@ -34,7 +34,8 @@ async def test_v_cycles_the_shared_place_at_80x24(sim: LocalExchange, clock: Fro
         await pilot.press("v", "v")
         chart = app.main.query_one("#chart")
         await settle(pilot, lambda: chart.region.width > 30, what="the chart laid out")
-        assert shown(app) == ["chart"] and chart.region.height >= 18  # the whole right-hand column
+        # the top row beside the markets (the positions and orders take the whole width below)
+        assert shown(app) == ["chart"] and chart.region.height == 10
 
 
 async def test_120x30_has_room_for_entry_mark_and_liquidation(

@@ -259,9 +259,10 @@ def _order_words(o: Order) -> str:
 
 
 class ProtectionWatch:
-    """What changed in the positions' protection since the last look, for the event log: a position newly held, a
-    stop-loss that no longer covers it all, a tool that could not keep it covered, orders left protecting nothing.
-    A move of a price is no change (a trailing stop says its own moves); the first look is history, never news."""
+    """What changed in the protection of a position still held since the last look, for the event log: a stop-loss
+    that no longer covers it all (it grew), one placed or gone, a tool that could not keep it covered, orders left
+    protecting nothing. A position opened or closed is its fills' news; a move of a price is no change (a trailing
+    stop says its own moves); the first look is history, never news."""
 
     def __init__(self) -> None:
         self._seen: dict[str, str] | None = None
@@ -274,11 +275,10 @@ class ProtectionWatch:
             return []
         out = []
         for name, status in now.items():
-            if before.get(name) != status:
+            if name in before and before[name] != status:  # a position newly held or closed: its fills say so
                 g = model.positions[name]
-                worse = name in before and _rank(status) < _rank(before[name])
+                worse = _rank(status) < _rank(before[name])
                 out.append((name, f"{name} {g.side} {fmt_decimal(abs(g.size))}: {g.words()}", worse))
-        out += [(name, f"{name}: no position, nothing to protect", False) for name in before if name not in now]
         return out
 
 

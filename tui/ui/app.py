@@ -63,6 +63,7 @@ __all__ = ["XtuiApp", "make_app"]
 log = logging.getLogger("tui.ui")
 WARM_UP_AFTER_S = 1.0  # this long after start-up, the data screens are imported (on the UI's loop)
 MAX_TOASTS = 2  # notices shown at once; the older ones go (the event log keeps everything)
+TWO_TOASTS_FROM = 30  # rows: under it (80x24) one notice, which fits beside the markets, above the positions
 EVENTS_WRITTEN_EVERY_S = 0.5  # the event log's new entries go to its file's thread in batches this often
 
 
@@ -321,7 +322,7 @@ class XtuiApp(LeanApp[None]):
             event.prevent_default()  # in the screen's own line, not a toast over its table
             screen.query_one(NoticeLine).add(event.notification)
             return
-        keep_at_most(self, event, MAX_TOASTS)
+        keep_at_most(self, event, MAX_TOASTS if self.size.height >= TWO_TOASTS_FROM else 1)
 
     def on_watch_toggled(self, message: WatchToggled) -> None:
         """* on the markets pane: the selected market goes on the watchlist, or off it."""

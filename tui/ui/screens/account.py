@@ -160,6 +160,7 @@ class AccountScreen(DataScreen):
     def compose_body(self) -> ComposeResult:
         with TabbedContent(initial="summary", id="account-tabs"):
             with TabPane("1 Summary", id="summary"):
+                yield Label("", id="account-address", markup=False)  # whole, on its own line: `xtui export` needs it
                 yield Facts(columns=3, id="margin")
                 with Horizontal(id="summary-tables"):
                     with Vertical():
@@ -232,7 +233,8 @@ class AccountScreen(DataScreen):
         self._show_leverage(perps, fees)
 
     def _show_summary(self, s: AccountSummary) -> None:
-        self.query_one("#margin", Facts).show([("Account (y copies)", self.account or "-"), *margin_facts(s)])
+        self.query_one("#account-address", Label).update(f"Account {self.account or '-'}  (y copies it)")
+        self.query_one("#margin", Facts).show(margin_facts(s))
         rows = []
         for where, balances in (("derivatives", s.collateral), ("spot", s.spot_collateral)):
             for symbol, b in balances.items():
