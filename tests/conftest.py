@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -27,6 +28,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     hands tests out in this order as workers free up, so the long ones overlap the short ones instead of one of
     them running alone at the end (a 16 s test did: the whole run waited 14 s on one worker)."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: otherwise as collected
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_as_it_was() -> Iterator[None]:
+    """A test that sets xtui's logging up leaves its handlers on the root logger; their redacting filter takes each
+    record's exception away (so that no later handler formats it again): the next test's caplog would see none."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(level)
 
 
 @pytest.fixture(autouse=True)

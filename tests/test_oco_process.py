@@ -163,7 +163,7 @@ async def test_an_oco_left_at_the_next_start_stays_unlinked_and_is_not_offered_a
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
         await loop.run_in_executor(None, later[0].read_until, b"Resume OCO 1 on BTC-PERP?")
         os.write(later[0].master, b"n")
-        await loop.run_in_executor(None, later[0].read_until, b"nothing links its orders")
+        await loop.run_in_executor(None, later[0].read_until, b"(not running)")  # the legs, shown unlinked
         later[0].proc.send_signal(signal.SIGTERM)
         await loop.run_in_executor(None, later[0].wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))

@@ -140,14 +140,15 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
                         )
                 if self._preview is not None:
                     yield Static("", id="form-preview", classes="note", markup=False)
-                yield Static("", id="form-error", markup=False)
+            yield Static("", id="form-error", markup=False)  # under the fields that scroll: always in view
             keys = "Tab: next field · Escape: cancel"
             hint = f"{self._enter} · {keys}"  # too long for the box (70 columns): two lines, broken between keys
             yield Label(hint if len(hint) <= HINT_WIDTH else f"{self._enter}\n{keys}", classes="hint", markup=False)
 
     def on_resize(self, event: events.Resize) -> None:
-        # the box's border and padding (6 rows) and the hint's (2) stay in view; the rest is the fields' to scroll
-        self.query_one("#form-body", VerticalScroll).styles.max_height = max(4, event.size.height - 8)
+        # the box's border and padding (6 rows), the error's (2 at least) and the hint's (2) stay in view; the rest is
+        # the fields' to scroll
+        self.query_one("#form-body", VerticalScroll).styles.max_height = max(4, event.size.height - 10)
 
     def on_mount(self) -> None:
         """Focus ``focus`` if given, else the first empty field; a text there is selected (shown so), so typing
