@@ -29,6 +29,10 @@ from tui.api.wire import order_item
 D = Decimal
 TP, STOP = "110000", "90000"
 
+# two dashboards and an exchange per test: they take turns on one worker rather than crowd two cores at once
+pytestmark = pytest.mark.xdist_group("dashboards-restarted")
+LOADED_S = 90.0  # each screen awaited: two dashboards, an exchange and the suite's other workers share two cores
+
 
 @pytest.fixture
 async def exchange() -> AsyncIterator[SimProcess]:
@@ -50,12 +54,12 @@ async def oco_started(home: Path, sim: SimProcess) -> tuple[Dashboard, list[Orde
     await go_long(sim.url)
     d = Dashboard(home, "--url", sim.url, "--key-env", "OCO_KEY")
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, d.read_until, b"long")  # the position is shown
+    await loop.run_in_executor(None, d.read_until, b"long", LOADED_S)  # the position is shown
     steps = ((b"O", b"Chase and OCO"), (b"o", b"place both and link them"), (TP.encode(), TP.encode()),
              (b"\t" + STOP.encode(), STOP.encode()))  # fmt: skip
     for keys, then in steps:
         os.write(d.master, keys)
-        await loop.run_in_executor(None, d.read_until, then)
+        await loop.run_in_executor(None, d.read_until, then, LOADED_S)
     os.write(d.master, b"\r")
     await loop.run_in_executor(None, until_logged, d, "oco 1: both orders rest")
     await until_answer(lambda: _both_rest(sim.url), "both legs resting in the exchange's record", DEADLINE_S)
@@ -98,7 +102,7 @@ async def test_the_next_start_links_the_oco_again(
         await loop.run_in_executor(None, d.wait_exit)
         assert await _legs(exchange.url) == before  # the legs stay, unlinked
         again = Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY")
-        await loop.run_in_executor(None, again.read_until, b"Resume OCO 1 on BTC-PERP?")
+        await loop.run_in_executor(None, again.read_until, b"Resume OCO 1 on BTC-PERP?", LOADED_S)
         os.write(again.master, b"\r")
         await loop.run_in_executor(None, until_logged, again, "oco 1: resumed, linking both orders again")
         assert await _legs(exchange.url) == before
@@ -139,7 +143,7 @@ async def test_a_pair_with_a_leg_gone_is_said_and_not_offered(
         later[0].proc.send_signal(signal.SIGTERM)
         await loop.run_in_executor(None, later[0].wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
-        await loop.run_in_executor(None, later[1].read_until, b"OCO stop")
+        await loop.run_in_executor(None, later[1].read_until, b"OCO stop", LOADED_S)
         assert later[1].log().count("its take-profit rests no more") == 1 and b"Resume OCO" not in later[1].out
         assert [o.cloid for o in await _legs(exchange.url)] == [o.cloid for o in before if o.trigger_px]
     finally:
@@ -161,13 +165,13 @@ async def test_an_oco_left_at_the_next_start_stays_unlinked_and_is_not_offered_a
         d.proc.send_signal(signal.SIGKILL)
         await loop.run_in_executor(None, d.wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
-        await loop.run_in_executor(None, later[0].read_until, b"Resume OCO 1 on BTC-PERP?")
+        await loop.run_in_executor(None, later[0].read_until, b"Resume OCO 1 on BTC-PERP?", LOADED_S)
         os.write(later[0].master, b"n")
-        await loop.run_in_executor(None, later[0].read_until, b"(not running)")  # the legs, shown unlinked
+        await loop.run_in_executor(None, later[0].read_until, b"(not running)", LOADED_S)  # the legs, shown unlinked
         later[0].proc.send_signal(signal.SIGTERM)
         await loop.run_in_executor(None, later[0].wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "OCO_KEY"))
-        await loop.run_in_executor(None, later[1].read_until, b"OCO stop")
+        await loop.run_in_executor(None, later[1].read_until, b"OCO stop", LOADED_S)
         assert b"Resume OCO" not in later[1].out and "oco 1: resumed" not in later[1].log()
         assert await _legs(exchange.url) == before
     finally:

@@ -22,6 +22,9 @@ from tui.api.client import Client
 from tui.api.models import Order
 
 DEADLINE_S = 30.0
+# two dashboards and an exchange per test: they take turns on one worker rather than crowd two cores at once
+pytestmark = pytest.mark.xdist_group("dashboards-restarted")
+LOADED_S = 90.0  # each screen awaited: two dashboards, an exchange and the suite's other workers share two cores
 
 
 async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWatch]:
@@ -30,10 +33,10 @@ async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWat
     d = Dashboard(home, "--url", sim.url, "--key-env", "TRAIL_KEY")
     watch = StopWatch(sim.url)
     loop = asyncio.get_running_loop()
-    await loop.run_in_executor(None, d.read_until, b"long")  # the position is shown
+    await loop.run_in_executor(None, d.read_until, b"long", LOADED_S)  # the position is shown
     for keys, then in ((b"3l", b"Trailing stop"), (b"500\r", b"Start the trailing stop?"), (b"y", b"placed")):
         os.write(d.master, keys)
-        await loop.run_in_executor(None, d.read_until, then)
+        await loop.run_in_executor(None, d.read_until, then, LOADED_S)
     await until_answer(lambda: _rests(watch), "a stop resting in the exchange's record", DEADLINE_S)
     return d, watch
 
@@ -92,9 +95,9 @@ async def test_the_next_start_resumes_the_trail(
         d.proc.send_signal(sig)
         await loop.run_in_executor(None, d.wait_exit)
         again = Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY")
-        await loop.run_in_executor(None, again.read_until, b"Resume trailing stop 1 on BTC-PERP?")
+        await loop.run_in_executor(None, again.read_until, b"Resume trailing stop 1 on BTC-PERP?", LOADED_S)
         os.write(again.master, b"\r")
-        await loop.run_in_executor(None, again.read_until, b"trailing 500")
+        await loop.run_in_executor(None, again.read_until, b"trailing 500", LOADED_S)
         assert "resumed, keeping the SELL 0.1 BTC-PERP stop at" in again.log()
         stops, held = await watch.read()
         assert stops == [before] and held == SIZE
@@ -117,13 +120,13 @@ async def test_a_trail_left_at_the_next_start_says_not_running(
         d.proc.send_signal(signal.SIGKILL)
         await loop.run_in_executor(None, d.wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY"))
-        await loop.run_in_executor(None, later[0].read_until, b"Resume trailing stop 1 on BTC-PERP?")
+        await loop.run_in_executor(None, later[0].read_until, b"Resume trailing stop 1 on BTC-PERP?", LOADED_S)
         os.write(later[0].master, b"n")
-        await loop.run_in_executor(None, later[0].read_until, b"trail (not running)")
+        await loop.run_in_executor(None, later[0].read_until, b"trail (not running)", LOADED_S)
         later[0].proc.send_signal(signal.SIGTERM)
         await loop.run_in_executor(None, later[0].wait_exit)
         later.append(Dashboard(tmp_path, "--url", exchange.url, "--key-env", "TRAIL_KEY"))
-        await loop.run_in_executor(None, later[1].read_until, b"trail (not running)")
+        await loop.run_in_executor(None, later[1].read_until, b"trail (not running)", LOADED_S)
         assert b"Resume trailing stop" not in later[1].out
         stops, held = await watch.read()
         assert len(stops) == 1 and held == SIZE
