@@ -67,17 +67,21 @@ async def test_the_dashboard_keeps_a_few_hundred_strips_not_thousands(
         assert kept < 600, f"{kept} strips kept"  # 1,643 when the screen, the grid and the panes' insides were kept
 
 
+FORM_CACHES = 57  # the styles caches of one order form's widgets
+
+
 async def test_the_order_form_opened_and_closed_leaves_nothing_drawn_behind(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(160, 48)) as pilot:
-        alive = []
-        for _ in range(4):
+        alive: list[int] = []
+        for _ in range(6):
             await buy_form(pilot)
             await pilot.press("escape")
             await settle(pilot, lambda: isinstance(app.screen, MainScreen), what="the dashboard back")
             await pilot.pause()
             alive.append(_alive(StylesCache))
-        # the first closing may leave the dashboard's own widgets drawn anew; after it, nothing more (57 a form)
-        assert max(alive[1:]) - min(alive[1:]) <= 5, alive
+        # The first closing may leave the dashboard's own widgets drawn anew. After it nothing grows: at most the form
+        # closed last lingers a moment (57 caches; seen 36 or 93 at random), never one more per form (93, 150, 207...)
+        assert max(alive[1:]) - min(alive[1:]) <= FORM_CACHES + 5, alive
