@@ -34,10 +34,11 @@ async def trail_started(home: Path, sim: SimProcess) -> tuple[Dashboard, StopWat
     watch = StopWatch(sim.url)
     loop = asyncio.get_running_loop()
     await loop.run_in_executor(None, d.read_until, b"long", LOADED_S)  # the position is shown
-    for keys, then in ((b"3l", b"Trailing stop"), (b"500\r", b"Start the trailing stop?"), (b"y", b"placed")):
+    for keys, then in ((b"3l", b"Trailing stop"), (b"500\r", b"Start the trailing stop?")):
         os.write(d.master, keys)
         await loop.run_in_executor(None, d.read_until, then, LOADED_S)
-    await until_answer(lambda: _rests(watch), "a stop resting in the exchange's record", DEADLINE_S)
+    os.write(d.master, b"y")  # the exchange's record says when the stop rests (a notice may come and go unread)
+    await until_answer(lambda: _rests(watch), "a stop resting in the exchange's record", LOADED_S)
     return d, watch
 
 

@@ -57,7 +57,8 @@ async def test_the_twap_row_says_a_slice_is_unconfirmed_until_the_exchange_answe
         row = cells(table)[0]
         assert row[4].startswith("slice 1 unconfirmed: waiting for the exchange")
         assert row[3].startswith("0.0000 of 0.0200")
-        assert any(m.startswith("slice 1 unconfirmed: waiting for the exchange") for m in notes.messages)
+        said = "slice 1 unconfirmed: waiting for the exchange"  # the notice may come a moment after the row
+        await until(pilot, lambda: any(m.startswith(said) for m in notes.messages), "the notice")
         proxy.mode = "pass"
         await until(pilot, lambda: cells(table)[0][3].startswith("0.0100 of 0.0200"), "the slice counted", timeout_s=20)
         assert cells(table)[0][4].startswith("in ") and not twap.waiting
