@@ -61,6 +61,19 @@ def test_a_poll_sent_before_a_push_does_not_undo_it() -> None:
     assert [(o.order_id, o.unfilled) for o in account.open_orders] == [(3, D(1)), (2, D("0.3"))]
 
 
+def test_an_accepted_cancel_takes_the_row_out_at_once_and_an_older_poll_cannot_bring_it_back() -> None:
+    account = AccountState(address=USER)
+    account.reconcile_orders([order(1), order(2)], since=0.0)
+    assert account.cancelled([1, 9], now=5.0)  # 9 was never held: nothing else happens to it
+    assert [o.order_id for o in account.open_orders] == [2]
+    assert account.order_status(1) == ("cancelled", D(0))
+    assert not account.cancelled([1], now=5.5)  # already out
+    account.reconcile_orders([order(2), order(1)], since=4.0)  # sent before the answer: it still listed 1
+    assert [o.order_id for o in account.open_orders] == [2]
+    account.reconcile_orders([order(2), order(1)], since=6.0)  # sent after: the exchange's word is the truth
+    assert [o.order_id for o in account.open_orders] == [2, 1]
+
+
 def test_pushed_fills_give_way_to_the_polled_records() -> None:
     account = AccountState(address=USER)
     pushed = decode({**fill_fields(5), "original_size": "1", "original_price": "99000", "block_timestamp": 0}, WsFill)

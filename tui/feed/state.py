@@ -239,6 +239,20 @@ class AccountState(msgspec.Struct):
         self._order_pushes[o.order_id] = (now, rec)
         return True
 
+    def cancelled(self, order_ids: Iterable[int], now: float) -> bool:
+        """The exchange accepted cancelling ``order_ids``: their rows leave now, before the feed confirms it, and a
+        poll sent before ``now`` cannot bring them back. True when a row left."""
+        gone = set(order_ids)
+        kept = [o for o in self.open_orders if o.order_id not in gone]
+        left = len(kept) != len(self.open_orders)
+        self.open_orders = kept
+        for oid in gone:
+            self._order_pushes[oid] = (now, None)
+            self._ended.setdefault(oid, "cancelled")
+        while len(self._ended) > ENDED_KEPT:
+            self._ended.popitem(last=False)
+        return left
+
     def order(self, order_id: int) -> Order | None:
         """The open order ``order_id``, if held."""
         return next((o for o in self.open_orders if o.order_id == order_id), None)

@@ -403,10 +403,10 @@ class MainScreen(LeanScreen[None]):
         self.desk.open_form("sell")
 
     def action_cancel_order(self) -> None:
-        self.desk.cancel_order(self.query_one(OpenOrdersPane).selected())
+        self.desk.on_row(self.query_one(OpenOrdersPane), self.desk.cancel_order)
 
     def action_amend_order(self) -> None:
-        self.desk.amend_order(self.query_one(OpenOrdersPane).selected())
+        self.desk.on_row(self.query_one(OpenOrdersPane), self.desk.amend_order)
 
     def action_bracket(self) -> None:
         self.desk.bracket()
@@ -421,7 +421,7 @@ class MainScreen(LeanScreen[None]):
         self.desk.scale()
 
     def action_cancel_group(self) -> None:
-        self.desk.cancel_group(self.query_one(OpenOrdersPane).selected())
+        self.desk.on_row(self.query_one(OpenOrdersPane), self.desk.cancel_group)
 
     def action_cancel_instrument(self) -> None:
         self.desk.cancel_instrument()

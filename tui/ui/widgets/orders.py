@@ -100,6 +100,11 @@ class OpenOrdersPane(TablePane):
         key = self.cursor_key()
         return next((o for o in self.state.account.open_orders if str(o.order_id) == key), None)
 
+    def vanished(self) -> str | None:
+        """The order id under the cursor when its order has left the open orders (the row not redrawn yet)."""
+        key = self.cursor_key()
+        return key if key is not None and self.selected() is None else None
+
     def refresh_state(self) -> None:
         account = self.state.account
         labels = dict(self._labels()) if self._labels is not None else {}

@@ -12,10 +12,13 @@ trailing stop) and ``ladder`` (at the ladder's cursor). What they decide without
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 
+from tui.api.models import Order
 from tui.trading import ConfirmPolicy
 from tui.trading.trailing import TrailRunner
+from tui.ui.widgets.orders import OpenOrdersPane
 
 from .amend import Amends
 from .base import Desk
@@ -54,6 +57,15 @@ class OrderDesk:
         self.read_risk = desk.read_risk
         self.risk = desk.risk  # what a form's risk and exit PnL need of the account (the OCO form uses it)
         self.ladder = LadderOrders(desk, single)  # orders at the ladder's cursor
+
+    def on_row(self, pane: OpenOrdersPane, act: Callable[[Order | None], None]) -> None:
+        """``act`` on the order under ``pane``'s cursor; a row whose order has left (not redrawn yet) says so and
+        nothing is done."""
+        gone = pane.vanished()
+        if gone is not None:
+            self._desk.screen.notify(f"Order {gone} is no longer open (filled or cancelled): nothing sent.")
+            return
+        act(pane.selected())
 
     @property
     def policy(self) -> ConfirmPolicy:

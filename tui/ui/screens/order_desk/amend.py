@@ -99,13 +99,14 @@ class Amends:
 
         async def call() -> str:
             try:
-                await self.desk.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+                resp = await self.desk.client.cancel_by_oid([(order.order_id, order.instrument_id)])
             except ActionRejected as exc:
                 raise ActionRejected(
                     f"could not cancel oid {order.order_id} ({exc.message}): nothing was placed", exc.envelope
                 ) from exc
             except ClientError as exc:
                 raise AmendUnsure(order.order_id, exc) from exc
+            self.desk.cancel_answered(resp, [order.order_id])
             return await self._replace(order, plan)
 
         self.desk.run("Amend", call)

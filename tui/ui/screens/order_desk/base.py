@@ -16,7 +16,7 @@ from textual.screen import Screen
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ActionRejected, ClientError
-from tui.api.models import LeverageSetting, UserFees
+from tui.api.models import ExchangeResponse, LeverageSetting, UserFees
 from tui.feed.state import FeedState
 from tui.trading import ConfirmPolicy, OrderContext, OrderPlan, confirmation_reasons, market_estimate
 from tui.trading import placement as placing
@@ -65,7 +65,8 @@ class Desk:
         self.picked: Decimal | None = None  # a price picked in the book, for the next order form
         self.guard = guard or OrderGuard(Guards(), state, client.server_clock.now_ms)  # the profile's guards
         self.armed = False  # armed: order confirmations are skipped (never the guards, nor the questions that stay)
-        self.latency = Latency(clock or time.monotonic)  # sign -> acknowledgement -> socket, for the status bar
+        self.clock = clock or time.monotonic  # the feed's clock: a poll sent before a change cannot undo it
+        self.latency = Latency(self.clock)  # sign -> acknowledgement -> socket, for the status bar
         self.leverage: dict[str, LeverageSetting] = {}  # the leverage in force per perp, as last read
         self.fees: UserFees | None = None  # the account's fee rates, once read
         self.order_sizes: dict[str, str] = {}  # per instrument, the size the ladder orders at (z, or its default)
@@ -162,6 +163,20 @@ class Desk:
         """Enter ``text`` in the event log (the header's count of new events follows)."""
         self.state.account.events.add(kind, text)
         self.screen.app.post_message(FeedChanged(frozenset({"events"})))
+
+    def cancel_answered(self, response: ExchangeResponse[Any], order_ids: Sequence[int]) -> None:
+        """A cancel's answer: each of ``order_ids`` whose status is a success is ``cancelled``."""
+        data = response.data
+        raw = data.get("status") if isinstance(data, dict) else data
+        items = raw if isinstance(raw, list) else [raw]
+        done = zip(order_ids, items, strict=False)  # an order the answer does not name stays until the feed says
+        self.cancelled([oid for oid, item in done if isinstance(item, dict) and "success" in item])
+
+    def cancelled(self, order_ids: Sequence[int]) -> None:
+        """The exchange accepted cancelling ``order_ids``: the open orders, the TP/SL columns and the protection
+        read it now (one state), before the feed confirms it, so no key acts on a row already gone."""
+        if self.state.account.cancelled(order_ids, self.clock()):
+            self.screen.app.post_message(FeedChanged(frozenset({"orders", "positions"})))
 
     @contextmanager
     def submitting(self) -> Iterator[None]:

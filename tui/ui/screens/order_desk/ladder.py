@@ -95,6 +95,7 @@ class LadderOrders:
 
         async def call() -> str:
             resp = await desk.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in orders])
+            desk.cancel_answered(resp, [o.order_id for o in orders])
             return f"cancelled {len(orders)} orders at {fmt_decimal(price)} · tx {short_address(resp.tx_hash)}"
 
         lines = [f"oid {o.order_id}: {describe_order(o)}" for o in orders[:8]]

@@ -267,6 +267,7 @@ class MultiOrders:
 
         async def call() -> str:
             resp = await self.desk.client.cancel_by_cloid([(o.cloid, o.instrument_id) for o in members])
+            self.desk.cancel_answered(resp, [o.order_id for o in members])
             return f"cancelled {len(members)} order(s) of group {group} · tx {short_address(resp.tx_hash)}"
 
         self.desk.run("Cancel group", call)

@@ -73,6 +73,7 @@ class SingleOrders:
 
         async def call() -> str:
             resp = await self.desk.client.cancel_by_oid([(order.order_id, order.instrument_id)])
+            self.desk.cancel_answered(resp, [order.order_id])
             return f"cancelled {order.order_id} ({order.instrument}) · tx {short_address(resp.tx_hash)}"
 
         if not is_protective(order):
@@ -95,7 +96,9 @@ class SingleOrders:
         mine = [o for o in self.desk.state.account.open_orders if o.instrument == symbol]
 
         async def call() -> str:
+            held = [o.order_id for o in self.desk.state.account.open_orders if o.instrument == symbol]
             resp = await self.desk.client.cancel_by_instrument(info.id)
+            self.desk.cancelled(held)  # every resting order of it: those held now at least
             return f"cancelled every {symbol} order · tx {short_address(resp.tx_hash)}"
 
         lines = [f"{len(mine)} open order(s) on {symbol} will be cancelled."]
@@ -121,6 +124,8 @@ class SingleOrders:
 
             async def call() -> str:
                 resp = await self.desk.client.cancel_by_cloid([(cloid, info.id)])
+                if order is not None:
+                    self.desk.cancel_answered(resp, [order.order_id])
                 return f"cancelled cloid {cloid} ({symbol}) · tx {short_address(resp.tx_hash)}"
 
             self.desk.run("Cancel", call)
@@ -198,7 +203,9 @@ class SingleOrders:
         others = [o for o in orders if o.order_id not in guards]
 
         async def call() -> str:
+            held = [o.order_id for o in self.desk.state.account.open_orders]
             resp = await self.desk.client.cancel_all()
+            self.desk.cancelled(held)
             gone = f" · {len(guards)} of them protected a position: it has no TP/SL now" if guards else ""
             return f"cancelled every open order, on every instrument{gone} · tx {short_address(resp.tx_hash)}"
 
@@ -206,6 +213,7 @@ class SingleOrders:
             if not others:
                 return "nothing cancelled: every open order protects a position"
             resp = await self.desk.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in others])
+            self.desk.cancel_answered(resp, [o.order_id for o in others])
             return (
                 f"cancelled {len(others)} order(s); the {len(guards)} that protect a position stay"
                 f" · tx {short_address(resp.tx_hash)}"

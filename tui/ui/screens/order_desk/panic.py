@@ -62,7 +62,9 @@ class Panic:
                     async with asyncio.timeout(TRAILS_STOP_S):
                         await self.trails.stop_all("PANIC")
             try:
+                held = [o.order_id for o in self.desk.state.account.open_orders]
                 resp = await self.desk.client.cancel_all()
+                self.desk.cancelled(held)
                 self._report(f"cancelled every open order ({shown_orders} shown) · tx {short_address(resp.tx_hash)}")
             except ClientError as exc:
                 failures += 1

@@ -116,12 +116,13 @@ class Reversal:
             state = "unknown" if after is None else f"still {old}"
             return f"the {old}'s {len(exits)} reduce-only order(s) stay (the position is {state}): see Open orders"
         try:
-            await self.desk.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in exits])
+            resp = await self.desk.client.cancel_by_oid([(o.order_id, o.instrument_id) for o in exits])
         except ClientError as exc:
             return (
                 f"the {old}'s {len(exits)} reduce-only order(s) may still rest ({exc}): they protect nothing now,"
                 " see Open orders"
             )
+        self.desk.cancel_answered(resp, [o.order_id for o in exits])
         return f"the {old}'s {len(exits)} reduce-only order(s) cancelled: no TP/SL protects the new position yet (a)"
 
     async def _position(self, account: str, symbol: str) -> Decimal | None:
