@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import collections
+import logging
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -33,6 +34,7 @@ from tui.api.models import (
     to_datetime,
 )
 from tui.api.paper import PaperStatus
+from tui.edges.safe_text import printable
 
 from .book import BookState
 from .events import EventLog, OrderStatus
@@ -57,6 +59,8 @@ __all__ = [
     "instruments_from",
     "order_from_ws",
 ]
+
+log = logging.getLogger("tui.feed")
 
 # "fills" is an addition to the contract: fill changes are announced as {"fills", "orders"}; "events": new
 # account events in ``AccountState.events`` (fills, triggers, orders the exchange ended, liquidations, funding).
@@ -85,16 +89,28 @@ class InstrumentInfo(msgspec.Struct, frozen=True):
 
 
 def instruments_from(result: Instruments) -> dict[str, InstrumentInfo]:
-    """Listed instruments by name, perps then spot; delisted perps are left out (nothing to trade)."""
+    """Listed instruments by name, perps then spot; delisted perps are left out (nothing to trade), and so is a name
+    with a control character in it (ESC, BEL, a bidi override...): see ``_shown_as_sent``."""
     out: dict[str, InstrumentInfo] = {}
     for p in result.perps:
-        if not p.delisted:
+        if not p.delisted and _shown_as_sent(p.name):
             out[p.name] = InstrumentInfo(
                 p.id, p.name, "perp", p.tick_size, p.lot_size, p.min_notional_usd, p.max_leverage, tuple(p.margin_tiers)
             )
     for s in result.spot:
-        out[s.name] = InstrumentInfo(s.id, s.name, "spot", s.tick_size, s.lot_size, s.min_size_in_quote_asset, 1)
+        if _shown_as_sent(s.name):
+            out[s.name] = InstrumentInfo(s.id, s.name, "spot", s.tick_size, s.lot_size, s.min_size_in_quote_asset, 1)
     return out
+
+
+def _shown_as_sent(name: str) -> bool:
+    """Whether ``name`` reaches a terminal as it is. Every pane that draws itself shows the selected instrument's
+    name, which is also what goes back on the wire: such a name is refused where it enters (no file may name it
+    either: ``SYMBOL_RE``), not escaped, as an escaped one would name nothing on the exchange."""
+    if printable(name) == name:
+        return True
+    log.warning("instrument %s left out: its name holds control characters", printable(name, 80))
+    return False
 
 
 def _iso_ms(ms: int) -> str:

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from tui.api.models import Bbo, Collateral, Instruments, Mid, Oracle, PerpInstrument
+from tui.edges.safe_text import printable
 from tui.ui.widgets.display import fmt_pct, fmt_price
 from tui.ui.widgets.record_format import fmt_amount, fmt_ms, yes_no
 from tui.ui.widgets.record_table import RecordTable
@@ -80,13 +81,13 @@ class ReferenceScreen(DataScreen):
         with TabbedContent(initial="perps", id="reference-tabs"):
             with TabPane("1 Perps", id="perps"):
                 yield RecordTable(PERPS, id="perps-table")
-                yield Label("", id="tiers-title", classes="section")
+                yield Label("", id="tiers-title", classes="section", markup=False)
                 yield RecordTable(TIERS, id="tiers-table", classes="detail")
             with TabPane("2 Spot", id="spot"):
                 yield RecordTable(SPOT, id="spot-table")
             with TabPane("3 Collateral", id="collateral"):
                 yield RecordTable(COLLATERAL, id="collateral-table")
-                yield Label("", id="bridges-title", classes="section")
+                yield Label("", id="bridges-title", classes="section", markup=False)
                 yield RecordTable(BRIDGES, id="bridges-table", classes="detail")
             with TabPane("4 Prices", id="prices"):
                 yield RecordTable(PRICES, id="prices-table")
@@ -150,7 +151,7 @@ class ReferenceScreen(DataScreen):
             self._show_bridges(self.collateral[0])
 
     def _show_tiers(self, p: PerpInstrument) -> None:
-        self.query_one("#tiers-title", Label).update(f"Margin tiers of {p.name}")
+        self.query_one("#tiers-title", Label).update(f"Margin tiers of {printable(p.name)}")
         self.query_one("#tiers-table", RecordTable).show([
             (str(i), [fmt_amount(t.notional_usd_threshold), f"{t.max_leverage}x", fmt_pct(t.mmr, signed=False),
                       fmt_amount(t.mmd)])
@@ -164,7 +165,7 @@ class ReferenceScreen(DataScreen):
             if risk
             else ""
         )
-        self.query_one("#bridges-title", Label).update(f"{c.symbol}: weight tiers {tiers or '-'} · bridges")
+        self.query_one("#bridges-title", Label).update(f"{printable(c.symbol)}: weight tiers {tiers or '-'} · bridges")
         self.query_one("#bridges-table", RecordTable).show([
             (str(i), [str(b.bridge_chain_id), str(b.bridge_chain_type), b.token_address, b.bridge_contract_address,
                       yes_no(b.enabled)])

@@ -15,6 +15,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
+from tui.edges.safe_text import printable
+
 from .table_rows import Cell, TableRows
 
 __all__ = ["Facts", "RecordTable"]
@@ -102,7 +104,7 @@ class Facts(Static):
             grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         cells: list[Text] = []
         for label, value in pairs:
-            cells += [Text(label), Text(value)]
+            cells += [Text(label), Text(printable(value))]  # a value may quote the exchange (a margin mode, a hash)
         width = 2 * self._columns
         for i in range(0, len(cells), width):
             row = cells[i : i + width]
