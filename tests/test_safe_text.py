@@ -145,6 +145,30 @@ def test_every_notice_is_printable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert title == "BTC\\x1b]0;pwned\\x07" and _raw(message + title) == []
 
 
+def test_a_data_screen_s_result_line_is_printable() -> None:
+    """The line under a data screen's tables says the exchange's refusal of a transfer, a vault deposit..."""
+    from tui.ui.screens.data_screen import DataScreen
+
+    shown: list[str] = []
+
+    class _Line:
+        def update(self, text: str) -> None:
+            shown.append(text)
+
+        def set_class(self, *_: Any) -> None:
+            pass
+
+    class _Screen:
+        def query_one(self, *_: Any) -> _Line:
+            return _Line()
+
+        def notify(self, *_: Any, **__: Any) -> None:
+            pass
+
+    DataScreen.show_result(_Screen(), f"Transfer: rejected: {HOSTILE}", error=True)  # type: ignore[arg-type]
+    assert shown == [f"Transfer: rejected: {printable(HOSTILE)}"] and _raw(shown[0]) == []
+
+
 class _Table:
     def __init__(self) -> None:
         self.cells: dict[str, list[Any]] = {}
@@ -167,3 +191,25 @@ def test_table_cells_of_server_names_and_cloids_are_printable() -> None:
     assert isinstance(market, Text) and market.plain == "BTC\\x1b[2J" and str(market.style) == "bold"
     assert cloid == "0xab\\x1b]0;pwned\\x07"
     assert rows.sync([("1", [Text("ETH-PERP"), "0x01"])]) is False and table.cells["1"] == [Text("ETH-PERP"), "0x01"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--url", f"http://127.0.0.1:1/{TITLE}"], "xtui: --url: 'http://127.0.0.1:1/\\x1b]0;pwned\\x07' is not"),
+        # a [ in the host: urlsplit's "Invalid IPv6 URL" ended xtui in a traceback
+        (["--url", f"http://127.0.0.1:1{CLEAR}"], "xtui: --url: 'http://127.0.0.1:1\\x1b[2J' is not"),
+        (["info", "--url", f"http://127.0.0.1:1{CLEAR}", "tickers"], "xtui: --url: 'http://127.0.0.1:1\\x1b[2J' is"),
+        (
+            ["--url", "http://127.0.0.1:1", "--symbol", f"X{CLEAR}\u202e", "--address", "0x" + "ab" * 20],
+            "xtui: --symbol:",
+        ),
+    ],
+    ids=["url-path", "url-host", "info-url", "symbol"],
+)
+def test_xtui_refuses_a_value_with_escapes_in_one_printable_line(args: list[str], said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 1 and done.stderr.startswith(said) and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr and _raw(done.stderr) == [], done.stderr

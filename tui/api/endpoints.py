@@ -47,11 +47,15 @@ def check_base_url(
     An http(s) URL comes back without its trailing slash (paths are appended to it); a WebSocket one keeps it.
     """
     text = text.strip()
-    parts = urlsplit(text)
+    shape = f"{quote(text)} is not {_SHAPES.get(schemes, 'a URL with a host')}"
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # "Invalid IPv6 URL": a [ in the host without its ]
+        raise ValueError(shape) from None
     if parts.scheme in ("ws", "wss") and "ws" not in schemes:
         raise ValueError(f"{quote(text)}: give the exchange's http(s) base URL, not its WebSocket")
-    if parts.scheme not in schemes or not parts.hostname or any(c.isspace() for c in text):
-        raise ValueError(f"{quote(text)} is not {_SHAPES.get(schemes, 'a URL with a host')}")
+    if parts.scheme not in schemes or not parts.hostname or not text.isprintable() or any(c.isspace() for c in text):
+        raise ValueError(shape)  # not printable: a control character (ESC, BEL, a bidi override) is in no URL
     if parts.username is not None or parts.password is not None:
         raise ValueError("a URL must not carry a user name or password (it would be a secret in plain text)")
     if parts.query or parts.fragment:

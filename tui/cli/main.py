@@ -196,6 +196,15 @@ def _target(args: argparse.Namespace) -> tuple[str, str, bool]:
     raise UsageError("no exchange given: pass --url URL (for example what `xtui sim` prints), --testnet or --mainnet")
 
 
+def _base_url(text: str) -> str:
+    from tui.api.endpoints import check_base_url
+
+    try:
+        return check_base_url(text)
+    except ValueError as exc:
+        raise UsageError(f"--url: {exc}") from None
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"xtui: warning: {printable(message, lines=True)}\n")
     sys.stderr.flush()
@@ -260,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("xtui: a private key on the command line is refused: use --key-env VAR or a keystore\n")
         return 1
     try:
+        if getattr(args, "url", None):  # every command's --url, checked as a profile's url is
+            args.url = _base_url(args.url)
         from tui.config.launch import start_logging
 
         start_logging(getattr(args, "log_level", None), args.command)

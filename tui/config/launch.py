@@ -21,7 +21,7 @@ from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.config.errors import ConfigError, StartupError
 from tui.config.profiles import BUILTIN_PROFILES, KeySource, ProfileConfig, Settings, load_config
 from tui.config.unlock import Prompt, ask_hidden, signer_for
-from tui.config.values import DEFAULT_BELL
+from tui.config.values import DEFAULT_BELL, PROFILE_FIELDS
 from tui.logs import parse_level, redact, setup_logging
 
 if TYPE_CHECKING:
@@ -123,6 +123,14 @@ class Launch(msgspec.Struct, frozen=True):
         )
 
 
+def _check_symbol(symbol: str) -> str:
+    """``--symbol`` as the profile's ``symbol`` is read: every pane's title shows it, so no control character."""
+    try:
+        return str(PROFILE_FIELDS["symbol"](symbol))
+    except ValueError as exc:
+        raise StartupError(f"--symbol: {exc}") from None
+
+
 def _check_address(address: str) -> str:
     from tui.api.signing import checksum_address
 
@@ -187,7 +195,7 @@ def apply_flags(settings: Settings, flags: Flags) -> Launch:
         read_only=profile.read_only or flags.read_only,
         low_bandwidth=profile.low_bandwidth or flags.low_bandwidth,
         theme=flags.theme or profile.theme,
-        symbol=flags.symbol or profile.symbol,
+        symbol=_check_symbol(flags.symbol) if flags.symbol else profile.symbol,
     )
     name = profile.name
     label = host or (name.upper() if name in BUILTIN_PROFILES else name)

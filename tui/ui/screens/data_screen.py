@@ -25,6 +25,7 @@ from tui.api.client import Client
 from tui.api.errors import ActionRejected, ClientError
 from tui.api.models import DecodeError, ExchangeResponse
 from tui.api.signing import Signer
+from tui.edges.safe_text import printable
 from tui.feed.alerts import AlertBook
 from tui.feed.event_file import EventFile
 from tui.feed.watchlist import Watchlist
@@ -284,7 +285,7 @@ class DataScreen(LeanScreen[None]):
 
     def show_result(self, text: str, *, error: bool = False) -> None:
         line = self.query_one("#screen-result", Static)
-        line.update(text)
+        line.update(printable(text, lines=True))  # it may quote the exchange's refusal
         line.set_class(error, "-error")
         log.log(logging.WARNING if error else logging.INFO, "%s", text)
         self.notify(text, severity="error" if error else "information", timeout=10 if error else 6, markup=False)
