@@ -255,6 +255,15 @@ class AccountState(msgspec.Struct):
         self._order_pushes[o.order_id] = (now, rec)
         return True
 
+    def rested(self, order: Order, now: float) -> bool:
+        """The exchange accepted ``order``, which rests (a trigger order): its row comes now, before the feed
+        confirms it. False when already held, or already ended (a push was faster)."""
+        if order.order_id in self._ended or self.order(order.order_id) is not None:
+            return False
+        self.open_orders = sorted([*self.open_orders, order], key=lambda x: x.order_id, reverse=True)
+        self._order_pushes[order.order_id] = (now, order)
+        return True
+
     def cancelled(self, order_ids: Iterable[int], now: float) -> bool:
         """The exchange accepted cancelling ``order_ids``: their rows leave now, before the feed confirms it, and a
         poll sent before ``now`` cannot bring them back. True when a row left."""

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from tui.api.models import Order
 from tui.api.wire import order_item
 
 from .grammar import CLOID_MAX as CLOID_MAX  # the order form's limit, kept importable from here
@@ -452,3 +453,29 @@ def confirmation_reasons(plan: OrderPlan, ctx: OrderContext, policy: ConfirmPoli
                     f" (limit {fmt_decimal(policy.max_through_pct)}%)"
                 )
     return reasons
+
+
+def resting_order(plan: OrderPlan, oid: int, user: str, timestamp: str) -> Order:
+    """The open order the exchange holds once it accepted ``plan`` as ``oid`` (resting, nothing filled yet)."""
+    wire = plan.to_wire()
+    return Order(
+        order_id=oid,
+        instrument_id=plan.instrument_id,
+        instrument=plan.symbol,
+        side=wire["side"],
+        position_side=wire["positionSide"],
+        limit_price=plan.price,
+        size=plan.size,
+        unfilled=plan.size,
+        state="open",
+        cloid=plan.cloid,
+        tif=wire["tif"],
+        post_only=plan.post_only,
+        reduce_only=plan.reduce_only,
+        user=user,
+        trigger_px=plan.trigger or Decimal(0),
+        is_market=plan.is_market,
+        tpsl=wire["tpsl"],
+        grouping=plan.grouping,
+        timestamp=timestamp,
+    )

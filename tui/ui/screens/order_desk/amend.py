@@ -129,6 +129,7 @@ class Amends:
         outcome = await placing.place(client, request, on_unconfirmed=unconfirmed)
         match outcome:
             case placing.Accepted():
+                self.desk.took([plan], outcome.oids)
                 new = outcome.oids[0]
                 tx = short_address(outcome.tx_hash)
                 return f"amended oid {order.order_id} → oid {new}\n{plan.describe()} · tx {tx}"

@@ -9,6 +9,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -24,6 +25,7 @@ from tui.trading.cloids import tool_named, with_tool_cloids
 from tui.trading.context import order_context, risk_inputs
 from tui.trading.guards import Guards, OrderGuard, reversal
 from tui.trading.latency import Latency
+from tui.trading.orders import resting_order
 from tui.trading.outcomes import AmendUnsure, NotPlaced, OutcomeUnknown, placed_oid
 from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, preview_plan, risk_lines
 from tui.trading.settle import Placed
@@ -164,6 +166,21 @@ class Desk:
         self.state.account.events.add(kind, text)
         self.screen.app.post_message(FeedChanged(frozenset({"events"})))
 
+    def took(self, plans: Sequence[OrderPlan], oids: Sequence[int | None]) -> None:
+        """The exchange accepted ``plans`` (``oids`` theirs): the trigger orders among them (TP/SL, stops) rest, so
+        their rows come into the one state now; the others (a limit may fill at once) come with the feed."""
+        account = self.state.account
+        if account.address is None:
+            return
+        now, stamp = self.clock(), datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        rested = [
+            account.rested(resting_order(plan, oid, account.address, stamp), now)
+            for plan, oid in zip(plans, oids, strict=False)
+            if oid is not None and plan.trigger is not None
+        ]
+        if any(rested):
+            self.screen.app.post_message(FeedChanged(frozenset({"orders", "positions"})))
+
     def cancel_answered(self, response: ExchangeResponse[Any], order_ids: Sequence[int]) -> None:
         """A cancel's answer: each of ``order_ids`` whose status is a success is ``cancelled``."""
         data = response.data
@@ -286,6 +303,7 @@ class Desk:
         self.latency.answered(timing)
         match outcome:
             case placing.Accepted():
+                self.took(plans, outcome.oids)
                 return Placed(outcome.response, expires_ms=outcome.expires_ms)
             case placing.Refused() | placing.WrongAccount():
                 raise outcome.error  # the refusal as the exchange said it; the wrong account as ever
