@@ -44,7 +44,7 @@ def test_presets_of_buying_power_otherwise() -> None:
     with_fee = preset_size(100, "buy", c, None, D("0.0005"))
     assert with_fee.size == D("0.099")
     assert with_fee.size * D(100_000) / 10 + with_fee.size * D(100_000) * D("0.0005") <= 1000
-    assert with_fee.words == "100% of buying power 10,000 USDC (10x)"
+    assert with_fee.words == "100% of buying power 10,000.00 USDC (10x)"
     assert preset_size(50, "buy", ctx(position=D(1)), D(50_000)).size == D("0.1")  # 5,000 / 50,000
 
 

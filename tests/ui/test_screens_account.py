@@ -34,7 +34,7 @@ async def test_account_screen_shows_the_summary_and_changes_leverage(
         assert collateral[0][:2] == ["USDC", "derivatives"]
         assert ["BTC", "spot", "0.1", "0.1"] in collateral
         [leg] = cells(screen.query_one("#legs", RecordTable))
-        assert leg[:5] == ["BTC-PERP", "oneWay", "BOTH", "0.01", f"{book.asks[0].price.normalize():,f}"]
+        assert leg[:5] == ["BTC-PERP", "oneWay", "BOTH", "0.01", f"{book.asks[0].price:,.1f}"]  # the entry at the tick
         assert leg[5] == "cross 10x"
         margin = screen.query_one("#margin", Facts).text
         assert "Maintenance margin" in margin and "Transfer margin req." in margin

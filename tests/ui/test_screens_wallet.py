@@ -39,7 +39,7 @@ async def test_transfer_to_another_address_end_to_end(
     async with app.run_test(size=(120, 40), message_hook=seen) as pilot:
         wallet = await wallet_of(pilot, seen)
         balances = wallet.query_one("#balances", RecordTable)
-        assert cells(balances)[0][:4] == ["USDC", "6", "100,000", "100,000"]
+        assert cells(balances)[0][:4] == ["USDC", "6", "100,000.00", "100,000.00"]  # in cents, as money
 
         form = await fill_form(pilot, "t", {"amount": "250.5", "destination": BOB.address.lower()[:-1] + "g"})
         await pilot.press("enter")
@@ -58,7 +58,7 @@ async def test_transfer_to_another_address_end_to_end(
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the confirmation")
         summary = " ".join(str(s.render()) for s in app.screen.query(".reason"))
-        assert "250.5 USDC" in summary and BOB.address in summary and "99,749.5 USDC" in summary
+        assert "250.5 USDC" in summary and BOB.address in summary and "99,749.50 USDC" in summary
         await pilot.press("enter")  # the default is No: nothing is sent
         await until(pilot, lambda: app.screen is wallet, "back to the wallet")
         assert result_of(wallet) == ""
@@ -72,7 +72,7 @@ async def test_transfer_to_another_address_end_to_end(
         assert (tx.tx_type, tx.success, tx.account) == (1052, True, ALICE.address)
         after = (await bob.account_summary(BOB.address)).collateral["USDC"].balance
         assert after - before == Decimal("250.5")
-        await until(pilot, lambda: cells(balances)[0][2] == "99,749.5", "the new balance")
+        await until(pilot, lambda: cells(balances)[0][2] == "99,749.50", "the new balance")
 
 
 async def test_internal_transfer_vault_deposit_redeem_and_withdraw(

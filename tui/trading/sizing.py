@@ -80,7 +80,7 @@ def preset_size(
     power = ctx.available * lev
     # the margin (value / leverage) and the fee (value x rate) both come out of the available balance
     size = _floor(power * share / (ref * (1 + lev * fee)), ctx.lot)
-    words = f"{percent}% of buying power {fmt_decimal(power.quantize(Decimal('0.01')))} USDC"
+    words = f"{percent}% of buying power {power:,.2f} USDC"  # money in cents, as everywhere
     words += f" ({fmt_decimal(lev)}x)" if ctx.kind == "perp" else ""
     return _checked(Preset(size, "buying power", words), ctx)
 

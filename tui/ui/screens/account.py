@@ -26,7 +26,7 @@ from tui.api.models import (
 )
 from tui.trading.grammar import FieldError, parse_whole
 from tui.ui.widgets.display import fmt_pct, fmt_price, short_address
-from tui.ui.widgets.record_format import fmt_amount, fmt_average, fmt_ms, fmt_seconds, yes_no
+from tui.ui.widgets.record_format import fmt_amount, fmt_balance, fmt_ms, fmt_seconds, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .account_chart import draw_history, plot_class
@@ -69,7 +69,7 @@ def margin_facts(s: AccountSummary) -> list[tuple[str, str]]:
         ("MM utilisation", fmt_pct(s.maintenance_margin_utilization, signed=False)),
         ("Total PnL", fmt_amount(s.total_pnl, 2)),
         ("Max drawdown", fmt_amount(s.max_drawdown, 2)),
-        ("Staked collateral", fmt_amount(s.staked_collateral)),
+        ("Staked collateral", fmt_amount(s.staked_collateral, 2)),
         ("Total volume", fmt_amount(s.total_volume, 2)),
         ("Spot volume", fmt_amount(s.spot_volume, 2)),
         ("Margin mode", s.margin_mode),
@@ -238,11 +238,11 @@ class AccountScreen(DataScreen):
         rows = []
         for where, balances in (("derivatives", s.collateral), ("spot", s.spot_collateral)):
             for symbol, b in balances.items():
-                cells = [symbol, where, fmt_amount(b.balance), fmt_amount(b.withdrawable_balance)]
+                cells = [symbol, where, fmt_balance(b.balance, symbol), fmt_balance(b.withdrawable_balance, symbol)]
                 rows.append((f"{where}:{symbol}", cells))
         self.query_one("#collateral", RecordTable).show(rows)
         vaults = [
-            (addr, [short_address(addr), fmt_amount(v.amount), fmt_amount(v.total_shares),
+            (addr, [short_address(addr), fmt_amount(v.amount, 2), fmt_amount(v.total_shares),
                     fmt_amount(v.withdrawable_shares)])
             for addr, v in s.vault_balances.items()
         ]  # fmt: skip
@@ -251,11 +251,11 @@ class AccountScreen(DataScreen):
         instruments = self.ctx.feed.state.market.instruments
         for name, p in s.perp_positions.items():
             info = instruments.get(name)
-            tick = info.tick_size if info is not None else None  # the liquidation price at the tick, as prices are
+            tick = info.tick_size if info is not None else None  # the entry and liquidation prices at the tick
             for i, leg in enumerate(p.legs):
                 cells = [
                     leg.instrument_name or name, p.position_type, leg.side, fmt_amount(leg.size),
-                    fmt_average(leg.entry_price), f"{leg.leverage.type} {fmt_amount(leg.leverage.value)}x",
+                    fmt_price(leg.entry_price, tick), f"{leg.leverage.type} {fmt_amount(leg.leverage.value)}x",
                     fmt_amount(leg.position_value, 2),
                     fmt_price(p.liquidation_price, tick) if p.liquidation_price else "-", fmt_amount(p.im, 2),
                     fmt_amount(p.mm, 2), fmt_amount(p.upnl, 2),

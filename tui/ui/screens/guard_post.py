@@ -14,6 +14,7 @@ from tui.feed.events import AccountEvent
 from tui.trading import fmt_decimal
 from tui.trading.guards import LiquidationWatch, liquidation_distance_pct
 from tui.ui.widgets.armed_banner import ArmedBanner
+from tui.ui.widgets.display import fmt_price
 from tui.ui.widgets.positions import position_view
 
 if TYPE_CHECKING:
@@ -80,13 +81,15 @@ class GuardPost:
         fresh = self.watch.check(distances)
         for symbol, distance in fresh:
             view = views[symbol]
+            info = state.market.instruments.get(symbol)
+            tick = info.tick_size if info is not None else None  # the liquidation price is worked out: at the tick
             event = AccountEvent(
                 "liquidation",
                 symbol,
                 "Liquidation warning",
                 (
-                    f"{symbol} mark {fmt_decimal(view.mark)} is {distance:.2f}% from its liquidation price "
-                    f"{fmt_decimal(view.liquidation.price)}",
+                    f"{symbol} mark {fmt_price(view.mark, tick)} is {distance:.2f}% from its liquidation price "
+                    f"{fmt_price(view.liquidation.price, tick)}",
                     f"within this profile's liquidation_warn_pct {fmt_decimal(self.watch.warn_pct)}%",
                 ),
                 int(self.desk.guard.now_ms()),

@@ -32,7 +32,7 @@ from textual.widgets import DataTable, Label, TabbedContent, TabPane
 
 from tui.api import models as m
 from tui.feed.position_history import PositionRecord, position_book
-from tui.ui.widgets.display import short_address
+from tui.ui.widgets.display import fmt_rate, short_address
 from tui.ui.widgets.record_format import fmt_amount, fmt_iso, fmt_side
 from tui.ui.widgets.record_table import RecordTable
 
@@ -384,7 +384,7 @@ class HistoryScreen(DataScreen):
     def _funding(self, i: int, f: m.FundingRecord) -> tuple[str, list[str]]:
         name = self._names.get(f.instrument_id, str(f.instrument_id))
         return f"{f.timestamp}:{f.instrument_id}:{i}", [
-            fmt_iso(f.timestamp), name, fmt_amount(f.size), self._tick(name, f.mark_price), fmt_amount(f.funding_rate),
+            fmt_iso(f.timestamp), name, fmt_amount(f.size), self._tick(name, f.mark_price), fmt_rate(f.funding_rate),
             self._money(f.funding_payment),
         ]  # fmt: skip
 

@@ -16,7 +16,7 @@ from textual.widgets import Label
 
 from tui.api.models import Collateral, Vault
 from tui.ui.widgets.display import short_address
-from tui.ui.widgets.record_format import fmt_amount, yes_no
+from tui.ui.widgets.record_format import fmt_amount, fmt_balance, yes_no
 from tui.ui.widgets.record_table import Facts, RecordTable
 
 from .data_screen import ActionPlan, DataScreen, ScreenContext
@@ -102,8 +102,9 @@ class WalletScreen(DataScreen):
             d, sp = view.derivatives(symbol), view.spot(symbol)
             chains = ", ".join(str(b.bridge_chain_id) for b in info.bridge_by_chain if b.enabled) if info else "-"
             rows.append((symbol, [
-                symbol, str(info.decimals) if info else "-", fmt_amount(d.balance), fmt_amount(d.withdrawable_balance),
-                fmt_amount(sp.balance), fmt_amount(sp.withdrawable_balance),
+                symbol, str(info.decimals) if info else "-", fmt_balance(d.balance, symbol),
+                fmt_balance(d.withdrawable_balance, symbol), fmt_balance(sp.balance, symbol),
+                fmt_balance(sp.withdrawable_balance, symbol),
                 fmt_amount(info.withdrawal_fee) if info else "-", chains,
             ]))  # fmt: skip
         self.query_one("#balances", RecordTable).show(rows)

@@ -15,7 +15,7 @@ import msgspec
 from tui.api.client import Client
 from tui.api.models import AccountSummary, Balance, Collateral, ExchangeResponse, Vault
 from tui.trading.grammar import FieldError, parse_address, parse_amount, parse_choice, parse_whole
-from tui.ui.widgets.record_format import fmt_amount
+from tui.ui.widgets.record_format import fmt_amount, fmt_balance
 
 from .data_screen import ActionPlan, money_lines
 
@@ -80,7 +80,7 @@ class WalletView(msgspec.Struct, frozen=True):
             ("From", f"the derivatives balance of {self.account}"),
             ("To", f"chain {chain}, bridge {chains[chain].bridge_contract_address}"),
             ("Withdrawal fee", f"{fmt_amount(fee)} {c.symbol}, on top of the amount"),
-            ("Withdrawable after", f"{fmt_amount(held.withdrawable_balance - amount - fee)} {c.symbol}"),
+            ("Withdrawable after", f"{fmt_balance(held.withdrawable_balance - amount - fee, c.symbol)} {c.symbol}"),
         ])  # fmt: skip
 
         async def send() -> ExchangeResponse[Any]:
@@ -100,7 +100,7 @@ class WalletView(msgspec.Struct, frozen=True):
             ("Amount", f"{amount:f} {c.symbol}"),
             ("From", f"the derivatives balance of {self.account} (this account)"),
             ("To", destination),
-            ("Withdrawable after", f"{fmt_amount(held.withdrawable_balance - amount)} {c.symbol}"),
+            ("Withdrawable after", f"{fmt_balance(held.withdrawable_balance - amount, c.symbol)} {c.symbol}"),
             ("", "A transfer to another address cannot be undone."),
         ])  # fmt: skip
 
@@ -116,11 +116,12 @@ class WalletView(msgspec.Struct, frozen=True):
         source = "spot" if to == "derivatives" else "derivatives"
         held = self.spot(c.symbol) if source == "spot" else self.derivatives(c.symbol)
         amount = self._amount(values["amount"], c, held.withdrawable_balance, source)
+        left = fmt_balance(held.withdrawable_balance - amount, c.symbol)
         lines = money_lines([
             ("Amount", f"{amount:f} {c.symbol}"),
             ("From", f"the {source} balance"),
             ("To", f"the {to} balance (same account)"),
-            (f"{source.capitalize()} after", f"{fmt_amount(held.withdrawable_balance - amount)} {c.symbol} free"),
+            (f"{source.capitalize()} after", f"{left} {c.symbol} free"),
         ])  # fmt: skip
 
         async def send() -> ExchangeResponse[Any]:

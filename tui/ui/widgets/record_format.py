@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from tui.api.wire import ACTIONS
 
-__all__ = ["fmt_amount", "fmt_iso", "fmt_ms", "fmt_seconds", "fmt_side", "tx_type_name", "yes_no"]
+__all__ = ["fmt_amount", "fmt_balance", "fmt_iso", "fmt_ms", "fmt_seconds", "fmt_side", "tx_type_name", "yes_no"]
 
 _TX_NAMES = {code: spec.name for spec in ACTIONS.values() for code in spec.codes()}
 
@@ -43,13 +43,10 @@ def fmt_amount(value: Decimal | None, places: int | None = None) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def fmt_average(value: Decimal | None) -> str:
-    """An average price (an entry made of several fills): about eight significant figures, at least two
-    decimals, trailing zeros dropped: 100,016.67, 39.98133, 0.9999512."""
-    if value is None:
-        return "-"
-    digits = len(str(abs(int(value)))) if abs(value) >= 1 else 0
-    return fmt_amount(value.quantize(Decimal(1).scaleb(-max(2, 8 - digits))))
+def fmt_balance(value: Decimal | None, symbol: str) -> str:
+    """A balance of a collateral: a dollar one (USDC, USDT) as money, in cents like every balance and PnL
+    (99,837.22); another (BTC, ETH) exact, as it is held (0.00123)."""
+    return fmt_amount(value, 2 if symbol.upper().startswith("USD") else None)
 
 
 def fmt_side(side: str) -> str:

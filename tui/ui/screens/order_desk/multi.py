@@ -27,7 +27,7 @@ from tui.trading.exit_outcome import ExitOutcome, entry_fee, exit_lines, exit_ou
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
 from tui.trading.scale import scale_prices
-from tui.ui.widgets.display import fmt_money, fmt_price, short_address
+from tui.ui.widgets.display import fmt_money, fmt_price, fmt_size, short_address
 
 from ..form import FormField, FormScreen, side_field
 from ..order_form import fmt_plain
@@ -120,7 +120,10 @@ class MultiOrders:
             FormField("sl", "Stop-loss", "", placeholder="trigger price (optional)"),
         ]
         side = "long" if position.size > 0 else "short"
-        notes = [f"{symbol} {side} {fmt_decimal(abs(position.size))} (entry {fmt_decimal(position.entry_price)}):",
+        info = self.desk.state.market.instruments.get(symbol)
+        tick, lot = (info.tick_size, info.lot_size) if info is not None else (None, None)
+        held = f"{fmt_size(abs(position.size), lot)} (entry {fmt_price(position.entry_price, tick)})"
+        notes = [f"{symbol} {side} {held}:",
                  "reduce-only trigger market orders for the whole position; they go when it is closed.",
                  "PnL after the exit's fee (the entry's is paid); worst: at the bound."]  # fmt: skip
 

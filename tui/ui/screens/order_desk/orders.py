@@ -15,7 +15,7 @@ from tui.trading.grammar import FieldError, parse_cloid
 from tui.trading.outcomes import checked, describe_order
 from tui.trading.protection import protection_lines, protection_now, protective_orders
 from tui.trading.trailing import TrailRunner
-from tui.ui.widgets.display import short_address
+from tui.ui.widgets.display import fmt_price, fmt_size, short_address
 from tui.ui.widgets.orders import is_protective, order_type
 
 from ..form import FormField, FormScreen
@@ -142,7 +142,8 @@ class SingleOrders:
             self.desk.screen.notify("No position selected.", severity="warning")
             return
         symbol = position.instrument
-        if self.desk.context(symbol) is None:
+        ctx0 = self.desk.context(symbol)
+        if ctx0 is None:
             return
         held = abs(position.size)
         side = "long" if position.size > 0 else "short"
@@ -162,7 +163,7 @@ class SingleOrders:
             FormField("price", "Limit price", "", placeholder="empty: market"),
         ]
         notes = [
-            f"{symbol} {side} {fmt_decimal(held)} (entry {fmt_decimal(position.entry_price)})",
+            f"{symbol} {side} {fmt_size(held, ctx0.lot)} (entry {fmt_price(position.entry_price, ctx0.tick)})",
             f"Size in {symbol.split('-')[0]} or as a percentage (50%).",
             f"Price empty: at market, at most {fmt_decimal(self.desk.policy.slippage_pct)}% beyond the best price;",
             "a price: a reduce-only limit order (GTC).",
