@@ -34,7 +34,7 @@ from tui.trading.trailing import TrailRunner
 from tui.ui.diagnostics import FrameMeter
 from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen
-from tui.ui.widgets.account_bar import AccountBar
+from tui.ui.widgets.account_bar import AccountBar, one_summary
 from tui.ui.widgets.armed_banner import ArmedBanner
 from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
@@ -250,6 +250,7 @@ class MainScreen(LeanScreen[None]):
             self.call_after_refresh(self.frames.end, self.frames.begin())
         for pane in panes:
             pane.flush(tick)
+        one_summary(self.query_one(AccountBar), self.query_one(PositionsPane))
         self._label_tabs()
         if tick and self._announce_in:
             self._announce_in -= 1

@@ -14,7 +14,7 @@ from textual.content import Content
 from tui.feed.risk import margin_in_use
 
 from .display import fmt_money, fmt_money_short, fmt_pct
-from .pane import FeedLine
+from .pane import FeedLine, TablePane
 
 __all__ = ["AccountBar"]
 
@@ -27,7 +27,7 @@ class AccountBar(FeedLine):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"account", "positions"})
     # at most once a second while figures keep moving (a change after a quiet spell is drawn at once): with a
     # position open its equity and uPnL move with every mark, and each redraw writes the whole line (~500
-    # bytes); the positions pane gives each position's uPnL twice a second
+    # bytes); the positions pane keeps the same pace, and the two are drawn from one summary (``one_summary``)
     PACE_S: ClassVar[float | None] = 1.0
 
     DEFAULT_CSS = """
@@ -47,7 +47,10 @@ class AccountBar(FeedLine):
             return
         super().feed_changed(topics)
 
+    summary_drawn: object = None  # the account summary the line was last drawn from
+
     def refresh_state(self) -> None:
+        self.summary_drawn = self.state.account.summary
         self.show(self.line())
 
     def line(self) -> Content:
@@ -101,3 +104,14 @@ class AccountBar(FeedLine):
         while len(shown) > 1 and sum(part.cell_length for part in shown) > room > 0:
             shown.pop()  # the last whole part goes rather than a figure cut at the edge
         return Content.assemble(*shown)
+
+
+def one_summary(*widgets: AccountBar | TablePane) -> None:
+    """The account bar's uPnL and the positions' come from one account summary at any moment: when one was drawn
+    from a newer summary than another shown beside it, that one is drawn now (their paces would keep them apart
+    for up to a second, the bar's uPnL a few USDC off the rows' sum)."""
+    shown = [w for w in widgets if w.display and w.is_mounted]
+    if len({id(getattr(w, "summary_drawn", None)) for w in shown}) > 1:
+        for w in shown:
+            if getattr(w, "summary_drawn", None) is not w.state.account.summary:
+                w.refit()

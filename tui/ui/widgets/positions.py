@@ -92,9 +92,9 @@ def position_key(p: Position) -> str:
 class PositionsPane(TablePane):
     TOPICS: ClassVar[frozenset[str]] = frozenset({"positions", "account", "markets", "orders"})
     AGE_TOPIC: ClassVar[str | None] = "positions"
-    # twice a second at most while marks keep moving (mark, value, uPnL of every row); a change after a quiet
+    # once a second at most while marks keep moving (mark, value, uPnL of every row); a change after a quiet
     # spell (a fill) is drawn at once
-    PACE_S: ClassVar[float | None] = 0.5
+    PACE_S: ClassVar[float | None] = 1.0  # the account bar's: their uPnL come from one summary (``one_summary``)
     COLUMNS = COLUMNS
     TABLE_ID = "positions-table"
     # at 80x24 the pane is ~40 columns: the signed size says the side; the stop-loss (or "none") before the rest, so
@@ -137,8 +137,11 @@ class PositionsPane(TablePane):
         key = self.cursor_key()
         return next((p for p in held if position_key(p) == key), held[0] if held and key is None else None)
 
+    summary_drawn: object = None  # the account summary the rows were last drawn from (their uPnL is its)
+
     def refresh_state(self) -> None:
         account = self.state.account
+        self.summary_drawn = account.summary
         market = self.state.market
         rows = []
         notes: dict[str, None] = {}
