@@ -200,3 +200,37 @@ async def test_enter_twice_sends_once_and_escape_leaves_the_answer_to_the_notice
         settled(None)  # type: ignore[operator]
         await pilot.pause()
         assert app.screen is app.main
+
+
+async def test_the_form_follows_its_answer_when_another_screen_came_over_it(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """A question pushed over the form while its order is on the way (a reconnect's, a resume's): a refusal is on
+    the form when it is on top again, not "sending…" for ever; an acceptance closes it then."""
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await buy_form(pilot)
+        sent = form._send  # the form's way of sending, wrapped: a question comes over it as the order leaves
+
+        def send_under_a_question(plan: Any, settled: Any) -> None:
+            app.push_screen(ConfirmScreen("Something else?", ["asked meanwhile"]))
+            sent(plan, settled)
+
+        form._send = send_under_a_question
+        form.query_one("#price", Input).value = "30000"  # refused: outside the exchange's band
+        form.query_one("#size", Input).value = "0.01"
+        form.query_one("#size", Input).focus()
+        await pilot.press("enter")
+        await settle(pilot, lambda: form.sending is None, what="the answer")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is form, what="the form on top again")
+        assert "sending" not in str(form.query_one("#form-title").render())
+        assert "Refused by the exchange: price 30000" in str(form.query_one("#err-send", Static).render())
+
+        form.query_one("#price", Input).value = "90000"
+        await pilot.press("enter")
+        await settle(pilot, lambda: form.sending is None and isinstance(app.screen, ConfirmScreen), what="placed")
+        await pilot.press("escape")
+        await settle(pilot, lambda: app.screen is app.main, what="the accepted form closed once on top")
+        assert [o.limit_price for o in (await trader.open_orders(ALICE.address)).data] == [D(90000)]

@@ -108,6 +108,7 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         self._policy = policy
         self._send = send
         self.sending: OrderPlan | None = None  # sent, the exchange's answer not in yet
+        self._accepted_meanwhile: OrderPlan | None = None  # accepted while another screen was over it
         self._tried = False  # errors show after the first submit, then follow the typing
         self.shown_errors: dict[str, str] = {}  # by field, as shown under the fields (all empty at first)
 
@@ -290,6 +291,10 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
         sending = " · sending…" if self.sending is not None else ""
         self.query_one("#form-title", Label).update(f"{self._side.upper()} {symbol}{sending}")
 
+    def on_screen_resume(self) -> None:
+        if self._accepted_meanwhile is not None:
+            self.dismiss(self._accepted_meanwhile)
+
     def _refresh(self) -> None:
         """The value the order would have, and (after a first submit) the problems, as the user types."""
         try:
@@ -414,10 +419,13 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
 
     def _settled(self, refusal: str | None) -> None:
         plan, self.sending = self.sending, None
-        if not self.is_active:
+        if self not in self.app.screen_stack:
             return  # closed meanwhile (Escape): the notice says how it ended
         if refusal is None:
-            self.dismiss(plan)
+            if self.is_active:
+                self.dismiss(plan)
+            else:  # a question came over it meanwhile: it closes when it is on top again
+                self._accepted_meanwhile = plan
             return
         self._update_title()
         self._error_line("send", f"Refused by the exchange: {refusal}. Nothing was placed; change it and send again.")
