@@ -238,3 +238,6 @@ def test_the_header_names_the_held_instruments() -> None:
     said = PaperStatus("live", "http://h:1", 5, "BTC-PERP: missing in the source's ticker", ("BTC-PERP", "ETH-PERP"))
     assert parse_paper(said.header_value()) == said
     assert parse_paper("live; source=x; age_ms=²") == PaperStatus("live", "x", 0)  # not a crash in the client
+    # C1 controls (0x80-0x9f read as Latin-1: a header's bytes can carry them) reach no terminal from the header
+    hostile = parse_paper("stale; source=\x9b2J; age_ms=5; reason=\x9d0x\x9c; stale=ETH\x9b31m")
+    assert hostile == PaperStatus("stale", "\\x9b2J", 5, "\\x9d0x\\x9c", ("ETH\\x9b31m",))

@@ -22,6 +22,8 @@ from typing import Literal
 
 import msgspec
 
+from tui.edges.safe_text import printable
+
 __all__ = ["PAPER_HEADER", "PaperStatus", "parse_paper"]
 
 PAPER_HEADER = "X-Xtui-Mirror"
@@ -70,11 +72,12 @@ def parse_paper(value: str | None) -> PaperStatus | None:
         if eq:
             fields[key.strip().lower()] = val.strip()
     age = fields.get("age_ms", "0")
-    names = [n.strip()[:_NAME_CHARS] for n in fields.get("stale", "").split(",")[:_STALE_NAMES]]
+    # a header carries no ESC, but 0x80-0x9f read as Latin-1 are C1 controls: escaped as every outside text is
+    names = [printable(n.strip(), _NAME_CHARS) for n in fields.get("stale", "").split(",")[:_STALE_NAMES]]
     return PaperStatus(
         "live" if state == "live" else "stale",
-        fields.get("source", ""),
+        printable(fields.get("source", "")),
         int(age) if age.isascii() and age.isdigit() and len(age) < 16 else 0,
-        fields.get("reason", ""),
+        printable(fields.get("reason", "")),
         tuple(n for n in names if n),
     )
