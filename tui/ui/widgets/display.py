@@ -78,15 +78,20 @@ def fmt_compact(value: Decimal | None) -> str:
 
 MONEY_UNITS = ((Decimal(1), ""), (Decimal(10) ** 3, "k"), (Decimal(10) ** 6, "M"), (Decimal(10) ** 9, "B"))
 TENTH = Decimal("0.1")
+CENT = Decimal("0.01")
 
 
 def fmt_money_short(value: Decimal | None) -> str:
-    """Money in at most one decimal and a unit, for a line with no room for the full figure: 4,000 -> 4.0k,
-    999.95 -> 1.0k (rounded first, then given the unit it reaches), -1,234,567 -> -1.2M, 12.34 -> 12.3."""
+    """Money for a line with no room for the full figure: under a thousand in cents as everywhere (12.34, -0.25:
+    a position row beside it reads the same), above in one decimal and a unit: 4,000 -> 4.0k, 999.995 -> 1.0k
+    (rounded first, then given the unit it reaches), -1,234,567 -> -1.2M."""
     if value is None:
         return "-"
-    for limit, suffix in MONEY_UNITS:
-        shown = (value / limit).quantize(TENTH, ROUND_HALF_UP) + 0  # + 0: no "-0.0"
+    cents = value.quantize(CENT, ROUND_HALF_UP) + 0  # + 0: no "-0.00"
+    if abs(cents) < 1000:
+        return f"{cents:,.2f}"
+    for limit, suffix in MONEY_UNITS[1:]:
+        shown = (value / limit).quantize(TENTH, ROUND_HALF_UP) + 0
         if abs(shown) < 1000 or suffix == MONEY_UNITS[-1][1]:
             return f"{shown:,.1f}{suffix}"
     raise AssertionError("unreachable: the last unit takes every value")
