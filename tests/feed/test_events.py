@@ -6,6 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import msgspec
+
 from tests.conftest import client_for
 from tests.feed.conftest import MakeFeed
 from tui.api import wire
@@ -158,6 +160,20 @@ def test_orders_the_exchange_ends_are_news_and_the_dashboards_own_cancels_are_no
     many = [log.order(ws_order(50 + i, "cancelled"), open_order(50 + i), BTC, now=100.0) for i in range(3)]
     [notice] = notices([e for e in many if e is not None])
     assert notice.text == "3 orders on BTC-PERP ended, not from this dashboard: 3 cancelled"
+
+
+def test_a_positions_tp_sl_ended_by_the_exchange_went_with_the_position() -> None:
+    """Closed from this dashboard or by one of them firing, the exchange ends a position's TP/SL: said so, not as an
+    order ended by someone else."""
+    log = live_log()
+    legs = [
+        msgspec.structs.replace(open_order(70 + i, tpsl=tpsl, trigger=at), grouping="position")
+        for i, (tpsl, at) in enumerate((("tp", "101000"), ("sl", "99000")))
+    ]
+    ended = [log.order(ws_order(leg.order_id, "cancelled"), leg, BTC, now=5.0) for leg in legs]
+    assert all(e is not None and e.text.endswith("it went with the position it guarded (closed)") for e in ended)
+    [notice] = notices([e for e in ended if e is not None])
+    assert notice.text == "2 TP/SL orders on BTC-PERP went with the closed position"
 
 
 def test_a_liquidation_and_funding() -> None:

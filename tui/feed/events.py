@@ -169,6 +169,9 @@ def _trigger_name(prev: Order | None) -> str:
     return {"tp": "Take-profit", "sl": "Stop-loss"}.get(tpsl, "Stop")
 
 
+WITH_POSITION = "it went with the position it guarded (closed)"
+
+
 def order_event(o: WsOrder | Order, prev: Order | None, info: Steps | None) -> AccountEvent | None:
     """An order's new state as an event: triggered, or ended by the exchange; None for the others (placed,
     amended, filled: fills tell of those)."""
@@ -191,7 +194,8 @@ def order_event(o: WsOrder | Order, prev: Order | None, info: Steps | None) -> A
             pieces = [what, price]
             if o.unfilled != o.size:
                 pieces.append(left)
-            pieces.append("not from this dashboard")
+            with_position = prev is not None and prev.grouping == "position" and state in ("canceled", "cancelled")
+            pieces.append(WITH_POSITION if with_position else "not from this dashboard")
     else:
         return None
     at = o.timestamp if isinstance(o.timestamp, int) else _at_ms(o.timestamp)
@@ -391,6 +395,8 @@ def _summary(kind: str, group: Sequence[AccountEvent]) -> tuple[str, str]:
         return "Triggers", f"{len(group)} trigger orders fired on {first.instrument}: {listed}"
     states = collections.Counter(e.state.replace("canceled", "cancelled") for e in group)
     told = ", ".join(f"{n} {state}" for state, n in states.items())
+    if all(e.pieces[-1] == WITH_POSITION for e in group):  # a position's TP/SL: the exchange ends them as it closes
+        return "Orders ended", f"{len(group)} TP/SL orders on {first.instrument} went with the closed position"
     return "Orders ended", f"{len(group)} orders on {first.instrument} ended, not from this dashboard: {told}"
 
 
