@@ -18,7 +18,6 @@ Drop this when a released Textual applies keys, and the screens and focus they c
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 from collections import deque
@@ -35,7 +34,6 @@ from textual.widgets import Input
 __all__ = ["SETTLE_S", "KeysInOrder"]
 
 log = logging.getLogger("tui.ui")
-POLL_S = 0.02  # how often a wait looks whether its node has closed
 SETTLE_S = 3.0  # a key's effects are waited for this long at most (1 s: a starved machine's form took longer)
 Typed = events.Key | events.Paste
 
@@ -243,14 +241,20 @@ async def _settle(field: DOMNode, deadline: float | None = None) -> None:
 
 
 async def _ran(node: DOMNode, ran: asyncio.Event, deadline: float) -> bool:
-    """Until ``ran`` is set or the node closes (it never runs the callback then): False past the deadline."""
-    loop = asyncio.get_running_loop()
-    while not ran.is_set():
-        if node._closing or node._closed:
-            return True
-        if (left := deadline - loop.time()) <= 0:
-            log.warning("keys: %s still busy after %.1f s; the next key goes on", node, SETTLE_S)
-            return False
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ran.wait(), min(left, POLL_S))
-    return True
+    """Until ``ran`` is set or the node's message loop ends (a node closing never runs the callback): False past the
+    deadline. Both are awaited, nothing polls."""
+    if node._closing or node._closed:
+        return True
+    left = deadline - asyncio.get_running_loop().time()
+    loop_task = node._task
+    waits: set[asyncio.Future[Any]] = {asyncio.ensure_future(ran.wait())}
+    if loop_task is not None:
+        waits.add(loop_task)
+    await asyncio.wait(waits, timeout=max(0.0, left), return_when=asyncio.FIRST_COMPLETED)
+    for wait in waits:
+        if wait is not loop_task:
+            wait.cancel()  # ran.wait(), not the node's own loop
+    if ran.is_set() or node._closing or node._closed or (loop_task is not None and loop_task.done()):
+        return True
+    log.warning("keys: %s still busy after %.1f s; the next key goes on", node, SETTLE_S)
+    return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import ClassVar, TypeVar
 
 from textual import events
+from textual.binding import Binding
 from textual.screen import Screen
 
 __all__ = ["LeanScreen"]
@@ -22,6 +23,10 @@ R = TypeVar("R")
 class LeanScreen(Screen[R]):
     RESTYLE_ON_FIRST_RESUME: ClassVar[bool] = True  # False: styled as it mounted, just before it is first shown
     _shown_once = False
+
+    def bound_to(self, key: str) -> list[Binding]:
+        """The screen's own bindings of ``key`` (Textual keeps its map of them private)."""
+        return list(self._bindings.key_to_bindings.get(key, []))
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """Textual's own handler (``Screen._on_screen_resume``) runs after this one, with the event as this leaves
