@@ -250,7 +250,7 @@ class MainScreen(LeanScreen[None]):
             self.call_after_refresh(self.frames.end, self.frames.begin())
         for pane in panes:
             pane.flush(tick)
-        one_summary(self.query_one(AccountBar), self.query_one(PositionsPane))
+        one_summary(*(p for p in self.live_panes() if isinstance(p, AccountBar | PositionsPane)))  # once mounted
         self._label_tabs()
         if tick and self._announce_in:
             self._announce_in -= 1
