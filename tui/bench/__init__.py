@@ -20,4 +20,5 @@ GROUPS = (
     "terminal",
     "ssh",
     "load",
+    "render",
 )

@@ -382,7 +382,14 @@ def _groups(scale: int, quick: bool) -> dict[str, Callable[[], object]]:
         "ssh": lambda: bench_slow_link(10.0 if quick else 60.0),
         # the warm-up fills the exchange's history to its caps (~100 s at 200 orders/s); memory is flat after it
         "load": lambda: asyncio.run(bench_sim_load(5.0, 10.0) if quick else bench_sim_load(120.0, 300.0)),
+        "render": lambda: _render(5.0 if quick else 20.0, 1 if quick else 5),
     }
+
+
+def _render(seconds: float, starts: int) -> None:
+    from tui.bench.render_patches import bench_render_patches
+
+    bench_render_patches(seconds, starts)
 
 
 def run_bench(quick: bool = False, only: Sequence[str] = ()) -> int:

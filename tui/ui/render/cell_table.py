@@ -8,7 +8,10 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowKey
 
+from . import plain
+
 __all__ = ["CellTable"]
+_PLAIN = plain("cell_table")  # measured without (xtui bench): DataTable's own update_cell
 
 
 class CellTable(DataTable[Any]):
@@ -39,7 +42,7 @@ class CellTable(DataTable[Any]):
     def update_cell(
         self, row_key: RowKey | str, column_key: ColumnKey | str, value: Any, *, update_width: bool = False
     ) -> None:
-        if update_width:
+        if update_width or _PLAIN:
             super().update_cell(row_key, column_key, value, update_width=True)
             return
         row = RowKey(row_key) if isinstance(row_key, str) else row_key

@@ -17,6 +17,7 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.screen import Screen
 
+from . import plain
 from .gone_widgets import forget_gone_widgets
 from .keys_in_order import KeysInOrder
 from .whole_frame import TerminalLines, first_row
@@ -26,6 +27,7 @@ __all__ = ["LeanApp"]
 # The frame that answers a key goes out in two writes: its first row at once, the rest ``REST_AFTER_S`` later. In
 # one write over a slow link the answer arrives with its whole first TCP segment (1,448 bytes: 45 ms at 256 kbit/s).
 REST_AFTER_S = 0.008
+_PLAIN_WHOLE, _PLAIN_FIRST_ROW = plain("whole_frame"), plain("first_row")  # measured without (xtui bench)
 
 R = TypeVar("R")
 
@@ -82,12 +84,12 @@ class LeanApp(App[R]):
             self._write_rest()  # frames reach the terminal in the order they were made
             # a frame that brings nothing new but a move of the cursor is written as it was: the same cells, and
             # the move
-            fresh = self._on_terminal.to_write(renderable)
-            if fresh is None and self.cursor_position == self._written_cursor:
+            fresh = None if _PLAIN_WHOLE else self._on_terminal.to_write(renderable)
+            if fresh is None and self.cursor_position == self._written_cursor and not _PLAIN_WHOLE:
                 return
             renderable = fresh or renderable
             self._written_cursor = self.cursor_position
-            if self._answer_due:
+            if self._answer_due and not _PLAIN_FIRST_ROW:
                 self._answer_due = False
                 parts = first_row(renderable) if isinstance(renderable, ChopsUpdate) else None
                 if parts is not None:

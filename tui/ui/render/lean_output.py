@@ -34,6 +34,7 @@ import msgspec
 from textual.drivers.linux_driver import LinuxDriver
 
 from tui.ui.diagnostics import TerminalBytes
+from tui.ui.render import plain
 from tui.ui.render.key_input import read_input
 from tui.ui.render.terminal_out import terminal_out
 
@@ -157,6 +158,9 @@ def compress_sgr(data: str) -> str:
     return "".join(out)
 
 
+_PLAIN_SGR = plain("sgr")
+
+
 class LeanDriver(LinuxDriver):
     """The Linux terminal driver, writing ``compress_sgr`` of what the compositor sends."""
 
@@ -175,7 +179,7 @@ class LeanDriver(LinuxDriver):
         return queue.qsize() if isinstance(queue, Queue) else 0
 
     def write(self, data: str) -> None:
-        text = compress_sgr(data)
+        text = data if _PLAIN_SGR else compress_sgr(data)
         self.written.add(text)
         super().write(text)
 

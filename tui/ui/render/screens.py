@@ -15,9 +15,12 @@ from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 
+from . import plain
+
 __all__ = ["LeanScreen"]
 
 R = TypeVar("R")
+_PLAIN = plain("lean_screen")  # measured without (xtui bench)
 
 
 class LeanScreen(Screen[R]):
@@ -31,13 +34,13 @@ class LeanScreen(Screen[R]):
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """Textual's own handler (``Screen._on_screen_resume``) runs after this one, with the event as this leaves
         it: Textual calls the handler of every class of the screen's that has one."""
-        if not self._shown_once:
+        if not self._shown_once and not _PLAIN:
             self._shown_once = True
             if not self.RESTYLE_ON_FIRST_RESUME:
                 event.refresh_styles = False
 
     def _compositor_refresh(self) -> None:
-        if not self._draw_behind():
+        if _PLAIN or not self._draw_behind():
             super()._compositor_refresh()
 
     def _draw_behind(self) -> bool:
