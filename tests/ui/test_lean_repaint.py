@@ -108,7 +108,7 @@ async def test_low_bandwidth_draws_no_depth_bars_and_redraws_less_often(
             # the figures that move with every mark: the account line once a second, every 2 s on a slow link
             bar, positions = app.main.query_one(AccountBar), app.main.query_one(PositionsPane)
             assert bar.pace() * app.main._refresh_s == (2.0 if low else 1.0)
-            assert positions.pace() * app.main._refresh_s == (1.0 if low else 0.5)
+            assert positions.pace() * app.main._refresh_s == (2.0 if low else 1.0)  # the account bar's pace: one uPnL
 
 
 def test_the_command_line_takes_low_bandwidth() -> None:
