@@ -9,13 +9,14 @@ lines whose text changed. ``d`` shows the book as a depth chart instead (``Depth
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 
+from tui.feed.state import BookState, FeedState
 from tui.ui.messages import PricePicked
 
 from .book_lines import BookLines, Column, Row
@@ -68,7 +69,7 @@ class OrderBookPane(FeedPane):
     }
     """
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.depth = 10
         self.grouping = 1
@@ -190,7 +191,7 @@ class OrderBookPane(FeedPane):
         self.lines.set_rows(rows)
         self._update_titles()
 
-    def _show_depth(self, book: Any, tick: Decimal | None, lot: Decimal | None, group: Decimal | None) -> None:
+    def _show_depth(self, book: BookState, tick: Decimal | None, lot: Decimal | None, group: Decimal | None) -> None:
         c = self.colours
         bid, ask = (c.stale, c.stale) if book.stale else (c.bid, c.ask)
         bids = book.levels("bids", DEPTH_LEVELS, group) if book.loaded else []

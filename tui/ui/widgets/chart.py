@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -21,6 +21,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.api.models import Candle
+from tui.feed.state import FeedState
 
 from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
 from .display import fmt_price
@@ -158,10 +159,10 @@ class ChartPane(FeedPane):
     AGE_TOPIC: ClassVar[str | None] = "chart"
     PACE: ClassVar[int] = 5  # twice a second at the dashboard's 10 (see ``pace``)
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.slot: int | None = None  # columns a candle takes; None: chosen from the pane's width
-        self._drawn: tuple[Any, ...] | None = None
+        self._drawn: tuple[object, ...] | None = None
         self._chart: tuple[str, str, str] | None = None  # (instrument, type, resolution) of the candles shown
         self.picture: Picture | None = None
         self._marks: tuple[tuple[Level, ...], tuple[Marker, ...]] = ((), ())  # the levels and fills drawn

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.geometry import Region
 
 from tui.feed.funding import annualised, next_payment_s
+from tui.feed.state import FeedState
 
 from .display import fmt_rate
 from .header import ProfileHeader
@@ -96,7 +97,9 @@ class FundingLine(FeedLine):
     }
     """
 
-    def __init__(self, state: Any, *, view: FundingView, now_s: Callable[[], float], id: str | None = None) -> None:
+    def __init__(
+        self, state: FeedState, *, view: FundingView, now_s: Callable[[], float], id: str | None = None
+    ) -> None:
         super().__init__(state, id=id)
         self.view = view
         self._now_s = now_s

@@ -11,11 +11,12 @@ source's prices, and, while the source does not answer, how long its prices have
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.content import Content
 
 from tui.api.paper import PaperStatus
+from tui.feed.state import FeedState
 
 from .display import short_address
 from .pane import FeedLine
@@ -47,7 +48,7 @@ class ProfileHeader(FeedLine):
 
     def __init__(
         self,
-        state: Any,
+        state: FeedState,
         *,
         profile: str,
         signer: str | None,

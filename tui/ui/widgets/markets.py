@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input
 
-from tui.feed.state import InstrumentInfo
+from tui.feed.state import FeedState, InstrumentInfo
 from tui.ui.messages import InstrumentChosen, WatchToggled
 
 from .display import DOWN, UNKNOWN, UP, fmt_compact, fmt_pct, fmt_price
@@ -61,7 +61,7 @@ class MarketsPane(TablePane):
     }
     """
 
-    def __init__(self, state: Any, *, funding: FundingView | None = None, id: str | None = None) -> None:
+    def __init__(self, state: FeedState, *, funding: FundingView | None = None, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Markets"
         self.funding = funding or FundingView()

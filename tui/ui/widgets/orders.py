@@ -4,11 +4,12 @@ stop's order says "trailing" and its distance as its type, and the peak it follo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 
 from tui.api.models import Order, to_datetime
+from tui.feed.state import FeedState
 from tui.trading.tool_forms import tool_of
 
 from .display import DOWN, UP, fit, fmt_age, fmt_price, fmt_size
@@ -80,7 +81,7 @@ class OpenOrdersPane(TablePane):
 
     def __init__(
         self,
-        state: Any,
+        state: FeedState,
         *,
         now_s: Callable[[], float],
         labels: Callable[[], Mapping[str, tuple[str, str]]] | None = None,

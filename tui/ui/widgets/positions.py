@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import msgspec
 from rich.text import Text
 
-from tui.api.models import Position
+from tui.api.models import AccountSummary, Position
 from tui.feed.funding import FundingPaid, funding_paid
 from tui.feed.risk import Liquidation, liquidation
+from tui.feed.state import FeedState, InstrumentInfo
 from tui.trading import fmt_decimal
 from tui.trading.protection import Cover, Guarded, protection
 
@@ -70,7 +71,7 @@ class PositionView(msgspec.Struct, frozen=True):
     value: Decimal  # |size| x the mark shown beside it; the exchange's figure (from its own mark) without one
 
 
-def position_view(p: Position, mark: Decimal | None, summary: Any) -> PositionView:
+def position_view(p: Position, mark: Decimal | None, summary: AccountSummary | None) -> PositionView:
     """Join a position with its ticker mark and the account summary's perp_positions entry (see
     ``tui.feed.risk`` for the liquidation price)."""
     leg = summary.perp_positions.get(p.instrument) if summary is not None else None
@@ -125,7 +126,7 @@ class PositionsPane(TablePane):
     """
 
     def __init__(
-        self, state: Any, *, uncovered: Callable[[], Mapping[str, str]] | None = None, id: str | None = None
+        self, state: FeedState, *, uncovered: Callable[[], Mapping[str, str]] | None = None, id: str | None = None
     ) -> None:
         super().__init__(state, id=id)
         self.border_title = "Positions"
@@ -165,7 +166,9 @@ class PositionsPane(TablePane):
         keys = ["c close · a TP/SL"] if self.offers("close_position") else []  # none where nothing can be sent
         self.show_account_titles("Positions", len(rows), " · ".join([*keys, *notes]))
 
-    def _cells(self, v: PositionView, info: Any, paid: FundingPaid, guarded: Guarded | None) -> list[str | Text]:
+    def _cells(
+        self, v: PositionView, info: InstrumentInfo | None, paid: FundingPaid, guarded: Guarded | None
+    ) -> list[str | Text]:
         c = self.colours
         p = v.position
         tick = info.tick_size if info else None

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.content import Content
 
+from tui.feed.state import FeedState
 from tui.trading.latency import Latency
 
 from .display import fmt_age
@@ -49,7 +50,7 @@ class StatusBar(FeedLine):
     """
 
     def __init__(
-        self, state: Any, *, clock: Callable[[], float], latency: Latency | None = None, id: str | None = None
+        self, state: FeedState, *, clock: Callable[[], float], latency: Latency | None = None, id: str | None = None
     ) -> None:
         super().__init__(state, id=id)
         self._clock = clock

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import statistics
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.events import Resize
 
 from tui.api.models import Trade, to_datetime
-from tui.feed.state import TapeMark
+from tui.feed.state import FeedState, TapeMark
 
 from .book_lines import Column
 from .display import DOWN, UP, fmt_age, fmt_price, fmt_size
@@ -93,7 +93,7 @@ class TradeTapePane(FeedPane):
     }
     """
 
-    def __init__(self, state: Any, *, id: str | None = None) -> None:
+    def __init__(self, state: FeedState, *, id: str | None = None) -> None:
         super().__init__(state, id=id)
         self.border_title = "Trades"
         self.slots = 12
