@@ -278,16 +278,44 @@ async def test_a_chase_under_brutal_faults_never_fills_past_its_size() -> None:
         await sim.stop()
 
 
-async def until_taken(url: str, orders: list[dict[str, object]]) -> None:
-    """Bob's orders, sent again while the brutal exchange refuses them on purpose."""
+async def until_taken(url: str, orders: list[dict[str, object]], deadline_s: float = WAIT_S) -> None:
+    """Bob's orders, sent again only while the brutal exchange refuses them on purpose (refused: nothing applied). A
+    lost answer is settled from Bob's record by cloid, as the product does, never sent blind again; all within
+    ``deadline_s``, which says what it saw when it gives up."""
+    global _sent
+    _sent += 1
+    tagged = [{**o, "cloid": f"bob-{_sent}-{i}"} for i, o in enumerate(orders)]
+    cloids = {o["cloid"] for o in tagged}
+    seen: list[str] = []
+    try:
+        async with asyncio.timeout(deadline_s):
+            while True:
+                try:
+                    await bob(url, tagged)
+                    return
+                except ActionRejected as exc:
+                    assert exc.message.startswith("injected fault"), exc.message
+                    seen.append(f"refused: {exc.message}")
+                except ClientError as exc:
+                    seen.append(f"lost: {exc}")
+                    if await _in_bobs_record(url, cloids, seen):
+                        return  # taken: only its answer was lost
+    except TimeoutError:
+        raise AssertionError(f"Bob's orders not taken in {deadline_s:.0f} s: {seen[-5:]}") from None
+
+
+_sent = 0
+
+
+async def _in_bobs_record(url: str, cloids: set[object], seen: list[str]) -> bool:
+    """Whether Bob's order history holds every one of ``cloids`` (read again until it answers)."""
     while True:
         try:
-            await bob(url, orders)
-            return
-        except ActionRejected as exc:
-            assert exc.message.startswith("injected fault"), exc.message
-        except ClientError:
-            continue
+            async with Client(url, testnet=True) as reader:
+                held = {o.cloid for o in (await reader.order_history(Signer(BOB_KEY).address, limit=100)).data}
+            return cloids <= held
+        except ClientError as exc:
+            seen.append(f"record unread: {exc}")
 
 
 async def test_quitting_while_the_exchange_is_frozen_says_the_order_may_rest(
