@@ -14,9 +14,10 @@ import zlib
 from collections.abc import ItemsView, Iterator, Mapping
 
 from .h1_errors import AnswerRefused, DecodingError
-from .transport import size_words
 
-__all__ = ["Answer", "AnswerHeaders", "Prepared", "decoded", "too_large"]
+__all__ = ["Answer", "AnswerHeaders", "Prepared", "decoded", "size_words", "too_large"]
+
+_MB = 1024 * 1024
 
 
 class Prepared:
@@ -98,6 +99,15 @@ class Answer:
 def too_large(endpoint: str, limit: int, how: str = "") -> AnswerRefused:
     """The words for an answer past its bound: "the answer to info was more than 16 MB: refused"."""
     return AnswerRefused(f"the answer to {endpoint} was more than {size_words(limit)}{how}: refused")
+
+
+def size_words(limit: int) -> str:
+    """``16 MB``, ``64 KB``, ``100 bytes``."""
+    if limit >= _MB and limit % _MB == 0:
+        return f"{limit // _MB} MB"
+    if limit >= 1024 and limit % 1024 == 0:
+        return f"{limit // 1024} KB"
+    return f"{limit} bytes"
 
 
 def decoded(body: bytes, encoding: str, limit: int, endpoint: str) -> bytes:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from .h1_answer import Answer
 
-__all__ = ["ACTION_IDLE_S", "ANSWER_LIMITS", "HEADERS", "READS", "Transport", "answer_limit", "size_words"]
+__all__ = ["ACTION_IDLE_S", "ANSWER_LIMITS", "HEADERS", "READS", "Transport", "answer_limit"]
 
 MB = 1024 * 1024
 ANSWER_LIMITS = {"exchange": 1 * MB, "info": 16 * MB, "explorer": 16 * MB, "faucet": 64 * 1024}
@@ -47,15 +47,6 @@ ACTION_IDLE_S = 2.0
 def answer_limit(endpoint: str) -> int:
     """The most bytes an answer from ``endpoint`` may hold, on the wire and decoded (the module's table)."""
     return ANSWER_LIMITS.get(endpoint, _OTHER)
-
-
-def size_words(limit: int) -> str:
-    """``16 MB``, ``64 KB``, ``100 bytes``."""
-    if limit >= MB and limit % MB == 0:
-        return f"{limit // MB} MB"
-    if limit >= 1024 and limit % 1024 == 0:
-        return f"{limit // 1024} KB"
-    return f"{limit} bytes"
 
 
 class Transport(Protocol):
