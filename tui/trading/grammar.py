@@ -14,6 +14,7 @@ import unicodedata
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
+from typing import TypeVar
 
 from tui.api.decimals import DecimalError, parse_decimal
 from tui.api.signing import checksum_address, is_checksum_address
@@ -33,6 +34,8 @@ __all__ = [
     "parse_text",
     "parse_whole",
 ]
+
+C = TypeVar("C", bound=str)  # a choice: a Literal's values come back as that Literal
 
 MAX_NUMBER_CHARS = 64  # no price, size or count needs more; a longer text is refused before it is read
 CLOID_MAX = 128  # a client order id's characters
@@ -160,7 +163,7 @@ def parse_address(field: str, text: str) -> str:
     return checksum_address(raw)
 
 
-def parse_choice(field: str, text: str, choices: Iterable[str]) -> str:
+def parse_choice(field: str, text: str, choices: Iterable[C]) -> C:
     """One of ``choices``, matched without regard to case; returned as the choice is spelt."""
     options = list(choices)
     raw = text.strip().lower()

@@ -27,6 +27,11 @@ DEFAULT_SLIPPAGE_PCT = Decimal(1)  # a market order fills at most this far beyon
 Level = tuple[Decimal, Decimal]  # (price, size) of one book level
 
 
+def as_side(text: str) -> Side | None:
+    """``text`` as an order side; None when it is neither "buy" nor "sell"."""
+    return "buy" if text == "buy" else "sell" if text == "sell" else None
+
+
 class OrderInput(msgspec.Struct, frozen=True):
     """What the form holds: text as typed, choices as chosen."""
 
@@ -100,7 +105,7 @@ class OrderPlan(msgspec.Struct, frozen=True):
 
     def to_wire(self) -> dict[str, Any]:
         """The placeOrder item for this plan."""
-        tpsl: Literal["tp", "sl", ""] = {"take_profit": "tp", "stop_loss": "sl"}.get(self.kind, "")  # type: ignore[assignment]
+        tpsl: Literal["tp", "sl", ""] = "tp" if self.kind == "take_profit" else "sl" if self.kind == "stop_loss" else ""
         tif: Tif = "IOC" if self.is_market and self.tif == "GTC" else self.tif
         return order_item(
             self.instrument_id,

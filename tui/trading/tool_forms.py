@@ -12,7 +12,7 @@ import msgspec
 
 from .chase import ChaseSpec, chase_target
 from .grammar import FieldError
-from .orders import OrderContext, OrderInput, OrderPlan, Side, fmt_decimal, validate
+from .orders import OrderContext, OrderInput, OrderPlan, Side, as_side, fmt_decimal, validate
 from .outcomes import checked
 
 __all__ = ["chase_from_form", "oco_from_form", "oco_stop", "oco_take_profit", "tool_of"]
@@ -36,20 +36,20 @@ def tool_of(cloid: str) -> str | None:
 
 def chase_from_form(values: dict[str, str], ctx: OrderContext) -> tuple[ChaseSpec, OrderPlan]:
     """The chase a form describes (side, size, limit), and its first order as the touch prices it now."""
-    side = values.get("side", "").strip().lower()
-    if side not in ("buy", "sell"):
+    side = as_side(values.get("side", "").strip().lower())
+    if side is None:
         raise FieldError("side", "buy or sell")
     limit: Decimal | None = None
     if values.get("limit", "").strip():
-        probe = validate(OrderInput(side=side, kind="limit", price=values["limit"].strip(), size="1"), ctx)  # type: ignore[arg-type]
+        probe = validate(OrderInput(side=side, kind="limit", price=values["limit"].strip(), size="1"), ctx)
         if "price" in probe.errors:
             raise FieldError("limit", probe.errors["price"].replace("price", "limit", 1))
         limit = Decimal(values["limit"].strip())
-    spec = ChaseSpec(ctx.symbol, side, Decimal(0), limit)  # type: ignore[arg-type]
+    spec = ChaseSpec(ctx.symbol, side, Decimal(0), limit)
     touch = chase_target(spec, ctx)
     if touch is None:
         raise FieldError("size", f"no best {'bid' if side == 'buy' else 'ask'} to chase: the book is empty")
-    form = OrderInput(side=side, kind="limit", price=format(touch, "f"), size=values.get("size", ""), post_only=True)  # type: ignore[arg-type]
+    form = OrderInput(side=side, kind="limit", price=format(touch, "f"), size=values.get("size", ""), post_only=True)
     plan = checked(validate(form, ctx), ("size", "side", "limit"))
     return msgspec.structs.replace(spec, size=plan.size), plan
 

@@ -130,7 +130,7 @@ def trail_spec(
     elif value is not None and not percent and (msg := _off_grid(value, ctx.tick, "tick size", "distance")):
         errors["distance"] = msg
     try:
-        chosen: Source = parse_choice("source", source.strip().lower(), SOURCES)  # type: ignore[assignment]
+        chosen = parse_choice("source", source.strip().lower(), SOURCES)
     except FieldError as exc:
         errors["source"] = exc.message
     if errors or value is None:
