@@ -8,10 +8,12 @@ into every start, ~30-60 ms before the exchange was even spawned, and kept them 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, overload
 
 __all__ = ["LazyParser"]
+
+_N = TypeVar("_N")
 
 
 class LazyParser(argparse.ArgumentParser):
@@ -27,9 +29,16 @@ class LazyParser(argparse.ArgumentParser):
         if fill is not None:
             fill(self)
 
-    def parse_known_args(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
+    # the overloads are ArgumentParser's own: with a namespace given, that namespace is what comes back
+    @overload
+    def parse_known_args(
+        self, args: Iterable[str] | None = None, namespace: None = None
+    ) -> tuple[argparse.Namespace, list[str]]: ...
+    @overload
+    def parse_known_args(self, args: Iterable[str] | None, namespace: _N) -> tuple[_N, list[str]]: ...
+    @overload
+    def parse_known_args(self, *, namespace: _N) -> tuple[_N, list[str]]: ...
+    def parse_known_args(self, args: Iterable[str] | None = None, namespace: Any = None) -> tuple[Any, list[str]]:
         self._filled()
         return super().parse_known_args(args, namespace)
 

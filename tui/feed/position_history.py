@@ -229,7 +229,8 @@ def _d(value: Decimal) -> str:
 def _avg(value: Decimal | None) -> str:
     if value is None:
         return ""
-    return _d(value.quantize(Decimal("1e-12")) if value.as_tuple().exponent < -12 else value)  # type: ignore[operator]
+    exponent = value.as_tuple().exponent  # an int for every finite value: a letter for NaN and infinity
+    return _d(value.quantize(Decimal("1e-12")) if isinstance(exponent, int) and exponent < -12 else value)
 
 
 def _seconds(span: dt.timedelta | None) -> str:

@@ -99,7 +99,8 @@ async def open_socket(url: str, *, open_timeout: float, close_timeout: float, ma
             answer = await reader.readuntil(b"\r\n\r\n")
         _check_answer(answer, key)
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
-        writer.transport.abort()  # type: ignore[union-attr]  # set: the answer is read after the connection
+        if writer is not None:  # it is: the answer is read after the connection
+            writer.transport.abort()
         raise OSError(f"WebSocket handshake with {host}:{port} failed: {exc}") from None
     except BaseException:
         if writer is not None:
