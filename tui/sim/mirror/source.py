@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from tui.api import models as m
@@ -35,7 +35,7 @@ from .sanity import DEFAULT_MAX_MOVE_PCT, Sanity
 from .tape import SourceAnswer, SourceTape, TapeTrade, read_answer
 
 if TYPE_CHECKING:
-    from .record import Recorder
+    from ..engine import Exchange
 
 __all__ = ["POLL_MS", "Mirror", "MirrorError", "source_url"]
 
@@ -54,6 +54,19 @@ def source_url(text: str) -> str:
     if last in _ENDPOINTS:
         raise ValueError(f"{text[:80]!r}: give the base URL, without /{last}")
     return text
+
+
+class AnswerLog(Protocol):
+    """Where a mirror's source and trades are written as they come (``record.Recorder``, for ``--record``): named
+    here by what the mirror and the exchange ask of it, so that the recorder may read the mirror."""
+
+    def answer(self, t: int, answer: SourceAnswer) -> None: ...
+
+    def failure(self, t: int, reason: str) -> None: ...
+
+    def trades(self, engine: Exchange) -> None: ...
+
+    def close(self, t: int) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +112,7 @@ class Mirror:
         self.tape = SourceTape()  # the source's books as last read, and its trades already seen
         self.trades: list[TapeTrade] = []  # the source's trades since the market last took them
         self.opening = opening
-        self.recorder: Recorder | None = None  # ``--record``: every answer and failure goes to a file too
+        self.recorder: AnswerLog | None = None  # ``--record``: every answer and failure goes to a file too
 
     @classmethod
     async def open(
