@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-__all__ = ["PLAIN_DECIMAL", "DecimalError", "is_plain_decimal", "parse_decimal"]
+__all__ = ["PLAIN_DECIMAL", "DecimalError", "decimal_places", "is_plain_decimal", "parse_decimal"]
 
 PLAIN_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _RULE = "ASCII digits and at most one point: no sign, exponent, spaces or separators"
@@ -34,3 +34,12 @@ def parse_decimal(text: str, field: str) -> Decimal:
         shown = text if len(text) <= 24 else text[:21] + "..."
         raise DecimalError(f'{field}: "{shown}" is not a plain decimal ({_RULE})')
     return Decimal(text)
+
+
+def decimal_places(step: Decimal | None, default: int = 0) -> int:
+    """The decimal places ``step`` is written with, trailing zeros dropped (0.010: 2, 100: 0, 1E+2: 0); ``default``
+    without a step (None or 0) and for NaN or infinity, which have none."""
+    if not step:
+        return default
+    exponent = step.normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else default

@@ -15,6 +15,8 @@ from decimal import Decimal
 
 import msgspec
 
+from tui.api.decimals import decimal_places
+
 __all__ = ["ENTRIES_KEPT", "LOG_KINDS", "EntryBook", "LogEntry", "OrderFills", "iso_ms"]
 
 ENTRIES_KEPT = 500
@@ -54,13 +56,6 @@ class LogEntry(msgspec.Struct, frozen=True):
         return f"{iso_ms(self.at_ms)} {self.kind} {self.text}"
 
 
-def _places(step: Decimal | None, default: int) -> int:
-    if not step:
-        return default
-    exponent = step.normalize().as_tuple().exponent
-    return max(0, -exponent) if isinstance(exponent, int) else default
-
-
 class OrderFills(msgspec.Struct):
     """The pieces of one order's fills met so far, summed."""
 
@@ -85,8 +80,8 @@ class OrderFills(msgspec.Struct):
     def text(self) -> str:
         verb = "Bought" if self.side == "b" else "Sold"
         avg = self.notional / self.size if self.size else _ZERO
-        size = f"{self.size:,.{_places(self.lot, 4)}f}"
-        price = f"{avg:,.{_places(self.tick, 2)}f}"
+        size = f"{self.size:,.{decimal_places(self.lot, 4)}f}"
+        price = f"{avg:,.{decimal_places(self.tick, 2)}f}"
         m = self.money_places
         fee = f"fee {self.fee:,.{m}f}" if self.fee >= 0 else f"rebate {-self.fee:,.{m}f}"
         if self.pieces == 1:

@@ -25,6 +25,7 @@ from typing import Literal, Protocol
 
 import msgspec
 
+from tui.api.decimals import decimal_places
 from tui.api.models import Fill, FundingRecord, Order, WsFill, WsOrder, to_datetime
 
 from .event_entries import EntryBook, LogEntry
@@ -109,16 +110,9 @@ class Notice(msgspec.Struct, frozen=True):
 # ---- words and figures ------------------------------------------------------------------------------
 
 
-def _places(step: Decimal | None, default: int) -> int:
-    if not step:
-        return default
-    exponent = step.normalize().as_tuple().exponent
-    return max(0, -exponent) if isinstance(exponent, int) else default
-
-
 def _figure(value: Decimal, step: Decimal | None, default: int = 4) -> str:
     """A price or size to its step's places, with thousands separators: 100,123.4."""
-    return f"{value:,.{_places(step, default)}f}"
+    return f"{value:,.{decimal_places(step, default)}f}"
 
 
 def _money(value: Decimal) -> str:

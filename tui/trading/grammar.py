@@ -16,7 +16,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TypeVar
 
-from tui.api.decimals import DecimalError, parse_decimal
+from tui.api.decimals import DecimalError, decimal_places, parse_decimal
 from tui.api.signing import checksum_address, is_checksum_address
 
 __all__ = [
@@ -122,7 +122,7 @@ def parse_amount(
         raise FieldError(field, str(exc)) from None
     if value <= 0:
         raise FieldError(field, "the amount must be more than 0")
-    places = max(0, -int(value.normalize().as_tuple().exponent))
+    places = decimal_places(value)
     if places > decimals:
         raise FieldError(field, f"{unit or 'this asset'} has {decimals} decimal places: {value} has {places}")
     if maximum is not None and value > maximum:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from tui.api.decimals import decimal_places
 from tui.api.models import Order
 from tui.api.wire import order_item
 
@@ -420,7 +421,7 @@ def market_estimate(plan: OrderPlan, ctx: OrderContext) -> str | None:
     if not plan.is_market or plan.trigger is not None:
         return None
     est = estimate_fill(plan.side, plan.size, ctx.levels(plan.side), plan.price)
-    places = max(0, -int(ctx.tick.normalize().as_tuple().exponent))
+    places = decimal_places(ctx.tick)
     bound = f"worst {plan.price:,.{places}f} ({fmt_decimal(ctx.slippage_pct)}%)"
     if est.average is None:
         return f"est. nothing fills from the visible book · {bound}"

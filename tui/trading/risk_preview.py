@@ -25,6 +25,7 @@ from decimal import Decimal
 
 import msgspec
 
+from tui.api.decimals import decimal_places
 from tui.api.models import MarginTier
 
 from .orders import OrderContext, OrderPlan, fmt_decimal
@@ -176,7 +177,7 @@ def on_tick(value: Decimal | None, tick: Decimal) -> str:
     """A price at the instrument's tick (rounded to it), or ``—``."""
     if value is None:
         return UNKNOWN
-    places = max(0, -int(tick.normalize().as_tuple().exponent))
+    places = decimal_places(tick)
     return f"{(value / tick).to_integral_value() * tick:,.{places}f}"
 
 

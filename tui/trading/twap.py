@@ -29,6 +29,7 @@ from typing import ClassVar, Literal
 import msgspec
 
 from tui.api.client import Client
+from tui.api.decimals import decimal_places
 from tui.api.refusals import RefusalKind
 
 from .cloids import make_cloid
@@ -50,9 +51,7 @@ def _at(value: Decimal, step: Decimal | None) -> str:
     """``value`` at ``step``'s decimal places (half-even), with thousands separators; as written when no step."""
     if not step:
         return fmt_decimal(value)
-    exponent = step.normalize().as_tuple().exponent
-    places = max(0, -exponent) if isinstance(exponent, int) else 0
-    return f"{value:,.{places}f}"
+    return f"{value:,.{decimal_places(step)}f}"
 
 
 class TwapSpec(msgspec.Struct, frozen=True):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from tui.api.decimals import decimal_places
+
 __all__ = [
     "DOWN",
     "UNKNOWN",
@@ -26,9 +28,7 @@ UNKNOWN = "—"  # a figure not known yet (never shown as 0); "-" is a figure th
 
 
 def _places(step: Decimal | None) -> int:
-    if step is None:
-        return 2
-    return max(0, -step.normalize().as_tuple().exponent)  # type: ignore[operator]
+    return 2 if step is None else decimal_places(step)
 
 
 def fmt_price(value: Decimal | None, tick: Decimal | None = None) -> str:
