@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.message import Message
+from textual.widgets import Input
 
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -107,9 +108,9 @@ async def _shoot(
             await _settle(pilot, lambda: app.screen is not app.main)
             form = app.screen
             await _settle(pilot, lambda: "leverage 10x" in str(form.query_one("#risk").render()))
-            for box in form.query("Input"):
-                box.cursor_blink = False  # type: ignore[attr-defined]  # the same picture every run
-            form.query_one("#size").value = "0.5"  # type: ignore[attr-defined]  # an order, to show its risk
+            for box in form.query(Input):
+                box.cursor_blink = False  # the same picture every run
+            form.query_one("#size", Input).value = "0.5"  # an order, to show its risk
             await pilot.pause()
             written.append(app.save_screenshot("order-form.svg", str(out)))
             await pilot.press("escape", "question_mark")
@@ -128,7 +129,11 @@ async def _shoot_data_screens(app: XtuiApp, pilot: Any, out: Path, loaded: set[D
     written = []
     for name, kind in screen_classes().items():
         app.call_later(open_screen, app, name, app.context)  # on the app's loop: its messages reach the hook
-        await _settle(pilot, lambda kind=kind: isinstance(app.screen, kind) and app.screen in loaded)  # type: ignore[misc]
+
+        def opened(kind: type[DataScreen] = kind) -> bool:
+            return isinstance(app.screen, kind) and app.screen in loaded
+
+        await _settle(pilot, opened)
         written.append(app.save_screenshot(f"{name}.svg", str(out)))
         await pilot.press("escape")
         await _settle(pilot, lambda: not isinstance(app.screen, DataScreen))
