@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tui.sim.engine.accounts import Account
-from tui.sim.engine.book import Order, OrderBook
+from tui.sim.engine.accounts import Account, Order
+from tui.sim.engine.book import OrderBook
 
 ACCT = Account("0x" + "1" * 40, "0x" + "1" * 40, 0, 10)
 _oid = iter(range(1, 10_000))

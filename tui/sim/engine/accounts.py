@@ -1,4 +1,5 @@
-"""Accounts, positions and the margin arithmetic.
+"""Accounts, their orders and positions, and the margin arithmetic. An order and its account name each other, so
+they stand in one module; a position reads its market through ``types.Marked``.
 
 Position bookkeeping (one-way mode, ``position_side`` BOTH):
 
@@ -36,16 +37,111 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .book import Order
 from .instruments import USDC_ID, Collateral, PerpSpec
 from .money import share
 from .records import Fill
 from .values import ONE, ZERO
 
+if TYPE_CHECKING:
+    from .types import Marked
+
 INFINITY = Decimal("Infinity")
 
-if TYPE_CHECKING:
-    from .markets import Market
+
+# Order states (order records, ``orders`` events).
+OPEN = "open"
+FILLED = "filled"
+CANCELLED = "cancelled"
+TRIGGERED = "triggered"
+
+
+class Order:
+    """One order, live or finished. ``unfilled`` is what is left; ``size`` never changes after placement."""
+
+    __slots__ = (
+        "account",
+        "broker",
+        "broker_rate",
+        "cloid",
+        "created_ms",
+        "grouping",
+        "inst_id",
+        "is_buy",
+        "is_market",
+        "lock",
+        "oid",
+        "parent",
+        "post_only",
+        "price",
+        "reduce_only",
+        "size",
+        "state",
+        "tif",
+        "tpsl",
+        "trigger_above",
+        "trigger_px",
+        "unfilled",
+        "updated_ms",
+    )
+
+    def __init__(
+        self,
+        oid: int,
+        account: Account,
+        inst_id: int,
+        is_buy: bool,
+        price: Decimal,
+        size: Decimal,
+        tif: str,
+        now_ms: int,
+        cloid: str,
+        post_only: bool,
+        reduce_only: bool,
+        is_market: bool,
+        trigger_px: Decimal,
+        tpsl: str,
+        grouping: str,
+        broker: Account | None,
+        broker_rate: Decimal,
+    ) -> None:
+        # positional only: this runs once per order on the hot path
+        self.oid = oid
+        self.account = account
+        self.inst_id = inst_id
+        self.is_buy = is_buy
+        self.price = price
+        self.size = size
+        self.unfilled = size
+        self.tif = tif
+        self.cloid = cloid
+        self.post_only = post_only
+        self.reduce_only = reduce_only
+        self.is_market = is_market
+        self.trigger_px = trigger_px
+        self.trigger_above = False  # set when the trigger is armed: fire when mark >= trigger_px
+        self.tpsl = tpsl
+        self.grouping = grouping
+        self.broker = broker
+        self.broker_rate = broker_rate
+        self.state = OPEN
+        self.created_ms = now_ms
+        self.updated_ms = now_ms
+        self.lock = ZERO  # spot: the balance this resting order reserves
+        self.parent: Order | None = None  # a bracket's TP/SL (grouping "normal"): the entry it waits for
+
+    @property
+    def live(self) -> bool:
+        """Open (resting or waiting for its trigger) or triggered and resting."""
+        return self.state == OPEN or self.state == TRIGGERED
+
+    @property
+    def waiting_trigger(self) -> bool:
+        """A trigger order that has not fired yet."""
+        return self.state == OPEN and bool(self.trigger_px)
+
+    def __repr__(self) -> str:
+        side = "buy" if self.is_buy else "sell"
+        return f"Order({self.oid} {side} {self.unfilled}/{self.size}@{self.price} {self.state})"
 
 
 class Position:
@@ -70,7 +166,7 @@ class Position:
         "updated_ms",
     )
 
-    def __init__(self, owner: Account, market: Market, leverage: int, isolated: bool, now_ms: int) -> None:
+    def __init__(self, owner: Account, market: Marked, leverage: int, isolated: bool, now_ms: int) -> None:
         self.owner = owner
         self.market = market
         self.spec: PerpSpec = market.perp

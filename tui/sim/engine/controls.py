@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .accounts import Account
-from .book import Order
+from .accounts import Account, Order
 from .core import ExchangeCore
 from .errors import Rejected
 from .instruments import USDC_ID

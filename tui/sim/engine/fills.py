@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from .accounts import Account, Position
-from .book import Order
+from .accounts import Account, Order, Position
 from .chain import Tx
 from .core import ExchangeCore
 from .instruments import USDC_ID, ReferralTier

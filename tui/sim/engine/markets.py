@@ -20,7 +20,7 @@ from collections import deque
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from .book import Order, OrderBook
+from .book import OrderBook
 from .instruments import PerpSpec, SpotSpec
 from .records import Trade
 from .values import ZERO
@@ -29,7 +29,7 @@ from .values import ZERO
 MAX_LOTS = Decimal(10) ** 12
 
 if TYPE_CHECKING:
-    from .accounts import Account
+    from .accounts import Account, Order
 
 
 class Market:

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from .values import ZERO, dstr, iso_ms, num
 
 if TYPE_CHECKING:
-    from .book import Order
     from .chain import Tx
+    from .types import OrderRef
 
 #: ``fill_type`` of an ordinary fill.
 FILL_TRADE = 0
@@ -51,7 +51,7 @@ class Fill:
         inst_id: int,
         inst_name: str,
         account: str,
-        order: Order | None,
+        order: OrderRef | None,
         trade_id: int,
         is_buy: bool,
         closing: bool,

@@ -29,8 +29,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from .accounts import Account, Position
-from .book import CANCELLED, TRIGGERED
+from .accounts import CANCELLED, TRIGGERED, Account, Position
 from .core import TX_FUNDING, TX_LIQUIDATION, TX_TRIGGER, ExchangeCore
 from .errors import Rejected
 from .fills import Settlement
@@ -174,7 +173,7 @@ class Risk:
             self.trading.cancel(o, now)
         before = acct.balances.get(USDC_ID, ZERO)
         for p in positions:
-            m = p.market
+            m = core.markets[p.spec.id]  # the position's market (``p.market`` is typed by what a position reads)
             q, close_buys = abs(p.size), p.size < 0
             trade_id = core.next_trade
             core.next_trade += 1

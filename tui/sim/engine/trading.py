@@ -25,8 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from .accounts import Account
-from .book import CANCELLED, FILLED, OPEN, Order
+from .accounts import CANCELLED, FILLED, OPEN, Account, Order
 from .chain import Tx
 from .core import ExchangeCore
 from .errors import Rejected

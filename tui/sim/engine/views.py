@@ -9,14 +9,11 @@ integers, ids and ms/seconds timestamps are ``int``; ISO timestamps are ``"2026-
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .book import Order
+from .accounts import Order, Position
 from .errors import Rejected
 from .values import ONE, ZERO, dstr, iso_ms, num
-
-if TYPE_CHECKING:
-    from .accounts import Position
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 
 from ..engine import Exchange, OrderRequest, Rejected
-from ..engine.book import Order
+from ..engine.accounts import Order
 from ..engine.markets import Market
 from .tape import SourceTape, TapeTrade
 
