@@ -35,6 +35,54 @@ def _seed(text: str) -> int:
     return n
 
 
+# the single knobs: (option, the FaultPlan field it sets, its parser, metavar, help)
+_KNOBS: tuple[tuple[str, str, Callable[[str], object], str, str], ...] = (
+    (
+        "--http-latency",
+        "http",
+        parse_latency,
+        "MS|LO~HI",
+        "delay before each POST /exchange, /info, /explorer: MS, or LO~HI drawn uniformly (ms)",
+    ),
+    ("--ws-feed-latency", "ws_feed", parse_latency, "MS|LO~HI", "delay of each subscription push"),
+    (
+        "--ws-ack-latency",
+        "ws_ack",
+        parse_latency,
+        "MS|LO~HI",
+        "delay of each answer to a WebSocket request (subscribe, post, ping)",
+    ),
+    (
+        "--refuse-rate",
+        "refuse_rate",
+        parse_rate,
+        "SHARE",
+        "share (0 to 1) of /exchange actions refused unapplied, the refusal saying it is an injected fault",
+    ),
+    (
+        "--ws-drop-every",
+        "ws_drop_every_s",
+        parse_seconds,
+        "S",
+        "close each WebSocket connection S seconds after it opened (code 1012; 0: never)",
+    ),
+    (
+        "--info-timeout-rate",
+        "info_timeout_rate",
+        parse_rate,
+        "SHARE",
+        "share (0 to 1) of /info requests held 30 s unanswered (then a 504 naming the fault)",
+    ),
+    (
+        "--partial-fill-rate",
+        "partial_fill_rate",
+        parse_rate,
+        "SHARE",
+        "share (0 to 1) of placeOrder actions whose IOC and market orders fill half (in lots), the rest cancelled",
+    ),
+)
+
+
 def add_fault_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group(
         "faults on demand (each says so: on the first line and in every answer's X-Xtui-Faults header)"
@@ -48,56 +96,10 @@ def add_fault_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--fault-seed", type=_seed, default=None, metavar="N", help="seed of the faults' draws (default: --seed's)"
     )
-    g.add_argument(
-        "--http-latency",
-        type=_checked(parse_latency),
-        metavar="MS|LO~HI",
-        help="delay before each POST /exchange, /info, /explorer: MS, or LO~HI drawn uniformly (ms)",
-    )
-    g.add_argument(
-        "--ws-feed-latency", type=_checked(parse_latency), metavar="MS|LO~HI", help="delay of each subscription push"
-    )
-    g.add_argument(
-        "--ws-ack-latency",
-        type=_checked(parse_latency),
-        metavar="MS|LO~HI",
-        help="delay of each answer to a WebSocket request (subscribe, post, ping)",
-    )
-    g.add_argument(
-        "--refuse-rate",
-        type=_checked(parse_rate),
-        metavar="SHARE",
-        help="share (0 to 1) of /exchange actions refused unapplied, the refusal saying it is an injected fault",
-    )
-    g.add_argument(
-        "--ws-drop-every",
-        type=_checked(parse_seconds),
-        metavar="S",
-        help="close each WebSocket connection S seconds after it opened (code 1012; 0: never)",
-    )
-    g.add_argument(
-        "--info-timeout-rate",
-        type=_checked(parse_rate),
-        metavar="SHARE",
-        help="share (0 to 1) of /info requests held 30 s unanswered (then a 504 naming the fault)",
-    )
-    g.add_argument(
-        "--partial-fill-rate",
-        type=_checked(parse_rate),
-        metavar="SHARE",
-        help="share (0 to 1) of placeOrder actions whose IOC and market orders fill half (in lots), the rest cancelled",
-    )
+    for option, field, parse, metavar, what in _KNOBS:
+        g.add_argument(option, dest=field, type=_checked(parse), metavar=metavar, help=what)
 
 
 def plan_from_args(args: argparse.Namespace) -> FaultPlan:
-    return plan_from(
-        args.faults,
-        args.fault_seed if args.fault_seed is not None else args.seed,
-        http=args.http_latency,
-        ws_feed=args.ws_feed_latency,
-        ws_ack=args.ws_ack_latency,
-        refuse_rate=args.refuse_rate,
-        ws_drop_every_s=args.ws_drop_every,
-        info_timeout_rate=args.info_timeout_rate,
-        partial_fill_rate=args.partial_fill_rate,
-    )
+    given = {field: value for _, field, *_ in _KNOBS if (value := getattr(args, field)) is not None}
+    return plan_from(args.faults, args.fault_seed if args.fault_seed is not None else args.seed, **given)

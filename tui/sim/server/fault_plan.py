@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TypedDict, Unpack
 
 from tui.api.decimals import is_plain_decimal
 
@@ -24,6 +25,7 @@ __all__ = [
     "NO_FAULTS",
     "PRESETS",
     "FaultPlan",
+    "Knobs",
     "Latency",
     "parse_latency",
     "parse_rate",
@@ -103,6 +105,18 @@ class FaultPlan:
         return " ".join([self.preset, f"seed={seed}", *self.knobs()])
 
 
+class Knobs(TypedDict, total=False):
+    """The single knobs that may be laid over a preset (``plan_from``): ``FaultPlan``'s fields of those names."""
+
+    http: Latency
+    ws_feed: Latency
+    ws_ack: Latency
+    refuse_rate: Decimal
+    ws_drop_every_s: int
+    info_timeout_rate: Decimal
+    partial_fill_rate: Decimal
+
+
 NO_FAULTS = FaultPlan()
 PRESETS: dict[str, FaultPlan] = {
     "none": NO_FAULTS,
@@ -171,10 +185,9 @@ def parse_seconds(text: str) -> int:
     return n
 
 
-def plan_from(preset: str, seed: int | None = None, **knobs: object) -> FaultPlan:
-    """``preset`` with the knobs given (not None) laid over it; ValueError for an unknown preset."""
+def plan_from(preset: str, seed: int | None = None, **knobs: Unpack[Knobs]) -> FaultPlan:
+    """``preset`` with the knobs given laid over it; ValueError for an unknown preset."""
     base = PRESETS.get(preset)
     if base is None:
         raise ValueError(f"unknown fault preset {preset[:40]!r}: one of {', '.join(PRESETS)}")
-    changes = {k: v for k, v in knobs.items() if v is not None}
-    return dataclasses.replace(base, seed=seed, **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(base, seed=seed, **knobs)

@@ -24,12 +24,13 @@ __all__ = ["JoinedHttpProtocol"]
 class JoinedHttpProtocol(HttpToolsProtocol):
     """uvicorn's HTTP protocol (httptools) over a transport whose writes of one loop turn are joined."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
         loop = asyncio.get_running_loop()
-        super().connection_made(HeldWrites(transport, lambda held: loop.call_soon(held.release)))  # type: ignore[arg-type]
+        self._held = HeldWrites(transport, lambda held: loop.call_soon(held.release))
+        super().connection_made(self._held)  # type: ignore[arg-type]
 
     def handle_websocket_upgrade(self) -> None:
-        held: HeldWrites = self.transport  # type: ignore[assignment]
-        held.release()
-        self.transport = held.transport  # the WebSocket protocol writes to the socket's transport itself
+        self._held.release()
+        self.transport = self._held.transport  # the WebSocket protocol writes to the socket's transport itself
         super().handle_websocket_upgrade()
