@@ -15,21 +15,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-import msgspec
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
 
-from .line_strips import LineStrips
+from .line_table import Column, LineTable
 
-__all__ = ["BookLines", "Cell", "Column", "Row", "set_virtual_size"]
+__all__ = ["BookLines", "Cell", "Column", "Row"]
 
 Cell = tuple[str, str]  # text, Rich style ("" for none)
 Row = tuple[Cell, ...]
@@ -38,24 +34,7 @@ _NO_CURSOR, _CURSOR, _HOVER = 0, 1, 2
 _NULL = Style.null()
 
 
-class Column(msgspec.Struct, frozen=True):
-    label: str
-    width: int
-    right: bool = True  # right-justified (text and header); else left
-
-
-def set_virtual_size(view: ScrollView, size: Size) -> None:
-    """``view.virtual_size = size``, without Textual's layout pass of the whole screen when the lines fit the
-    view before and after (no scrollbar comes or goes, nothing can scroll): the tape filling up with its first
-    trades, or the book with its first levels, laid out and repainted the whole screen for every one."""
-    old, fits = view.virtual_size, view.scrollable_content_region.height
-    if size.width == old.width and 0 < old.height <= fits and 0 < size.height <= fits:
-        view.set_reactive(Widget.virtual_size, size)
-    else:
-        view.virtual_size = size
-
-
-class BookLines(ScrollView, can_focus=True):
+class BookLines(LineTable[Row], can_focus=True):
     """Rows of fixed-width cells by key. ``home`` is the row the cursor goes to when the widget gets focus."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"book-lines--header", "book-lines--cursor", "book-lines--hover"}
@@ -119,27 +98,14 @@ class BookLines(ScrollView, can_focus=True):
             return self.lines
 
     def __init__(self, columns: Sequence[Column], *, home: str | None = None, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(columns, id=id)
         self.home = home
-        self._columns = tuple(columns)
         self._keys: list[str] = []
-        self._rows: list[Row] = []
         self._cursor = 0
         self._hover = -1  # row under the mouse, -1 for none
         self._show_hover = False  # the mouse moved since the last key: DataTable hides the hover on keys
-        self._strips: LineStrips[tuple[int, Row, int, int]] = LineStrips()
 
     # ---- content --------------------------------------------------------------------------------
-
-    @property
-    def columns(self) -> tuple[Column, ...]:
-        return self._columns
-
-    @columns.setter
-    def columns(self, columns: Sequence[Column]) -> None:
-        self._columns = tuple(columns)
-        self._strips.clear()
-        self._resized()
 
     def set_rows(self, rows: Sequence[tuple[str, Row]]) -> None:
         """Show ``rows`` (key, cells); only lines whose cells changed are drawn again."""
@@ -165,11 +131,6 @@ class BookLines(ScrollView, can_focus=True):
     @property
     def cursor_key(self) -> str | None:
         return self._keys[self._cursor] if self._keys else None
-
-    def _resized(self) -> None:
-        width = sum(c.width for c in self._columns)
-        set_virtual_size(self, Size(width, len(self._rows) + 1))
-        self.refresh()
 
     # ---- the cursor and the mouse ---------------------------------------------------------------
 
@@ -251,41 +212,10 @@ class BookLines(ScrollView, can_focus=True):
 
     # ---- drawing --------------------------------------------------------------------------------
 
-    def _refresh_row(self, index: int) -> None:
-        if 0 <= index < len(self._rows):
-            y = index + 1 - round(self.scroll_y)
-            if 1 <= y < self.size.height:
-                self.refresh(Region(0, y, self.size.width, 1))
+    def _header_line(self) -> Strip:
+        return self._strip(-1, tuple((c.label, "") for c in self._columns), _NO_CURSOR)
 
-    def _refresh_cells(self, index: int, old: Row, new: Row) -> None:
-        """Repaint the span of row ``index`` from its first changed cell to its last: a size that changed
-        rewrites that size, not the whole line (what is written to the terminal is what is repainted)."""
-        if len(old) != len(new) or len(new) > len(self._columns):
-            self._refresh_row(index)
-            return
-        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-        y = index + 1 - round(self.scroll_y)
-        if not changed or not 1 <= y < self.size.height:
-            return
-        starts = [0]
-        for column in self._columns:
-            starts.append(starts[-1] + column.width)
-        first, last = changed[0], changed[-1]
-        end = self.size.width if last == len(self._columns) - 1 else starts[last + 1]
-        self.refresh(Region(starts[first], y, end - starts[first], 1))
-
-    def notify_style_update(self) -> None:
-        # theme, focus (its tint and cursor colours), CSS: every cached line may look different now
-        super().notify_style_update()
-        self._strips.clear()
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        if y == 0:
-            return self._strip(-1, tuple((c.label, "") for c in self._columns), _NO_CURSOR)
-        index = y - 1 + round(self.scroll_y)
-        if index >= len(self._rows):
-            return Strip.blank(self.size.width, self.rich_style)
+    def _row_line(self, index: int) -> Strip:
         state = _NO_CURSOR
         if self.has_focus:
             if index == self._cursor:
@@ -301,11 +231,10 @@ class BookLines(ScrollView, can_focus=True):
     def _draw(self, index: int, cells: Row, state: int) -> Strip:
         """One row as DataTable draws it: each cell ``row style + cursor/hover`` under the text's own style,
         the cursor's colour over the text's (its ``cursor_foreground_priority="css"``)."""
-        base = self.rich_style
         if index < 0:
             row_style = self.get_component_styles("book-lines--header").rich_style
         else:
-            row_style = base
+            row_style = self.rich_style
         overlay = Style()
         if state & _HOVER:
             overlay += self.get_component_rich_style("book-lines--hover")
@@ -330,8 +259,5 @@ class BookLines(ScrollView, can_focus=True):
                     segments.append(Segment(shown, own))
                 if pad:
                     segments.append(Segment(" " * pad, pre + post))
-        width = self.size.width
-        spare = max(0, width - sum(c.width for c in self._columns))  # even when 0, as DataTable: same pictures
         meta = Style.from_meta({"row": index, "column": 0, "out_of_bounds": True})
-        segments.append(Segment(" " * spare, row_style + overlay + meta))
-        return Strip(segments).adjust_cell_length(width, base).simplify()
+        return self._finish(segments, row_style + overlay + meta)

@@ -17,12 +17,9 @@ from typing import ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Region, Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .book_lines import Column, set_virtual_size
-from .line_strips import LineStrips
+from .line_table import Column, LineTable
 
 __all__ = ["Cell", "Part", "Row", "TapeLines"]
 
@@ -33,7 +30,7 @@ Row = tuple[Cell, ...]
 _NULL = Style.null()
 
 
-class TapeLines(ScrollView, can_focus=True):
+class TapeLines(LineTable[Row], can_focus=True):
     """Rows of fixed-width cells, each cell of styled parts; ``set_rows`` shows new rows, top first."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"tape-lines--header"}
@@ -62,26 +59,17 @@ class TapeLines(ScrollView, can_focus=True):
     """
 
     def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._columns = tuple(columns)
-        self._starts = _starts(self._columns)
+        super().__init__(columns, id=id)
         self._header: Row = tuple(((c.label, ""),) for c in self._columns)
-        self._rows: list[Row] = []
-        self._strips: LineStrips[tuple[bool, Row, int]] = LineStrips()
 
     # ---- content --------------------------------------------------------------------------------
-
-    @property
-    def row_count(self) -> int:
-        return len(self._rows)
 
     def set_rows(self, rows: Sequence[Row]) -> None:
         """Show ``rows``; only the lines (the span of cells) whose content changed are drawn again."""
         new = list(rows)
         if len(new) != len(self._rows):
             self._rows = new
-            set_virtual_size(self, Size(self._starts[-1], len(new) + 1))
-            self.refresh()
+            self._resized()
             return
         old, self._rows = self._rows, new
         for index, (was, now) in enumerate(zip(old, new, strict=True)):
@@ -95,38 +83,12 @@ class TapeLines(ScrollView, can_focus=True):
         except IndexError:
             return ""
 
-    def forget(self) -> None:
-        """Draw every line afresh (the theme changed: every cached line may look different)."""
-        self._strips.clear()
-        self.refresh()
-
     # ---- drawing --------------------------------------------------------------------------------
 
-    def _refresh_cells(self, index: int, old: Row, new: Row) -> None:
-        """Repaint the span of row ``index`` from its first changed cell to its last: what is written to
-        the terminal is what is repainted."""
-        y = index + 1 - round(self.scroll_y)
-        if not 1 <= y < self.size.height:
-            return
-        if len(old) != len(new) or len(new) > len(self._columns):
-            self.refresh(Region(0, y, self.size.width, 1))
-            return
-        changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
-        first, last = changed[0], changed[-1]
-        end = self.size.width if last == len(self._columns) - 1 else self._starts[last + 1]
-        self.refresh(Region(self._starts[first], y, end - self._starts[first], 1))
+    def _header_line(self) -> Strip:
+        return self._strip(True, self._header)
 
-    def notify_style_update(self) -> None:
-        # theme, focus (its tint), CSS: every cached line may look different now
-        super().notify_style_update()
-        self.forget()
-
-    def render_line(self, y: int) -> Strip:
-        if y == 0:
-            return self._strip(True, self._header)
-        index = y - 1 + round(self.scroll_y)
-        if index >= len(self._rows):
-            return Strip.blank(self.size.width, self.rich_style)
+    def _row_line(self, index: int) -> Strip:
         return self._strip(False, self._rows[index])
 
     def _strip(self, header: bool, cells: Row) -> Strip:
@@ -136,8 +98,7 @@ class TapeLines(ScrollView, can_focus=True):
     def _draw(self, header: bool, cells: Row) -> Strip:
         """One row as DataTable draws a row of Rich Texts: each part ``row style + its style``; a right-justified
         cell padded in its own style (Text's ``pad_left``), a left one in the row's."""
-        base = self.rich_style
-        row_style = self.get_component_styles("tape-lines--header").rich_style if header else base
+        row_style = self.get_component_styles("tape-lines--header").rich_style if header else self.rich_style
         get_style = self.app.console.get_style
         segments: list[Segment] = []
         for column, cell in zip(self._columns, cells, strict=False):
@@ -156,18 +117,7 @@ class TapeLines(ScrollView, can_focus=True):
             else:
                 segments.extend(Segment(text, style) for text, style in shown if text)
                 segments.append(Segment(" " * pad, row_style))
-        width = self.size.width
-        spare = max(0, width - self._starts[-1])  # even when 0, as DataTable: same pictures
-        segments.append(Segment(" " * spare, row_style))
-        return Strip(segments).adjust_cell_length(width, base).simplify()
-
-
-def _starts(columns: Sequence[Column]) -> list[int]:
-    """Where each column starts, and (last) where the last one ends."""
-    starts = [0]
-    for column in columns:
-        starts.append(starts[-1] + column.width)
-    return starts
+        return self._finish(segments, row_style)
 
 
 def _cut(parts: list[tuple[str, Style]], width: int) -> list[tuple[str, Style]]:
