@@ -167,12 +167,12 @@ async def test_a_fill_is_drawn_at_once_with_the_budget_spent_and_the_positions_p
         wire.written = 10_000  # 9.5 s of budget to wait
         positions.flush()  # just drawn: its pace (every second on a slow link) is not due
         book = main.query_one(OrderBookPane)
-        main.feed_changed(FeedChanged(frozenset({"positions", "book"})))
+        main.feed_changed(frozenset({"positions", "book"}))
         assert positions.dirty and book.dirty, "a mark's news drawn with the budget spent"
-        main.feed_changed(FeedChanged(frozenset({"fills", "orders", "events"})))
+        main.feed_changed(frozenset({"fills", "orders", "events"}))
         assert not positions.dirty and not bar.dirty, "the fill waited for the budget or the pace"
         assert book.dirty, "the book was drawn with the account's news, past the budget"
-        main.feed_changed(FeedChanged(frozenset({"positions"})))  # the position's own push, just after
+        main.feed_changed(frozenset({"positions"}))  # the position's own push, just after
         assert not positions.dirty
 
 

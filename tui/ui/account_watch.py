@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from tui.trading.protection import ProtectionWatch, protection_now
 
 if TYPE_CHECKING:
-    from tui.ui.app import XtuiApp
     from tui.ui.session import Session
+    from tui.ui.shell import Shell
 
 __all__ = ["AccountWatch"]
 
@@ -18,7 +18,7 @@ __all__ = ["AccountWatch"]
 class AccountWatch:
     """One session's watch (a new session starts a new one)."""
 
-    def __init__(self, app: XtuiApp, session: Session) -> None:
+    def __init__(self, app: Shell, session: Session) -> None:
         self.app = app
         self.session = session
         self._resume_offered = False

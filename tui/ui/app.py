@@ -16,6 +16,7 @@ from textual import events
 from textual.binding import BindingType
 from textual.notifications import Notify
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker
 
@@ -27,7 +28,6 @@ from tui.edges.safe_text import printable
 from tui.feed.alerts import AlertBook
 from tui.feed.watchlist import Watchlist
 from tui.feed.worker import Feed
-from tui.trading import ConfirmPolicy
 from tui.trading.chase import MOVED
 from tui.trading.trailing import Trail, TrailRunner
 from tui.trading.twap import Twap, TwapRunner
@@ -44,11 +44,11 @@ from tui.ui.render.lean_app import LeanApp
 from tui.ui.render.toasts import TOASTS_CSS, keep_at_most
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
+from tui.ui.screens.context import DashboardContext
 from tui.ui.screens.data_screen import DataScreen, ScreenContext
 from tui.ui.screens.help import HelpScreen
-from tui.ui.screens.layout_screen import LayoutScreen
-from tui.ui.screens.live_screen import LiveScreen
 from tui.ui.screens.main import MainScreen
+from tui.ui.screens.order_desk import OrderDesk, ScreenPort
 from tui.ui.session import Session, SessionParts, open_session
 from tui.ui.themes import DEFAULT_THEME, SEMANTIC_DEFAULTS, xtui_themes
 from tui.ui.widgets.diagnostics_overlay import DiagnosticsOverlay
@@ -95,6 +95,7 @@ class XtuiApp(LeanApp[None]):
         self._earlier: list[Session] = []  # sessions replaced while a TWAP of theirs ran: it runs on in them
         self.left_resting: list[str] = []  # orders of xtui's runners left on the exchange as it ended
         self._sessions_shown = 1  # names the next session's screen mode
+        self.news: Signal[frozenset[str]] = Signal(self, "feed")  # the feed's news, to the screens that follow it
         self._take(session)
 
     def _take(self, session: Session) -> None:
@@ -107,25 +108,12 @@ class XtuiApp(LeanApp[None]):
         self.keymap = dict(options.keymap)
         self.theme = options.theme if options.theme in self.available_themes else DEFAULT_THEME
         self.context = ScreenContext.of(session)
-        self.main = MainScreen(
-            feed=session.feed,
-            client=session.client,
-            profile=session.profile,
-            mainnet=session.mainnet,
-            network="testnet" if session.client.testnet else "mainnet",
-            signer=session.signer.address if session.signer else None,
-            demo_key=session.demo_key,
-            read_only=options.read_only,
-            low_bandwidth=options.low_bandwidth,
-            policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
-            clock=session.clock,
-            wall_clock=session.wall_clock,
-            guard=session.guard,
-            trails=session.trails,
-            uncovered=session.uncovered,
-            owned=session.owned_cloids,
-            ladder_notional=options.ladder_notional,
-        )
+        port = ScreenPort(self)  # the desk tells, asks and runs through it
+        session.desk.attach(port)
+        orders = OrderDesk(session.desk, port, session.trails)
+        self.dashboard = DashboardContext(session, port, orders, select=self._select, news=self.news)
+        self.main = MainScreen(self.dashboard)
+        port.work_on(self.main)  # its workers are the dashboard's, which hears how its cancels end
         status = session.feed.state.status
         self.probes = Probes(  # what the diagnostics overlay reads (tests pin them before the app runs)
             messages=lambda: status.messages,
@@ -133,6 +121,10 @@ class XtuiApp(LeanApp[None]):
             frames=self.main.frames.take,
             written=self.terminal_bytes.read,
         )
+
+    def _select(self, symbol: str) -> None:
+        """Show ``symbol`` in the dashboard (a layout's markets pane picks it)."""
+        self.main.select(symbol)
 
     # ---- the session's parts, as the screens and the signal handlers reach them ----------------------
 
@@ -193,7 +185,7 @@ class XtuiApp(LeanApp[None]):
     def log_event(self, kind: str, text: str) -> None:
         """Enter what the dashboard saw in the event log (the header's unread count follows)."""
         self.feed.state.account.events.add(kind, text)
-        self.main.feed_changed(FeedChanged(frozenset({"events"})))
+        self.main.feed_changed(frozenset({"events"}))
 
     def _start_session(self) -> None:
         """What the session's stores said as they were read, then its feed, started."""
@@ -305,10 +297,7 @@ class XtuiApp(LeanApp[None]):
 
     def on_feed_changed(self, message: FeedChanged) -> None:
         self._watch.changed(message.topics)
-        self.main.feed_changed(message)  # the data screens poll for themselves
-        for screen in self.screen_stack:  # a layout, the ladder, the heatmap (a dialog over them too): as the panes do
-            if isinstance(screen, (LayoutScreen, LiveScreen)):
-                screen.feed_changed(message.topics)
+        self.news.publish(message.topics)  # the dashboard, a layout, the ladder, the heatmap (the data screens poll)
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
@@ -356,7 +345,7 @@ class XtuiApp(LeanApp[None]):
         else:  # a move is news for a moment: the open orders keep showing where the stop is
             timeout = 3 if what.startswith("moved") else 8
             self.notify(what, title=title, severity="warning" if loud else "information", timeout=timeout, markup=False)
-        self.main.feed_changed(FeedChanged(frozenset({"orders"})))  # its row in the open orders says the new peak
+        self.main.feed_changed(frozenset({"orders"}))  # its row in the open orders says the new peak
 
     def tool_changed(self, title: str, ended_badly: bool, what: str) -> None:
         """A chase or OCO of this session, or of one it replaced, moved on (``Listener``)."""

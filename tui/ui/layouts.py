@@ -5,7 +5,7 @@ the watchlist's). The saved layouts are the session's ``LayoutBook`` (``tui.feed
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
@@ -16,7 +16,7 @@ from tui.ui.screens.layout_screen import LayoutScreen
 from tui.ui.screens.prompt import PromptScreen
 
 if TYPE_CHECKING:
-    from tui.ui.app import XtuiApp
+    from tui.ui.shell import Shell
 
 __all__ = ["LayoutCommands", "next_layout", "save_layout", "show_layout", "side_by_side"]
 
@@ -24,17 +24,17 @@ DASHBOARD = "dashboard"  # the dashboard's own layout, by terminal size (not a s
 SIDE_BY_SIDE = 3  # instruments "side by side" shows at most (each a column: ~40 columns at 120)
 
 
-def _current(app: XtuiApp) -> LayoutScreen | None:
+def _current(app: Shell) -> LayoutScreen | None:
     return next((s for s in reversed(app.screen_stack) if isinstance(s, LayoutScreen)), None)
 
 
-def _free(app: XtuiApp) -> bool:
+def _free(app: Shell) -> bool:
     """Whether a layout may replace what is shown: the dashboard or a layout on top (not a form or a dialog)."""
     top = app.screen
     return top is app.main or isinstance(top, LayoutScreen)
 
 
-async def show_layout(app: XtuiApp, layout: Layout | None) -> None:
+async def show_layout(app: Shell, layout: Layout | None) -> None:
     """Show ``layout`` (None: the dashboard's own) in place of the one shown (and of a data screen over it); not
     over a form or a question, whose typing would be lost."""
     if not (_free(app) or isinstance(app.screen, DataScreen)):
@@ -43,12 +43,12 @@ async def show_layout(app: XtuiApp, layout: Layout | None) -> None:
     while len(app.screen_stack) > 1 and app.screen is not app.main:
         await app.pop_screen()
     if layout is not None:  # its bar names it
-        await app.push_screen(LayoutScreen(layout, app.main, app.session))
+        await app.push_screen(LayoutScreen(layout, app.dashboard))
     else:
         app.notify("The dashboard's own layout (Y: the next)", timeout=2)
 
 
-def next_layout(app: XtuiApp) -> None:
+def next_layout(app: Shell) -> None:
     """The next saved layout after the one shown; after the last, the dashboard's own."""
     if not _free(app):
         return
@@ -68,11 +68,11 @@ def next_layout(app: XtuiApp) -> None:
     app.run_worker(show_layout(app, book.get(following)), group="layout", exclusive=True, exit_on_error=False)
 
 
-def side_by_side(app: XtuiApp) -> Layout:
+def side_by_side(app: Shell) -> Layout:
     """The selected instrument and the watchlist's first (else the next listed), a column each: ticker, chart
     and book; the positions and open orders across the bottom."""
-    market = app.feed.state.market
-    picks = [market.selected, *app.watchlist.symbols, *market.instruments]
+    market = app.session.feed.state.market
+    picks = [market.selected, *app.session.watchlist.symbols, *market.instruments]
     symbols = list(dict.fromkeys(s for s in picks if not market.instruments or s in market.instruments))
     symbols = symbols[: min(SIDE_BY_SIDE, MAX_INSTRUMENTS)]
     n = len(symbols)
@@ -83,7 +83,7 @@ def side_by_side(app: XtuiApp) -> Layout:
     return Layout("side by side", ("1fr",) * n, rows, tuple(panes))
 
 
-def save_layout(app: XtuiApp) -> None:
+def save_layout(app: Shell) -> None:
     """Ask a name, and keep the layout shown under it (the dashboard's: as drawn at this terminal's size)."""
     if not _free(app):
         return
@@ -110,7 +110,7 @@ class LayoutCommands(Provider):
     """The palette's layout commands: each saved layout, the dashboard's own, saving, markets side by side."""
 
     def _commands(self) -> list[tuple[str, str, Any]]:
-        app: XtuiApp = self.app  # type: ignore[assignment]  # the provider runs in xtui's app only
+        app = cast("Shell", self.app)  # the provider runs in xtui's app only
         run = partial(app.run_worker, group="layout", exclusive=True, exit_on_error=False)
         out: list[tuple[str, str, Any]] = [
             ("Layout: the dashboard's own", "key Y cycles the layouts", lambda: run(show_layout(app, None))),
@@ -135,5 +135,5 @@ class LayoutCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=escape(help_text))
 
 
-def _show_saved(app: XtuiApp, layout: Layout) -> None:
+def _show_saved(app: Shell, layout: Layout) -> None:
     app.run_worker(show_layout(app, layout), group="layout", exclusive=True, exit_on_error=False)

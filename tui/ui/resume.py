@@ -26,8 +26,8 @@ from tui.trading.tool_forms import tool_of
 from tui.ui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from tui.ui.app import XtuiApp
     from tui.ui.session import Session
+    from tui.ui.shell import Shell
 
 __all__ = ["ENTRY_TOOLS", "offer_resume"]
 
@@ -35,7 +35,7 @@ log = logging.getLogger("tui.ui")
 ENTRY_TOOLS = frozenset({"chase"})  # their orders are entries: withdrawn on every exit xtui handles
 
 
-async def offer_resume(app: XtuiApp, session: Session) -> None:
+async def offer_resume(app: Shell, session: Session) -> None:
     """Offer to resume the kept trailing stops and OCOs, and to cancel what an entry tool left (see the module)."""
     if session.account is None or session.trails is None:
         return
@@ -72,7 +72,7 @@ async def offer_resume(app: XtuiApp, session: Session) -> None:
     await _offer_cancel(app, session, _strays(session))
 
 
-async def _offer_ocos(app: XtuiApp, session: Session, account: str, by_cloid: dict[str, Order]) -> None:
+async def _offer_ocos(app: Shell, session: Session, account: str, by_cloid: dict[str, Order]) -> None:
     ocos = session.ocos
     if ocos is None:
         return
@@ -101,7 +101,7 @@ async def _offer_ocos(app: XtuiApp, session: Session, account: str, by_cloid: di
         log.warning("OCOs not kept on disk: %s", exc)
 
 
-def _not_resumable(app: XtuiApp, kept: KeptOco, tp: bool, stop: bool) -> None:
+def _not_resumable(app: Shell, kept: KeptOco, tp: bool, stop: bool) -> None:
     """A kept pair with a leg gone: said (with what stays), and forgotten."""
     if not tp and not stop:
         said = f"{kept.words()}: neither of its orders rests any more (filled, or cancelled while xtui was away)"
@@ -124,7 +124,7 @@ def _strays(session: Session) -> list[Order]:
     ]
 
 
-async def _offer_cancel(app: XtuiApp, session: Session, strays: list[Order]) -> None:
+async def _offer_cancel(app: Shell, session: Session, strays: list[Order]) -> None:
     if not strays:
         return
     lines = [f"  {tool_of(o.cloid)}: {describe_order(o)}" for o in strays[:8]]

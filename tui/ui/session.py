@@ -26,9 +26,10 @@ from tui.feed.layouts import LayoutBook, layouts_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
 from tui.paths import data_dir
-from tui.trading import OrderContext
+from tui.trading import ConfirmPolicy, OrderContext
 from tui.trading.chase import Chase, ChaseRunner
 from tui.trading.context import order_context
+from tui.trading.desk import TradingDesk
 from tui.trading.guards import Guards, OrderGuard
 from tui.trading.oco import Oco, OcoRunner
 from tui.trading.tool_book import KeptOco, KeptTrail, ToolBook, tool_book_path
@@ -111,6 +112,7 @@ class Session(msgspec.Struct, frozen=True):
     relay: Relay
     event_file: EventFile  # the event log kept on disk for the profile (its thread starts with the session)
     tool_book: ToolBook  # the protective tools kept on disk, so that a restart resumes them (``tui.ui.resume``)
+    desk: TradingDesk  # what every trading key of the dashboard goes through (its screen attaches a port to it)
 
     @property
     def read_only(self) -> bool:
@@ -232,4 +234,16 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         relay=relay,
         event_file=EventFile(event_log_path(stores, profile)),
         tool_book=tool_book,
+        desk=TradingDesk(
+            client,
+            feed.state,
+            refresh=feed.refresh_account,
+            changed=relay.feed_changed,  # heard by the app, which takes it as the feed's own news
+            policy=ConfirmPolicy(options.confirm_notional, options.confirm_through_pct, options.slippage_pct),
+            guard=guard,
+            clock=clock,
+            watch_only=signer is None,
+            read_only=options.read_only,
+            ladder_notional=options.ladder_notional,
+        ),
     )

@@ -20,13 +20,13 @@ from tui.ui.screens.confirm import ConfirmScreen
 if TYPE_CHECKING:
     from tui.config.launch import Launch
     from tui.ui.accounts import Accounts
-    from tui.ui.app import XtuiApp
     from tui.ui.session import Session
+    from tui.ui.shell import Shell
 
 __all__ = ["running_tools", "switch_account"]
 
 
-async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
+async def switch_account(app: Shell, accounts: Accounts) -> None:
     """Ask which account, and switch to it; every refusal and cancel is said in a notification."""
     name = await app.push_screen_wait(AccountsScreen(accounts.choices()))
     if name is None:
@@ -38,7 +38,7 @@ async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
     if choice.unavailable:
         app.notify(f"Cannot switch to {name}: {choice.unavailable}", severity="error", timeout=20, markup=False)
         return
-    if app.main.desk.in_flight:  # its answer would reach a screen that is gone: wait for it
+    if app.session.desk.in_flight:  # its answer would reach a screen that is gone: wait for it
         app.notify("An order is being sent: switch once it is answered", severity="warning", markup=False)
         return
     try:
@@ -80,7 +80,7 @@ async def switch_account(app: XtuiApp, accounts: Accounts) -> None:
     app.notify(f"Trading as {launch.label}{kept}", timeout=5, markup=False)
 
 
-async def _identity(app: XtuiApp, accounts: Accounts, launch: Launch) -> Identity | None:
+async def _identity(app: Shell, accounts: Accounts, launch: Launch) -> Identity | None:
     """As whom ``launch`` trades: a keystore asks for its password until it unlocks or is cancelled (None)."""
     keystore = accounts.password_for(launch)
     if keystore is not None:

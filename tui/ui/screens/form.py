@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+from tui.trading import Side
 from tui.trading.grammar import FieldError
 
 from .form_controls import SideToggle
@@ -219,6 +220,12 @@ class FormScreen(ModalScreen[T | None], Generic[T]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def side_of(text: str) -> Side | None:
+    """The side a form's field holds ("buy", " Sell"), or None when it is neither."""
+    side = text.strip().lower()
+    return "buy" if side == "buy" else "sell" if side == "sell" else None
 
 
 def side_field(value: str = "buy") -> FormField:

@@ -6,31 +6,29 @@ from __future__ import annotations
 
 import logging
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Any
+
+from textual.screen import Screen
 
 from tui.api.errors import ClientError
 from tui.api.models import to_datetime
 from tui.feed.events import AccountEvent
 from tui.trading import fmt_decimal
+from tui.trading.desk import TradingDesk
 from tui.trading.guards import LiquidationWatch, liquidation_distance_pct
 from tui.ui.widgets.armed_banner import ArmedBanner
 from tui.ui.widgets.display import fmt_price
 from tui.ui.widgets.positions import position_view
 
-if TYPE_CHECKING:
-    from .main import MainScreen
-    from .order_desk import Desk
-
 __all__ = ["GuardPost"]
 
 log = logging.getLogger(__name__)
-LOSS_LIMIT_NOTE = "LOSS LIMIT: reducing orders only until 00:00 UTC"
 
 
 class GuardPost:
     """Armed mode and the guards' warnings on ``screen``; the desk holds the guard and whether it is armed."""
 
-    def __init__(self, screen: MainScreen, desk: Desk) -> None:
+    def __init__(self, screen: Screen[Any], desk: TradingDesk) -> None:
         self.screen = screen
         self.desk = desk
         warn = desk.guard.guards.liquidation_warn_pct
@@ -59,16 +57,12 @@ class GuardPost:
             self.screen.notify("Disarmed: orders are confirmed again when they need it.", title="Disarmed", timeout=4)
         log.warning("armed mode %s", "on" if desk.armed else "off")
 
-    def header_note(self) -> str | None:
-        """What the header says of the guards: the daily loss limit once it is reached."""
-        return LOSS_LIMIT_NOTE if self.desk.guard.loss_limit_reached() else None
-
     def check_liquidations(self) -> bool:
         """Note an account event for each position that has just come within the warning distance of its
         liquidation price; True when one did (the screen announces it, with the bell)."""
         if self.watch is None:
             return False
-        state = self.screen.feed.state
+        state = self.desk.state
         distances: dict[str, Decimal | None] = {}
         views = {}
         for p in state.account.positions:
@@ -101,7 +95,7 @@ class GuardPost:
     async def seed_day(self) -> None:
         """The day's PnL baseline from the account's history, when the daily loss limit is on."""
         guard = self.desk.guard
-        account = self.screen.feed.state.account.address
+        account = self.desk.state.account.address
         if guard.guards.daily_loss_limit is None or account is None:
             return
         try:

@@ -9,7 +9,7 @@ second: a minute at 80x24; ``t`` puts up to ten seconds in a column).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,9 +19,6 @@ from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.heatmap import HeatmapPane
 
 from .live_screen import LiveScreen
-
-if TYPE_CHECKING:
-    from .main import MainScreen
 
 __all__ = ["HEATMAP_BINDINGS", "HeatmapScreen"]
 
@@ -55,13 +52,10 @@ class HeatmapScreen(LiveScreen):
     }
     """
 
-    def __init__(self, main: MainScreen, *, refresh_s: float) -> None:
-        super().__init__(main, refresh_s=refresh_s)
-
     def compose(self) -> ComposeResult:
-        yield self.main.make_header("heatmap-header")
+        yield self.context.header("heatmap-header")
         yield Static(LEGEND, id="heatmap-legend", markup=False)
-        yield HeatmapPane(self.main.feed.state, self.main.depth_history, period_s=self.refresh_s, id="heatmap")
+        yield HeatmapPane(self.context.state, self.context.depth_history, period_s=self.refresh_s, id="heatmap")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -26,13 +26,13 @@ from tui.ui.widgets.footer import Footer
 from tui.ui.widgets.ladder import LADDER_WIDTH, LadderPane
 from tui.ui.widgets.pane import FeedLine
 
+from .context import DashboardContext
 from .live_screen import LiveScreen
 from .prompt import PromptScreen
 
 if TYPE_CHECKING:
     from tui.feed.state import FeedState
 
-    from .main import MainScreen
     from .order_desk import OrderDesk
 
 __all__ = ["LADDER_BINDINGS", "LadderScreen"]
@@ -147,22 +147,22 @@ class LadderScreen(LiveScreen):
     }
     """
 
-    def __init__(self, main: MainScreen, *, refresh_s: float) -> None:
-        super().__init__(main, refresh_s=refresh_s)
-        self.desk = main.desk
+    def __init__(self, context: DashboardContext, *, refresh_s: float) -> None:
+        super().__init__(context, refresh_s=refresh_s)
+        self.desk = context.orders
 
     def compose(self) -> ComposeResult:
         yield ArmedBanner(id="ladder-armed")
-        yield self.main.make_header("ladder-header")
-        yield LadderLine(self.main.feed.state, self.desk, id="ladder-line")
+        yield self.context.header("ladder-header")
+        yield LadderLine(self.context.state, self.desk, id="ladder-line")
         with Horizontal(id="ladder-body"):
-            yield LadderPane(self.main.feed.state, id="ladder")
+            yield LadderPane(self.context.state, id="ladder")
             yield Static(KEYS_HELP, id="ladder-keys", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         super().on_mount()
-        self.query_one(ArmedBanner).arm(self.main.guards.armed)
+        self.query_one(ArmedBanner).arm(self.context.desk.armed)
         self.on_resize()
 
     def on_resize(self) -> None:
@@ -215,12 +215,12 @@ class LadderScreen(LiveScreen):
         ladder = self.ladder
         if ladder.cursor is None or ladder.axis is None:
             return
-        state = self.main.feed.state
+        state = self.context.state
         mine = orders_at(state.account.open_orders, state.market.selected, ladder.cursor, ladder.axis.step)
         self.desk.ladder.cancel_at(mine, ladder.cursor)
 
     def action_size(self) -> None:
-        symbol = self.main.feed.state.market.selected
+        symbol = self.context.state.market.selected
         now = self.desk.ladder.size(symbol)
 
         def entered(text: str | None) -> None:

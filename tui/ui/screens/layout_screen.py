@@ -1,9 +1,10 @@
 """A saved layout on screen: its panes where and as large as it says, each market pane on its own instrument.
 
-The screen stands over the dashboard (whose desk it trades through, with the same guards, armed mode and checks).
-Market panes that name an instrument read a ``SideMarket`` of the feed (its book, trades and chart, held while the
-screen is open); those that name none follow the dashboard's selected instrument. The order form acts on the
-instrument of the focused pane (or of the last market pane focused), and the bar above the grid says which.
+The screen stands over the dashboard and is given its context (whose desk it trades through, with the same guards,
+armed mode and checks). Market panes that name an instrument read a ``SideMarket`` of the feed (its book, trades and
+chart, held while the screen is open); those that name none follow the dashboard's selected instrument. The order
+form acts on the instrument of the focused pane (or of the last market pane focused), and the bar above the grid says
+which.
 
 Textual's grid places its children in order, in the next free cell: the panes go in by their top-left cells, row by
 row, and a blank fills each cell no pane covers, so every pane lands where the layout puts it. A terminal smaller than
@@ -12,7 +13,7 @@ the layout needs shows what it needs instead of squeezed panes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -31,7 +32,6 @@ from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane
 from tui.ui.widgets.fills import FillsPane
 from tui.ui.widgets.footer import Footer
-from tui.ui.widgets.header import ProfileHeader
 from tui.ui.widgets.markets import MarketsPane
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.pane import FeedLine, FeedPane
@@ -40,12 +40,8 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.widgets.ticker_pane import TickerPane
 
-from .main_keys import locked_key_words
-
-if TYPE_CHECKING:
-    from tui.ui.session import Session
-
-    from .main import MainScreen
+from .context import DashboardContext
+from .main_keys import TRADING_ACTIONS, locked_key_words
 
 __all__ = ["CHROME_LINES", "LAYOUT_BINDINGS", "LayoutScreen", "too_small"]
 
@@ -117,12 +113,12 @@ class LayoutScreen(LeanScreen[None]):
     }
     """
 
-    def __init__(self, layout: Layout, main: MainScreen, session: Session) -> None:
+    def __init__(self, layout: Layout, context: DashboardContext) -> None:
         super().__init__()
         self.plan = layout  # ``layout`` is Textual's: what the screen is (not its panes)
-        self._main = main
-        self._session = session
-        feed = main.feed
+        self.context = context
+        self._session = context.session
+        feed = context.session.feed
         self._sides = {symbol: feed.side_market(symbol) for symbol in layout.instruments}
         self._instrument_of: dict[Widget, str | None] = {}  # market pane -> its instrument (None: the selected)
         self._market_pane: Widget | None = None  # the market pane focused last: orders go to its instrument
@@ -132,18 +128,9 @@ class LayoutScreen(LeanScreen[None]):
     # ---- building ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        main, session = self._main, self._session
+        context, session = self.context, self._session
         yield ArmedBanner(id="armed")
-        yield ProfileHeader(
-            main.feed.state,
-            profile=session.profile,
-            signer=session.signer.address if session.signer else None,
-            demo_key=session.demo_key,
-            mainnet=session.mainnet,
-            read_only=session.read_only,
-            note=main.guards.header_note,
-            id="header",
-        )
+        yield context.header("header", network=False)
         yield Static("", id="layout-bar", markup=False)
         grid = Container(id="layout-grid")
         grid.styles.grid_size_columns = len(self.plan.columns)
@@ -153,8 +140,8 @@ class LayoutScreen(LeanScreen[None]):
         with grid:
             yield from self._cells()
         yield Static("", id="layout-small", markup=False)
-        yield AccountBar(main.feed.state, id="account")  # equity, available and margin in view in every layout
-        yield StatusBar(main.feed.state, clock=session.clock, latency=main.guards.desk.latency, id="status")
+        yield AccountBar(context.state, id="account")  # equity, available and margin in view in every layout
+        yield StatusBar(context.state, clock=session.clock, latency=context.desk.latency, id="status")
         yield Footer()
 
     def _cells(self) -> list[Widget]:
@@ -175,7 +162,7 @@ class LayoutScreen(LeanScreen[None]):
         return out
 
     def _state(self, symbol: str | None) -> FeedState:
-        return self._sides[symbol].state if symbol is not None else self._main.feed.state
+        return self._sides[symbol].state if symbol is not None else self.context.state
 
     def _pane(self, spot: PaneSpot, n: int) -> Widget:
         state, name = self._state(spot.instrument), f"pane-{n}"
@@ -190,7 +177,7 @@ class LayoutScreen(LeanScreen[None]):
             case "ticker":
                 pane = TickerPane(state, spot.instrument, id=name)
             case "markets":
-                pane = MarketsPane(state, funding=self._main.funding, id=name)
+                pane = MarketsPane(state, funding=self.context.funding, id=name)
             case "positions":
                 pane = PositionsPane(state, uncovered=self._session.uncovered, id=name)
             case "orders":
@@ -205,10 +192,9 @@ class LayoutScreen(LeanScreen[None]):
 
     def on_mount(self) -> None:
         self._panes = [*self.query(FeedPane), *self.query(FeedLine)]
-        self.query_one(ArmedBanner).arm(self._main.guards.armed)
-        book = self.query(OrderBookPane)
-        for pane in book:
-            pane.bars = self._main.query_one(OrderBookPane).bars  # none on a slow link, as the dashboard's
+        self.query_one(ArmedBanner).arm(self.context.desk.armed)
+        for pane in self.query(OrderBookPane):
+            pane.bars = not self.context.low_bandwidth  # none on a slow link, as the dashboard's
         self._open_sides()
         low = self._session.options.low_bandwidth
         self.set_interval(LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S, self.flush_panes)
@@ -218,9 +204,11 @@ class LayoutScreen(LeanScreen[None]):
         if first is not None:
             first.focus()
         self._show_bar()
+        self.context.follow(self, self.feed_changed)
         self.flush_panes()
 
     async def on_unmount(self) -> None:
+        self.context.leave(self)
         for side in self._sides.values():
             await side.close()
 
@@ -232,8 +220,8 @@ class LayoutScreen(LeanScreen[None]):
     # ---- the feed -----------------------------------------------------------------------------------
 
     def feed_changed(self, topics: frozenset[str]) -> None:
-        """The app passes the feed's news here as to the dashboard (drawn at once, but on a slow link at the
-        refresh tick only)."""
+        """The feed's news, heard as the dashboard hears it (drawn at once, but on a slow link at the refresh tick
+        only)."""
         if "markets" in topics:
             self._open_sides()
         if "status" in topics:
@@ -248,7 +236,7 @@ class LayoutScreen(LeanScreen[None]):
     def _follow_connection(self) -> None:
         """The other instruments' books go stale while the socket is lost, and are reloaded once it is back (the
         feed does so for the selected one); their panes dim as the dashboard's do."""
-        status = self._main.feed.state.status
+        status = self.context.state.status
         for side in self._sides.values():
             if status.connection in ("reconnecting", "polling", "closed"):
                 side.lost()
@@ -278,7 +266,7 @@ class LayoutScreen(LeanScreen[None]):
         dashboard's selected instrument."""
         pane = self._market_pane
         symbol = self._instrument_of.get(pane) if pane is not None else None
-        return symbol or self._main.feed.state.market.selected
+        return symbol or self.context.state.market.selected
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         node: Widget | None = event.widget
@@ -291,7 +279,7 @@ class LayoutScreen(LeanScreen[None]):
 
     def _show_bar(self) -> None:
         symbol = self.focused_symbol()
-        known = self._main.feed.state.market.instruments
+        known = self.context.state.market.instruments
         gone = [s for s in self.plan.instruments if known and s not in known]
         text = f"Layout {self.plan.name} · b/s trade {symbol} (the focused pane's) · Y next layout · Esc dashboard"
         if gone:
@@ -315,7 +303,7 @@ class LayoutScreen(LeanScreen[None]):
         """A market picked in a markets pane: the dashboard selects it, and the panes that name no instrument
         follow it."""
         event.stop()
-        self._main.select(event.symbol)
+        self.context.select(event.symbol)
         self._show_bar()
 
     @on(PricePicked)
@@ -325,14 +313,14 @@ class LayoutScreen(LeanScreen[None]):
         event.stop()
         pane = self._market_pane  # the book picked in has the focus
         if pane is not None and self._instrument_of.get(pane, "") is None:
-            self._main.desk.picked = event.price
+            self.context.desk.picked = event.price
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Buy and sell as the dashboard offers them (not watch-only or read-only); its other trading keys are the
         dashboard's only, so the panes do not name them here."""
         if action in ("buy", "sell"):
-            return self._main.check_action(action, parameters)
-        return action not in self._main.TRADING_ACTIONS
+            return self.context.can_trade
+        return action not in TRADING_ACTIONS
 
     def on_key(self, event: events.Key) -> None:
         """b or s when nothing can be sent says why, as on the dashboard (they are not offered)."""
@@ -345,10 +333,10 @@ class LayoutScreen(LeanScreen[None]):
             self.notify(words, severity="warning")
 
     def action_buy(self) -> None:
-        self._main.desk.open_form("buy", self.focused_symbol())
+        self.context.orders.open_form("buy", self.focused_symbol())
 
     def action_sell(self) -> None:
-        self._main.desk.open_form("sell", self.focused_symbol())
+        self.context.orders.open_form("sell", self.focused_symbol())
 
     def action_dashboard(self) -> None:
         self.dismiss(None)

@@ -10,8 +10,6 @@ announced as notices, with the bell the config asks for.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from decimal import Decimal
 from typing import ClassVar
 
 from textual import events, on
@@ -23,16 +21,10 @@ from textual.geometry import Size
 from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from tui.api.client import Client
 from tui.config.launch import DashboardOptions
 from tui.feed.events import notices
-from tui.feed.heatmap import DepthHistory
-from tui.feed.worker import Feed
-from tui.trading import ConfirmPolicy
-from tui.trading.guards import OrderGuard
-from tui.trading.trailing import TrailRunner
-from tui.ui.diagnostics import FrameMeter
-from tui.ui.messages import FeedChanged, InstrumentChosen, PricePicked
+from tui.ui.diagnostics import FrameMeter, TerminalBytes
+from tui.ui.messages import InstrumentChosen, PricePicked
 from tui.ui.render.screens import LeanScreen
 from tui.ui.widgets.account_bar import AccountBar, one_summary
 from tui.ui.widgets.armed_banner import ArmedBanner
@@ -40,8 +32,7 @@ from tui.ui.widgets.book import OrderBookPane
 from tui.ui.widgets.chart import ChartPane, chart_type_label, next_chart_type, next_resolution, resolution_label
 from tui.ui.widgets.fills import FillsPane
 from tui.ui.widgets.footer import Footer
-from tui.ui.widgets.funding import FundingLine, FundingView, HeaderRow
-from tui.ui.widgets.header import ProfileHeader
+from tui.ui.widgets.funding import FundingLine, HeaderRow
 from tui.ui.widgets.markets import MarketsPane
 from tui.ui.widgets.orders import OpenOrdersPane
 from tui.ui.widgets.pane import FeedLine, FeedPane
@@ -50,21 +41,17 @@ from tui.ui.widgets.status_bar import STALE_AFTER_S, StatusBar, drift_warning
 from tui.ui.widgets.tape import TradeTapePane
 from tui.ui.worker_errors import report_worker_error
 
+from .context import LOW_BANDWIDTH_REFRESH_S, REFRESH_S, TICK_S, DashboardContext
 from .guard_post import GuardPost
-from .main_keys import MAIN_BINDINGS, locked_key_words
+from .main_keys import MAIN_BINDINGS, TRADING_ACTIONS, locked_key_words
 from .main_layout import MAIN_CSS
 from .main_pacing import NewsPacing
-from .order_desk import Desk, OrderDesk
 
-__all__ = ["MainScreen"]
+__all__ = ["LOW_BANDWIDTH_REFRESH_S", "REFRESH_S", "MainScreen"]
 
 log = logging.getLogger(__name__)
 
-REFRESH_S = 0.1  # the tick paced panes (markets, chart, account) count
-LOW_BANDWIDTH_REFRESH_S = 0.5  # ... on a slow link (--low-bandwidth)
-LOW_BANDWIDTH_STRETCH = 2.0  # ... where the panes paced in seconds (account, positions) redraw half as often
-TICK_S = 1.0  # ages in the status bar and the orders pane move on without new data
-LOW_BANDWIDTH_HEAT_TICKS = 5  # on a slow link (--low-bandwidth) the heatmap takes a column every 5 ticks
+LOW_BANDWIDTH_STRETCH = 2.0  # on a slow link the panes paced in seconds (account, positions) redraw half as often
 TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share the bottom cell, by tab
 ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
 
@@ -83,39 +70,16 @@ class MainScreen(LeanScreen[None]):
 
     DEFAULT_CSS = MAIN_CSS
 
-    def __init__(
-        self,
-        *,
-        feed: Feed,
-        client: Client,
-        profile: str,
-        signer: str | None,
-        demo_key: bool,
-        policy: ConfirmPolicy,
-        mainnet: bool = False,
-        network: str = "testnet",
-        read_only: bool = False,
-        low_bandwidth: bool = False,
-        clock: Callable[[], float],
-        wall_clock: Callable[[], float],
-        guard: OrderGuard | None = None,
-        trails: TrailRunner | None = None,
-        uncovered: Callable[[], Mapping[str, str]] | None = None,
-        owned: Callable[[], set[str]] | None = None,
-        ladder_notional: Decimal | None = None,
-    ) -> None:
+    def __init__(self, context: DashboardContext) -> None:
         super().__init__(id="main", classes="-show-book")  # which of the panes that share a place is shown
-        self.feed = feed
-        self._profile = profile
-        self._mainnet = mainnet
-        self._network = network
-        self._signer = signer
-        self._demo_key = demo_key
-        self._read_only = read_only
-        self._low_bandwidth = low_bandwidth
-        self._refresh_s = LOW_BANDWIDTH_REFRESH_S if low_bandwidth else REFRESH_S  # how often panes redraw
-        self._clock = clock
-        self._wall_clock = wall_clock
+        session = context.session
+        self.context = context
+        self.feed = session.feed
+        self._session = session
+        self._low_bandwidth = context.low_bandwidth
+        self._refresh_s = context.refresh_s  # how often panes redraw
+        self._clock = session.clock
+        self._wall_clock = session.wall_clock
         self._drift_told = False
         self._panes: list[FeedPane | FeedLine] | None = None
         self.pacing: NewsPacing | None = None  # the terminal's byte budget (made on mount, when the app is known)
@@ -123,29 +87,14 @@ class MainScreen(LeanScreen[None]):
         self._events_shown = 0  # how many of the feed's account events have been announced
         self._tab_labels: dict[str, str] = {}  # pane id -> the label its tab shows
         self.frames = FrameMeter()  # a refresh tick to the frame showing it (the diagnostics overlay)
-        self.funding = FundingView()  # how the markets pane and the header write funding rates (F cycles)
+        self.funding = context.funding  # how the markets pane and the header write funding rates (F cycles)
         # the book over time for the heatmap: a column every tick (every 5th on a slow link); tests stop it
-        self.depth_history = DepthHistory()
+        self.depth_history = context.depth_history
         self.sampling = True
-        self._heat_s = TICK_S * (LOW_BANDWIDTH_HEAT_TICKS if low_bandwidth else 1)
+        self._heat_s = context.heat_s
         self._heat_ticks = 0
-        desk = Desk(
-            self,
-            client,
-            feed.state,
-            refresh=feed.refresh_account,
-            policy=policy,
-            watch_only=signer is None,
-            read_only=read_only,
-            guard=guard,
-            clock=clock,
-            ladder_notional=ladder_notional,
-        )
-        self.desk = OrderDesk(desk, trails)
-        self._trails = trails
-        self._uncovered = uncovered  # what the protective tools could not keep covered, by instrument
-        self._owned = owned  # the cloids the order tools keep now: the others of their schemes run no more
-        self.guards = GuardPost(self, desk)  # armed mode, the loss limit in the header, liquidation warnings
+        self.desk = context.orders
+        self.guards = GuardPost(self, context.desk)  # armed mode, liquidation warnings, the day's PnL baseline
 
     def take_breakpoints(self, size: Size) -> None:
         """Take the breakpoint classes of ``size`` now, as Textual does on the first resize: then they are
@@ -155,24 +104,9 @@ class MainScreen(LeanScreen[None]):
             for point in points:
                 self.set_class(point == chosen, point[1], update=False)
 
-    def make_header(self, id: str) -> ProfileHeader:
-        """The line that says who trades where (profile, account, signer, connection): the ladder's and the
-        heatmap's screens show it too."""
-        return ProfileHeader(
-            self.feed.state,
-            profile=self._profile,
-            signer=self._signer,
-            demo_key=self._demo_key,
-            mainnet=self._mainnet,
-            network=self._network,
-            read_only=self._read_only,
-            note=self.guards.header_note,
-            id=id,
-        )
-
     def compose(self) -> ComposeResult:
         state = self.feed.state
-        header = self.make_header("header")
+        header = self.context.header("header")
         now_s = lambda: self._wall_clock() + (state.status.clock_drift_ms or 0) / 1000  # noqa: E731 (the exchange's)
         yield ArmedBanner(id="armed")
         yield HeaderRow(header, FundingLine(state, view=self.funding, now_s=now_s, id="funding"))
@@ -182,25 +116,32 @@ class MainScreen(LeanScreen[None]):
             yield OrderBookPane(state, id="book")
             yield TradeTapePane(state, id="tape")
             yield ChartPane(state, id="chart")
-            yield PositionsPane(state, uncovered=self._uncovered, id="positions")
+            yield PositionsPane(state, uncovered=self._session.uncovered, id="positions")
             with TabbedContent(id="orders-tabs"):
                 with TabPane("Open orders", id=TABS["orders"]):
-                    labels = self._trails.labels if self._trails is not None else None  # a trailing stop's type, peak
-                    yield OpenOrdersPane(state, now_s=self._wall_clock, labels=labels, owned=self._owned, id="orders")
+                    trails = self._session.trails
+                    labels = trails.labels if trails is not None else None  # a trailing stop's type, its peak
+                    owned = self._session.owned_cloids  # the others of the tools' schemes run no more
+                    yield OpenOrdersPane(state, now_s=self._wall_clock, labels=labels, owned=owned, id="orders")
                 with TabPane("Fills", id=TABS["fills"]):
                     yield FillsPane(state, id="fills")
         yield AccountBar(state, id="account")
-        yield StatusBar(state, clock=self._clock, latency=self.guards.desk.latency, id="status")
+        yield StatusBar(state, clock=self._clock, latency=self.context.desk.latency, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
         self._panes = self.live_panes()
         for pane in self._panes:
             pane.set_tick(self._refresh_s, LOW_BANDWIDTH_STRETCH if self._low_bandwidth else 1.0)
-        self.pacing = NewsPacing(self, self._clock, self._low_bandwidth)
+        counter = getattr(self.app, "terminal_bytes", None)  # counted by the output driver; none while headless
+        bytes_out = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
+        self.pacing = NewsPacing(
+            self.flush_panes, self.live_panes, self.set_timer, bytes_out, self._clock, self._low_bandwidth
+        )
         self.set_interval(self._refresh_s, self.pacing.tick)
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
+        self.context.follow(self, self.feed_changed)
         self.flush_panes()
         self.run_worker(self.guards.seed_day(), name="day PnL", group="guards", exit_on_error=False)
 
@@ -212,17 +153,21 @@ class MainScreen(LeanScreen[None]):
             return self._panes
         return [*self.query(FeedPane), *self.query(FeedLine)]
 
-    def feed_changed(self, message: FeedChanged) -> None:
+    def on_unmount(self) -> None:
+        self.context.leave(self)
+
+    def feed_changed(self, topics: frozenset[str]) -> None:
+        """The feed's news (the app's signal; the desk's and the app's own entries in the one state too)."""
         for pane in self.live_panes():
-            pane.feed_changed(message.topics)
+            pane.feed_changed(topics)
         # news is drawn at once, as long as the byte budget and the link allow (tui.ui.render.pacing), else as
         # soon as they do, with whatever came meanwhile; the account's own at once (``NewsPacing.urgent``). News
         # that comes while the screen still mounts (the feed's first picture, often) is drawn by its on_mount.
         if self._panes is not None:
-            self.pacing.news(message.topics) if self.pacing is not None else self.flush_panes(tick=False)
-        if "events" in message.topics and not self._announce_in:
+            self.pacing.news(topics) if self.pacing is not None else self.flush_panes(tick=False)
+        if "events" in topics and not self._announce_in:
             self._announce_in = ANNOUNCE_TICKS
-        if "status" in message.topics:
+        if "status" in topics:
             self._dim_stale()
             if not self._drift_told:
                 self._tell_drift()
@@ -337,23 +282,20 @@ class MainScreen(LeanScreen[None]):
 
     # ---- actions ------------------------------------------------------------------------------------
 
-    TRADING_ACTIONS: ClassVar[frozenset[str]] = frozenset({
-        "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
-        "bracket", "attach_exits", "cancel_cloid", "close_position", "reverse_position", "panic", "toggle_armed",
-        "trail",
-    })  # fmt: skip
+    TRADING_ACTIONS: ClassVar[frozenset[str]] = TRADING_ACTIONS
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Trading keys are not offered when nothing can be sent: watch-only (no key) or read-only; the pane
         cycle only where panes share a place."""
         if action == "cycle_panes":
             return bool(self._shared_panes())
-        return not (action in self.TRADING_ACTIONS and (self._read_only or self._signer is None))
+        return not (action in self.TRADING_ACTIONS and not self.context.can_trade)
 
     def on_key(self, event: events.Key) -> None:
         """A trading key pressed when nothing can be sent says why, instead of nothing (it is not offered)."""
         bindings = self._bindings.key_to_bindings.get(event.key, [])
-        words = locked_key_words(bindings, self.TRADING_ACTIONS, read_only=self._read_only, watch_only=not self._signer)
+        read_only, watch_only = self._session.read_only, self._session.signer is None
+        words = locked_key_words(bindings, self.TRADING_ACTIONS, read_only=read_only, watch_only=watch_only)
         if words:
             event.stop()
             event.prevent_default()
@@ -376,8 +318,7 @@ class MainScreen(LeanScreen[None]):
         following = shared[(shared.index(shown) + 1) % len(shared)]
         for name in ("book", "tape", "chart"):
             self.set_class(name == following, f"-show-{name}")
-        pane = self.query_one(f"#{following}")
-        pane.dirty = True  # type: ignore[attr-defined]  # it did not redraw while hidden
+        self.query_one(f"#{following}", FeedPane).dirty = True  # it did not redraw while hidden
         self.call_after_refresh(self.flush_panes)
         names = {"book": "order book", "tape": "trades", "chart": "chart"}
         self.notify(f"Showing the {names[following]} (v: the next)", timeout=2)
@@ -389,13 +330,13 @@ class MainScreen(LeanScreen[None]):
         from .ladder import LadderScreen  # not on the first frame
 
         if self.app.screen is self:
-            self.app.push_screen(LadderScreen(self, refresh_s=self._refresh_s))
+            self.app.push_screen(LadderScreen(self.context, refresh_s=self._refresh_s))
 
     def action_open_heatmap(self) -> None:
         from .heatmap import HeatmapScreen  # not on the first frame
 
         if self.app.screen is self:
-            self.app.push_screen(HeatmapScreen(self, refresh_s=self._heat_s))
+            self.app.push_screen(HeatmapScreen(self.context, refresh_s=self._heat_s))
 
     def action_buy(self) -> None:
         self.desk.open_form("buy")

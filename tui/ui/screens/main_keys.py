@@ -7,7 +7,14 @@ from collections.abc import Iterable
 
 from textual.binding import Binding, BindingType
 
-__all__ = ["MAIN_BINDINGS", "locked_key_words"]
+__all__ = ["MAIN_BINDINGS", "TRADING_ACTIONS", "locked_key_words"]
+
+# the keys that send: not offered when nothing can be sent (watch-only, read-only)
+TRADING_ACTIONS: frozenset[str] = frozenset({
+    "buy", "sell", "amend_order", "cancel_order", "cancel_instrument", "cancel_everything", "scale", "cancel_group",
+    "bracket", "attach_exits", "cancel_cloid", "close_position", "reverse_position", "panic", "toggle_armed",
+    "trail",
+})  # fmt: skip
 
 MAIN_BINDINGS: list[BindingType] = [
     Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy at the best ask or the picked price"),

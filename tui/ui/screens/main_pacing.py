@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from textual.timer import Timer
 
 from tui.ui.diagnostics import TerminalBytes
 from tui.ui.render.pacing import DEFAULT_BUDGET, LOW_BANDWIDTH_BUDGET, BytePacer
+from tui.ui.widgets.pane import FeedLine, FeedPane
 
-if TYPE_CHECKING:
-    from .main import MainScreen
-
-__all__ = ["NewsPacing"]
+__all__ = ["Flush", "NewsPacing"]
 
 # the account's own news (a fill, an order placed or done) is drawn at once, whatever the byte budget and the panes'
 # pace: a trader reads the position right after the notice; its position and summary come in pushes of their own,
@@ -23,13 +21,28 @@ ACCOUNT_TOPICS = frozenset({"events", "orders", "fills", "positions", "account"}
 HURRY_S = 2.0
 
 
-class NewsPacing:
-    """One timer for all that waits for the budget (``tui.ui.render.pacing``); made on mount, when the app is known."""
+class Flush(Protocol):
+    """Let the live panes draw what changed (``topics``: only those that follow one of them)."""
 
-    def __init__(self, screen: MainScreen, clock: Callable[[], float], low_bandwidth: bool) -> None:
-        self.screen = screen
-        counter = getattr(screen.app, "terminal_bytes", None)  # counted by the output driver; none while headless
-        bytes_out = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
+    def __call__(self, tick: bool = True, topics: frozenset[str] | None = None) -> None: ...
+
+
+class NewsPacing:
+    """One timer for all that waits for the budget (``tui.ui.render.pacing``): ``flush`` draws the ``panes``,
+    ``timer`` holds a redraw, ``bytes_out`` counts what the terminal was sent. Made on mount, when the app is known."""
+
+    def __init__(
+        self,
+        flush: Flush,
+        panes: Callable[[], Sequence[FeedPane | FeedLine]],
+        timer: Callable[[float, Callable[[], None]], Timer],
+        bytes_out: TerminalBytes,
+        clock: Callable[[], float],
+        low_bandwidth: bool,
+    ) -> None:
+        self.flush = flush
+        self.panes = panes
+        self._timer = timer
         budget = LOW_BANDWIDTH_BUDGET if low_bandwidth else DEFAULT_BUDGET
         self.pacer = BytePacer(budget, clock, bytes_out.read, lambda: bytes_out.queued())
         self._held: Timer | None = None  # the redraw waiting for budget, when one is
@@ -40,12 +53,12 @@ class NewsPacing:
         """Draw what changed (``topics``) now if the budget allows it, else once it does; the account's own news
         at once, whatever the budget (``urgent``)."""
         if self.urgent(topics) and self.pacer.wait(urgent=True) <= 0:
-            self.screen.flush_panes(tick=False, topics=ACCOUNT_TOPICS)
+            self.flush(tick=False, topics=ACCOUNT_TOPICS)
         wait = self.pacer.wait()
         if wait <= 0:
-            self.screen.flush_panes(tick=False)
+            self.flush(tick=False)
         elif self._held is None:
-            self._held = self.screen.set_timer(wait, self._draw_held)
+            self._held = self._timer(wait, self._draw_held)
 
     def urgent(self, topics: frozenset[str]) -> bool:
         """Whether ``topics`` are the account's own news (or its positions and summary shortly after); the panes
@@ -55,7 +68,7 @@ class NewsPacing:
             self._hurry_until = now + HURRY_S
         if now >= self._hurry_until or not topics & ACCOUNT_TOPICS:
             return False
-        for pane in self.screen.live_panes():
+        for pane in self.panes():
             if pane.TOPICS & topics & ACCOUNT_TOPICS:
                 pane.redraw_soon()
         return True
@@ -68,9 +81,9 @@ class NewsPacing:
         """The refresh tick: paced panes count it; what is due is drawn if the budget allows it."""
         wait = self.pacer.wait()
         if wait <= 0:
-            self.screen.flush_panes()
+            self.flush()
             return
-        for pane in self.screen.live_panes():
+        for pane in self.panes():
             pane.count_tick()
         if self._held is None:
-            self._held = self.screen.set_timer(wait, self._draw_held)
+            self._held = self._timer(wait, self._draw_held)

@@ -15,13 +15,14 @@ from tui.trading import (
 )
 from tui.trading import placement as placing
 from tui.trading.cloids import with_tool_cloids
+from tui.trading.desk import TradingDesk
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import AmendUnsure, checked, describe_order, why_failed
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
-from .base import Desk
+from .base import ScreenPort
 
 AMEND_EXPIRY_S = 15.0  # a new order the exchange has not seen by then never goes: its lost answer is settled soon
 
@@ -29,8 +30,9 @@ AMEND_EXPIRY_S = 15.0  # a new order the exchange has not seen by then never goe
 class Amends:
     """An open order changed: cancelled, then placed anew once the cancel is done."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
 
     def amend_order(self, order: Order | None) -> None:
         """A form with the order's price, trigger and size; on Enter, cancel it and place the new one. The
@@ -38,7 +40,7 @@ class Amends:
         if self.desk.refuse("amend"):
             return
         if order is None:
-            self.desk.screen.notify("No open order selected.", severity="warning")
+            self.port.notify("No open order selected.", severity="warning")
             return
         symbol = order.instrument
         if self.desk.context(symbol) is None:
@@ -92,7 +94,7 @@ class Amends:
             focus="trigger" if triggered else "price",
             enter="Enter: cancel and replace (asks first only when the order needs it)",
         )
-        self.desk.screen.app.push_screen(form, entered)
+        self.port.push(form, entered)
 
     def _amend(self, order: Order, plan: OrderPlan) -> None:
         [plan] = with_tool_cloids([plan], "amend")  # an id of its own: a lost answer is read back from the record
@@ -117,7 +119,7 @@ class Amends:
         client = self.desk.client
 
         def unconfirmed(lost: str) -> None:
-            self.desk.screen.notify(
+            self.port.notify(
                 f"oid {order.order_id} is cancelled; the new order's answer was lost ({lost}): reading the exchange's "
                 "record before anything else is sent",
                 title="Amend unconfirmed",

@@ -9,13 +9,14 @@ from decimal import Decimal
 
 from tui.api.models import Order
 from tui.trading import Side, fmt_decimal
+from tui.trading.desk import TradingDesk
 from tui.trading.grammar import FieldError, is_multiple, parse_positive
 from tui.trading.ladder import ladder_order, ladder_size
 from tui.trading.outcomes import describe_order
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective
 
-from .base import Desk
+from .base import ScreenPort
 from .orders import SingleOrders
 
 __all__ = ["LadderOrders"]
@@ -24,8 +25,9 @@ __all__ = ["LadderOrders"]
 class LadderOrders:
     """Orders at a price picked on the ladder, for the size the ladder holds per instrument."""
 
-    def __init__(self, desk: Desk, single: SingleOrders) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort, single: SingleOrders) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
         self.single = single
 
     def size(self, symbol: str) -> str | None:
@@ -63,7 +65,7 @@ class LadderOrders:
         symbol = desk.state.market.selected
         size = self.size(symbol)
         if size is None:
-            desk.screen.notify(
+            self.port.notify(
                 f"No size for {symbol} yet (no price to size it at): z sets the ladder's size.",
                 severity="warning",
                 markup=False,
@@ -71,12 +73,12 @@ class LadderOrders:
             return
         ctx = desk.context(symbol)
         if ctx is None:
-            desk.screen.notify("No instrument data yet.", severity="warning")
+            self.port.notify("No instrument data yet.", severity="warning")
             return
         result = ladder_order(side, price, size, ctx)
         if result.plan is None:
             why = "; ".join(f"{field}: {text}" for field, text in result.errors.items())
-            desk.screen.notify(f"{what}: {why}. Nothing was sent.", title="Not sent", severity="warning", markup=False)
+            self.port.notify(f"{what}: {why}. Nothing was sent.", title="Not sent", severity="warning", markup=False)
             return
         desk.confirm_then_place(result.plan, ctx, title=f"{side.capitalize()} {size} {symbol} at the ladder's price?")
 
@@ -87,7 +89,7 @@ class LadderOrders:
         if desk.refuse("cancel"):
             return
         if not orders:
-            desk.screen.notify(f"No order of yours at {fmt_decimal(price)}.", severity="warning", markup=False)
+            self.port.notify(f"No order of yours at {fmt_decimal(price)}.", severity="warning", markup=False)
             return
         if len(orders) == 1:
             self.single.cancel_order(orders[0])

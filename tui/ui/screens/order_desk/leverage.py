@@ -6,20 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tui.trading import fmt_decimal
+from tui.trading.desk import TradingDesk
 from tui.trading.grammar import parse_whole
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
-from .base import Desk
+from .base import ScreenPort
 
 
-def change_leverage(desk: Desk, symbol: str, then: Callable[[], object]) -> None:
+def change_leverage(desk: TradingDesk, port: ScreenPort, symbol: str, then: Callable[[], object]) -> None:
     """Ask for the new leverage on ``symbol``, confirm, send; ``then`` once the setting is read again."""
     if desk.refuse("leverage change"):
         return
     info = desk.state.market.instruments.get(symbol)
     if info is None or info.kind != "perp":
-        desk.screen.notify(f"{symbol}: leverage applies to perps only.", severity="warning", markup=False)
+        port.notify(f"{symbol}: leverage applies to perps only.", severity="warning", markup=False)
         return
     current = desk.leverage.get(symbol)
     now = f"{fmt_decimal(current.leverage)}x" if current is not None else "not read yet"
@@ -46,4 +47,4 @@ def change_leverage(desk: Desk, symbol: str, then: Callable[[], object]) -> None
     fields = [FormField("leverage", "Leverage (x)", "", placeholder=f"1 to {info.max_leverage}")]
     notes = [f"Now {now} ({current.margin_type})." if current is not None else f"Now {now}."]
     form = FormScreen(f"Leverage on {symbol}", fields, check, notes=notes, enter="Enter: review")
-    desk.screen.app.push_screen(form, entered)
+    port.push(form, entered)

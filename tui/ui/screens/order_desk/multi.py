@@ -23,22 +23,24 @@ from tui.trading import (
     scale_plan,
     validate,
 )
+from tui.trading.desk import TradingDesk
 from tui.trading.exit_outcome import ExitOutcome, entry_fee, exit_lines, exit_outcome
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
 from tui.trading.scale import scale_prices
 from tui.ui.widgets.display import fmt_money, fmt_price, fmt_size, short_address
 
-from ..form import FormField, FormScreen, side_field
+from ..form import FormField, FormScreen, side_field, side_of
 from ..order_form import fmt_plain
-from .base import Desk
+from .base import ScreenPort
 
 
 class MultiOrders:
     """Several orders in one placeOrder (bracket, exits, scale), and a scale group's cancel."""
 
-    def __init__(self, desk: Desk) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
 
     def bracket(self) -> None:
         """An entry with a take-profit and/or a stop-loss, one placeOrder: the TP/SL wait for the entry."""
@@ -47,15 +49,15 @@ class MultiOrders:
         symbol = self.desk.state.market.selected
         ctx0 = self.desk.context(symbol)
         if ctx0 is None or ctx0.kind != "perp":
-            self.desk.screen.notify("Brackets are for perps: select one.", severity="warning")
+            self.port.notify("Brackets are for perps: select one.", severity="warning")
             return
 
         def check(values: dict[str, str]) -> tuple[list[OrderPlan], OrderContext]:
             ctx = self.desk.context(symbol)
-            side = values["side"].strip().lower()
-            if ctx is None or side not in ("buy", "sell"):
+            side = side_of(values["side"])
+            if ctx is None or side is None:
                 raise FieldError("side", "buy or sell")
-            plans, errors = bracket_plans(ctx, side, values["price"], values["size"], values["tp"], values["sl"])  # type: ignore[arg-type]
+            plans, errors = bracket_plans(ctx, side, values["price"], values["size"], values["tp"], values["sl"])
             if plans is None:
                 raise first_error(errors, ("price", "size", "tp", "sl"))
             return plans, ctx
@@ -76,18 +78,18 @@ class MultiOrders:
 
         def preview(values: dict[str, str]) -> list[str]:
             ctx = self.desk.context(symbol)
-            side = values["side"].strip().lower()
-            if ctx is None or side not in ("buy", "sell"):
+            side = side_of(values["side"])
+            if ctx is None or side is None:
                 return self.desk.risk_preview(None, ctx, "side: buy or sell")
             price = values["price"].strip()  # the entry alone: the TP and SL only ever reduce it
-            entry = OrderInput(side=side, kind="limit" if price else "market", price=price, size=values["size"])  # type: ignore[arg-type]
+            entry = OrderInput(side=side, kind="limit" if price else "market", price=price, size=values["size"])
             result = validate(entry, ctx)
             lines = self.desk.risk_preview(result.plan, ctx, next(iter(result.errors.values()), ""))
             inputs, plan = self.desk.risk(symbol), result.plan
             paid_in = entry_fee(plan, ctx, inputs) if plan is not None else None  # the entry is not placed yet
 
             def leg(tp: str, sl: str) -> ExitOutcome | None:
-                plans = bracket_plans(ctx, side, price, values["size"], tp, sl)[0] if (tp + sl).strip() else None  # type: ignore[arg-type]
+                plans = bracket_plans(ctx, side, price, values["size"], tp, sl)[0] if (tp + sl).strip() else None
                 return exit_outcome(plans[-1], plans[0].reference_price, ctx, inputs, paid_in) if plans else None
 
             legs = [("TP", leg(values["tp"], "")), ("SL", leg("", values["sl"]))]
@@ -102,7 +104,7 @@ class MultiOrders:
         if self.desk.refuse("TP/SL"):
             return
         if position is None:
-            self.desk.screen.notify("No position selected.", severity="warning")
+            self.port.notify("No position selected.", severity="warning")
             return
         symbol = position.instrument
 
@@ -167,7 +169,7 @@ class MultiOrders:
             self.desk.ask(question, lines, lambda: self._place_many(plans), yes="Send (y)")
 
         form = FormScreen(title, fields, check, notes=notes, focus=focus or fields[0].name, preview=preview)
-        self.desk.screen.app.push_screen(form, entered)
+        self.port.push(form, entered)
         return form
 
     def _place_many(self, plans: list[OrderPlan]) -> None:
@@ -180,7 +182,7 @@ class MultiOrders:
         symbol = self.desk.state.market.selected
         ctx0 = self.desk.context(symbol)
         if ctx0 is None:
-            self.desk.screen.notify("No instrument data yet.", severity="warning")
+            self.port.notify("No instrument data yet.", severity="warning")
             return
         group = f"sc{int(time.time() * 1000) % 10**10}"  # the orders' cloids: <group>-1 .. <group>-N
         near = ctx0.best_bid or ctx0.mark or Decimal(0)
@@ -188,11 +190,11 @@ class MultiOrders:
 
         def check(values: dict[str, str]) -> ScalePlan:
             ctx = self.desk.context(symbol)
-            side = values["side"].strip().lower()
-            if ctx is None or side not in ("buy", "sell"):
+            side = side_of(values["side"])
+            if ctx is None or side is None:
                 raise FieldError("side", "buy or sell")
             plan, errors = scale_plan(
-                ctx, side, values["low"], values["high"], values["count"], values["size"],  # type: ignore[arg-type]
+                ctx, side, values["low"], values["high"], values["count"], values["size"],
                 values["weight"].strip().lower(), group,
             )  # fmt: skip
             if plan is None:
@@ -230,11 +232,11 @@ class MultiOrders:
 
         def preview(values: dict[str, str]) -> list[str]:
             ctx = self.desk.context(symbol)
-            side = values["side"].strip().lower()
-            if ctx is None or side not in ("buy", "sell"):
+            side = side_of(values["side"])
+            if ctx is None or side is None:
                 return self.desk.risk_preview(None, ctx, "side: buy or sell")
             plan, errors = scale_plan(
-                ctx, side, values["low"], values["high"], values["count"], values["size"],  # type: ignore[arg-type]
+                ctx, side, values["low"], values["high"], values["count"], values["size"],
                 values["weight"].strip().lower(), group,
             )  # fmt: skip
             if plan is None:
@@ -245,7 +247,7 @@ class MultiOrders:
 
         notes = [f"{symbol}: limit orders (GTC) from the low price to the high one, both included, on the tick."]
         form = FormScreen(f"Scale order · {symbol}", fields, check, notes=notes, focus="size", preview=preview)
-        self.desk.screen.app.push_screen(form, entered)
+        self.port.push(form, entered)
         self.desk.read_risk(symbol, form.show_preview)
 
     def _place_scale(self, plan: ScalePlan) -> None:
@@ -264,7 +266,7 @@ class MultiOrders:
             return
         group = scale_group_of(order.cloid) if order is not None else None
         if order is None or group is None:
-            self.desk.screen.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
+            self.port.notify("Select an order of a scale group (its cloid is sc…-n).", severity="warning")
             return
         members = [o for o in self.desk.state.account.open_orders if scale_group_of(o.cloid) == group]
 

@@ -10,6 +10,7 @@ from tui.trading import (
     close_part_plan,
     fmt_decimal,
 )
+from tui.trading.desk import TradingDesk
 from tui.trading.exit_outcome import exit_outcome, realized_line
 from tui.trading.grammar import FieldError, parse_cloid
 from tui.trading.outcomes import checked, describe_order
@@ -21,15 +22,16 @@ from tui.ui.widgets.orders import is_protective, order_type
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
-from .base import Desk
+from .base import ScreenPort
 from .leverage import change_leverage
 
 
 class SingleOrders:
     """One order at a time: the order form, the cancels, the close of a position."""
 
-    def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort, trails: TrailRunner | None = None) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
         self.trails = trails  # a trailing stop's order says so when `x` asks about it
 
     def open_form(self, side: str, symbol: str | None = None) -> None:
@@ -41,7 +43,7 @@ class SingleOrders:
         symbol = symbol or selected
         ctx = self.desk.context(symbol)
         if ctx is None:
-            self.desk.screen.notify("No instrument data yet.", severity="warning")
+            self.port.notify("No instrument data yet.", severity="warning")
             return
         picked = self.desk.picked if symbol == selected else None
         price = picked or (ctx.best_ask if side == "buy" else ctx.best_bid)
@@ -54,7 +56,7 @@ class SingleOrders:
             send_group=self.desk.place_group,
             gate=self.desk,
             risk=lambda: self.desk.risk(symbol),
-            change_leverage=lambda: change_leverage(self.desk, symbol, form.risk_read),
+            change_leverage=lambda: change_leverage(self.desk, self.port, symbol, form.risk_read),
         )
         self.desk.read_risk(symbol, form.risk_read)  # the leverage in force, asked afresh
 
@@ -62,13 +64,13 @@ class SingleOrders:
             if plan is not None:  # placed: the picked price has served (its size is not the ladder's)
                 self.desk.picked = None
 
-        self.desk.screen.app.push_screen(form, closed)
+        self.port.push(form, closed)
 
     def cancel_order(self, order: Order | None) -> None:
         if self.desk.refuse("cancel"):
             return
         if order is None:
-            self.desk.screen.notify("No open order selected.", severity="warning")
+            self.port.notify("No open order selected.", severity="warning")
             return
 
         async def call() -> str:
@@ -112,7 +114,7 @@ class SingleOrders:
             try:
                 cloid = parse_cloid("cloid", text or "")
             except FieldError as exc:
-                self.desk.screen.notify(exc.message, severity="warning", markup=False)
+                self.port.notify(exc.message, severity="warning", markup=False)
                 return
             if not cloid:
                 return
@@ -131,7 +133,7 @@ class SingleOrders:
             self.desk.run("Cancel", call)
 
         prompt = PromptScreen("Cancel the order with client order id:", placeholder="cloid")
-        self.desk.screen.app.push_screen(prompt, entered)
+        self.port.push(prompt, entered)
 
     def close_position(self, position: Position | None) -> None:
         """A form to close all or part of ``position``: size in the base asset or as a percentage, at market
@@ -139,7 +141,7 @@ class SingleOrders:
         if self.desk.refuse("close"):
             return
         if position is None:
-            self.desk.screen.notify("No position selected.", severity="warning")
+            self.port.notify("No position selected.", severity="warning")
             return
         symbol = position.instrument
         ctx0 = self.desk.context(symbol)
@@ -188,7 +190,7 @@ class SingleOrders:
 
         enter = "Enter: send (asks first only when the order needs it)"
         form = FormScreen(f"Close {symbol}", fields, check, notes=notes, focus="size", enter=enter, preview=preview)
-        self.desk.screen.app.push_screen(form, entered)
+        self.port.push(form, entered)
         self.desk.read_risk(symbol, form.show_preview)
 
     def cancel_everything(self) -> None:

@@ -14,11 +14,12 @@ from tui.api.models import Position
 from tui.trading import (
     close_position_plan,
 )
+from tui.trading.desk import TradingDesk
 from tui.trading.outcomes import placed_oid, why_failed
 from tui.trading.trailing import TrailRunner
 from tui.ui.widgets.display import short_address
 
-from .base import Desk
+from .base import ScreenPort
 
 log = logging.getLogger(__name__)
 TRAILS_STOP_S = 5.0  # how long the trailing stops may take to settle a move under way before PANIC goes on
@@ -27,8 +28,9 @@ TRAILS_STOP_S = 5.0  # how long the trailing stops may take to settle a move und
 class Panic:
     """Cancel everything and close every position, each result reported."""
 
-    def __init__(self, desk: Desk, trails: TrailRunner | None = None) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort, trails: TrailRunner | None = None) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
         self.trails = trails  # stopped first, so that none moves its stop back in after the cancel
 
     def panic(self) -> None:
@@ -44,13 +46,13 @@ class Panic:
         lines.append("Market orders fill against the book, with slippage. Enter or n: do nothing.")
 
         def start() -> None:
-            self.desk.screen.run_worker(self._panic(orders), name="PANIC", group="submit", exit_on_error=False)
+            self.port.run(self._panic(orders), name="PANIC", group="submit")
 
         self.desk.ask("PANIC: cancel every order and close every position?", lines, start, yes="PANIC (y)")
 
     def _report(self, message: str, *, error: bool = False) -> None:
         log.log(logging.ERROR if error else logging.WARNING, "panic: %s", message.replace("\n", " "))
-        self.desk.screen.notify(
+        self.port.notify(
             message, title="PANIC", severity="error" if error else "warning", timeout=15 if error else 8, markup=False
         )
 

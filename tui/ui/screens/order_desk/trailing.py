@@ -13,13 +13,14 @@ from decimal import Decimal
 
 from tui.api.models import Position
 from tui.trading import OrderContext, fmt_decimal
+from tui.trading.desk import TradingDesk
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
 from tui.trading.trail_plan import SOURCES, Source, TrailSpec, stop_plan, trail_spec
 from tui.trading.trailing import Trail, TrailRunner
 
 from ..form import FormField, FormScreen
-from .base import Desk
+from .base import ScreenPort
 
 __all__ = ["STAYS", "TrailingStops"]
 
@@ -29,19 +30,20 @@ STAYS = "If xtui stops (quit, crash, lost connection), the last stop stays on th
 class TrailingStops:
     """Start a trailing stop on the selected position, or stop the one running on it."""
 
-    def __init__(self, desk: Desk, runner: TrailRunner | None) -> None:
+    def __init__(self, desk: TradingDesk, port: ScreenPort, runner: TrailRunner | None) -> None:
         self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
         self.runner = runner
 
     def trail(self, position: Position | None) -> None:
         if self.desk.refuse("trailing stop"):
             return
         if position is None or not position.size:
-            self.desk.screen.notify("No position selected: a trailing stop follows a position.", severity="warning")
+            self.port.notify("No position selected: a trailing stop follows a position.", severity="warning")
             return
         runner = self.runner
         if runner is None:
-            self.desk.screen.notify("Trailing stops need a key to trade with.", severity="warning")
+            self.port.notify("Trailing stops need a key to trade with.", severity="warning")
             return
         symbol = position.instrument
         running = next((t for t in runner.active if t.spec.symbol == symbol), None)
@@ -109,4 +111,4 @@ class TrailingStops:
             STAYS,
         ]
         form = FormScreen(f"Trailing stop · {symbol}", fields, check, notes=notes, preview=preview)
-        self.desk.screen.app.push_screen(form, entered)
+        self.port.push(form, entered)
