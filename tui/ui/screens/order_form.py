@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from decimal import Decimal
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, TypeVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -33,10 +33,12 @@ from tui.trading import (
     OrderContext,
     OrderInput,
     OrderPlan,
+    Side,
     confirmation_reasons,
     market_estimate,
     validate,
 )
+from tui.trading.orders import Kind, SizeUnit, Tif
 from tui.trading.risk_preview import RiskInputs, leverage_line, liquidation_line, money, preview_plan, risk_lines
 from tui.ui.widgets.display import fmt_money
 
@@ -73,6 +75,11 @@ KIND_OPTIONS = [
     ("stop-loss", "stop_loss"),
 ]
 TIF_OPTIONS = [("GTC", "GTC"), ("IOC", "IOC"), ("FOK", "FOK")]
+SIDES: tuple[Side, ...] = ("buy", "sell")
+KINDS: tuple[Kind, ...] = ("limit", "market", "stop", "take_profit", "stop_loss")
+UNITS: tuple[SizeUnit, ...] = ("base", "quote", "percent")
+TIFS: tuple[Tif, ...] = ("GTC", "IOC", "FOK")
+_Choice = TypeVar("_Choice", bound=str)
 FOLLOW_S = 1.0  # how often the estimates follow the book and the account while nothing is typed
 ERROR_FIELDS = ("kind", "price", "trigger", "size", *RISK_FIELDS, "tif", "post_only", "reduce_only", "cloid")
 COMPACT_BELOW = 32  # terminal rows under which the form's rows lose the blank line between them
@@ -176,17 +183,22 @@ class OrderFormScreen(ModalScreen[OrderPlan | None]):
     def form_input(self) -> OrderInput:
         """What the form holds now."""
         return OrderInput(
-            side=self._select("side"),  # type: ignore[arg-type]
-            kind=self._select("kind"),  # type: ignore[arg-type]
+            side=self._choice("side", SIDES),
+            kind=self._choice("kind", KINDS),
             price=self.query_one("#price", Input).value,
             trigger=self.query_one("#trigger", Input).value,
             size=self.query_one("#size", Input).value,
-            size_unit=self._select("unit"),  # type: ignore[arg-type]
-            tif=self._select("tif"),  # type: ignore[arg-type]
+            size_unit=self._choice("unit", UNITS),
+            tif=self._choice("tif", TIFS),
             post_only=self.query_one("#post_only", Checkbox).value,
             reduce_only=self.query_one("#reduce_only", Checkbox).value,
             cloid=self.query_one("#cloid", Input).value,
         )
+
+    def _choice(self, id_: str, choices: tuple[_Choice, ...]) -> _Choice:
+        """A select's value among ``choices``, the only ones it offers (the first should it hold another)."""
+        value = self._select(id_)
+        return next((choice for choice in choices if choice == value), choices[0])
 
     def _select(self, id_: str) -> str:
         """A select's value; its first choice while it has none (Textual's ``Select.NULL`` as the form closes)."""
