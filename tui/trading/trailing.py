@@ -38,6 +38,7 @@ from .tool_book import KeptTrail
 from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
 from .trail_state import State, Stop, Trail
+from .waits import sleep_unless_woken
 
 __all__ = ["Stop", "Trail", "TrailRunner"]
 
@@ -207,11 +208,7 @@ class TrailRunner:
         """Until ``seconds`` have passed, or ``stop`` wakes it."""
         event = self._wake[trail.id]
         event.clear()
-        tasks: set[asyncio.Future[object]] = {asyncio.ensure_future(event.wait())}
-        tasks.add(asyncio.ensure_future(self.sleep(seconds)))
-        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
+        await sleep_unless_woken(event, self.sleep, seconds)
 
     async def _step(self, trail: Trail) -> None:
         spec = trail.spec

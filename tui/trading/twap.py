@@ -38,6 +38,7 @@ from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, p
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tools import Job
+from .waits import sleep_unless_woken
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
 
@@ -228,12 +229,7 @@ class TwapRunner:
         """Until ``seconds`` have passed (forever: None), or pause, resume or cancel wakes it."""
         event = self._wake[twap.id]
         event.clear()
-        tasks: set[asyncio.Future[object]] = {asyncio.ensure_future(event.wait())}
-        if seconds is not None:
-            tasks.add(asyncio.ensure_future(self.sleep(seconds)))
-        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for task in pending:
-            task.cancel()
+        await sleep_unless_woken(event, self.sleep, seconds)
 
     async def _slice(self, twap: Twap) -> None:
         spec = twap.spec
