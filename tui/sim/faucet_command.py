@@ -12,6 +12,8 @@ from tui.api.endpoints import check_base_url
 from tui.api.errors import ClientError
 from tui.api.faucet import FaucetAnswer
 
+from .arguments import checked
+
 
 def add_faucet_command(sim: argparse.ArgumentParser, amount: Callable[[str], Decimal]) -> None:
     """``faucet`` under ``xtui sim``; ``amount`` parses an amount (the sim's own decimal grammar)."""
@@ -22,16 +24,11 @@ def add_faucet_command(sim: argparse.ArgumentParser, amount: Callable[[str], Dec
         description="Fund ADDRESS on the xtui sim at URL: USDC of derivatives collateral and the demo spot balances.",
     )
     f.add_argument("address", metavar="ADDRESS", help="the 0x… address to fund")
-    f.add_argument("--url", required=True, type=_url, help="the exchange's base URL, as `xtui sim` printed it")
+    f.add_argument(
+        "--url", required=True, type=checked(check_base_url), help="the exchange's base URL, as `xtui sim` printed it"
+    )
     f.add_argument("--amount", type=amount, default=None, help="USDC to give (default: the exchange's --faucet-usdc)")
     f.add_argument("--once", action="store_true", help="only if the faucet never funded this address")
-
-
-def _url(text: str) -> str:
-    try:
-        return check_base_url(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run_faucet(args: argparse.Namespace) -> int:

@@ -7,33 +7,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TypeVar
 
-from .grammar import int_text
+from .arguments import checked, whole
 from .server.fault_plan import PRESETS, FaultPlan, parse_latency, parse_rate, parse_seconds, plan_from
 
 __all__ = ["add_fault_arguments", "plan_from_args"]
-
-T = TypeVar("T")
-
-
-def _checked(parse: Callable[[str], T]) -> Callable[[str], T]:
-    def read(text: str) -> T:
-        try:
-            return parse(text)
-        except ValueError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-
-    read.__name__ = parse.__name__.removeprefix("parse_")  # argparse names the type in its messages
-    return read
-
-
-def _seed(text: str) -> int:
-    n = int_text(text)
-    if n is None:
-        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {text[:40]!r}")
-    return n
-
 
 # the single knobs: (option, the FaultPlan field it sets, its parser, metavar, help)
 _KNOBS: tuple[tuple[str, str, Callable[[str], object], str, str], ...] = (
@@ -94,10 +72,10 @@ def add_fault_arguments(p: argparse.ArgumentParser) -> None:
         help="a preset: none (default), realistic, thin-book or brutal; the knobs below override its values",
     )
     g.add_argument(
-        "--fault-seed", type=_seed, default=None, metavar="N", help="seed of the faults' draws (default: --seed's)"
+        "--fault-seed", type=whole, default=None, metavar="N", help="seed of the faults' draws (default: --seed's)"
     )
     for option, field, parse, metavar, what in _KNOBS:
-        g.add_argument(option, dest=field, type=_checked(parse), metavar=metavar, help=what)
+        g.add_argument(option, dest=field, type=checked(parse), metavar=metavar, help=what)
 
 
 def plan_from_args(args: argparse.Namespace) -> FaultPlan:

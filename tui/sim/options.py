@@ -16,10 +16,10 @@ from tui.api.decimals import is_plain_decimal
 from tui.api.faucet import FAUCET_MODES, FaucetMode
 from tui.edges.safe_text import printable
 
+from .arguments import whole
 from .engine.rules import BATCH_RULES, CLOID_RULES
 from .faucet_command import add_faucet_command, run_faucet
 from .fault_options import add_fault_arguments, plan_from_args
-from .grammar import int_text
 from .server.network import DEFAULT_NETWORK, NETWORKS
 from .server.ratelimit import Limits
 
@@ -38,14 +38,6 @@ def _decimal(text: str) -> Decimal:
     return d
 
 
-def _whole(text: str) -> int:
-    """A whole number in the one integer grammar: ASCII digits only (``int()`` also reads "٣" and " 3")."""
-    n = int_text(text)
-    if n is None:
-        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {text[:40]!r}")
-    return n
-
-
 def _move_pct(text: str) -> Decimal:
     d = _decimal(text)
     if not 0 < d <= 1000:
@@ -54,14 +46,14 @@ def _move_pct(text: str) -> Decimal:
 
 
 def _positive_int(text: str) -> int:
-    n = _whole(text)
+    n = whole(text)
     if n <= 0:
         raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
     return n
 
 
 def _port(text: str) -> int:
-    n = _whole(text)
+    n = whole(text)
     if n > 65_535:
         raise argparse.ArgumentTypeError(f"a port is at most 65535: {text!r}")
     return n
@@ -109,7 +101,7 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback only)")
     p.add_argument("--port", type=_port, default=0, help="port (0: any free port; the first line says which)")
     p.add_argument(
-        "--seed", type=_whole, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
+        "--seed", type=whole, default=None, help="seed of the synthetic market and its history (default: a fresh one)"
     )
     p.add_argument(
         "--faucet",

@@ -48,6 +48,15 @@ class Candle:
         self.open = self.high = self.low = self.close = price
         self.volume = volume
 
+    def fold(self, price: Decimal, volume: Decimal) -> None:
+        """A trade of ``volume`` at ``price`` in this candle's bucket."""
+        if price > self.high:
+            self.high = price
+        elif price < self.low:
+            self.low = price
+        self.close = price
+        self.volume += volume
+
     def record(self) -> dict[str, Any]:
         return {
             "time": self.time,
@@ -76,12 +85,7 @@ class Series:
         if candles:
             last = candles[-1]
             if b <= last.time:  # same bucket (or a late event: folded into the open candle)
-                if price > last.high:
-                    last.high = price
-                elif price < last.low:
-                    last.low = price
-                last.close = price
-                last.volume += volume
+                last.fold(price, volume)
                 return
             gap = (b - last.time) // self.res_ms - 1
             if gap > 0:
@@ -197,12 +201,7 @@ class CandleStore:
         minute = series[0]
         last = minute.candles[-1] if minute.candles else None
         if last is not None and t_ms - t_ms % 60_000 <= last.time:  # the open minute: the hot path
-            if price > last.high:
-                last.high = price
-            elif price < last.low:
-                last.low = price
-            last.close = price
-            last.volume += volume
+            last.fold(price, volume)
         else:
             if last is not None:
                 for s in series[1:]:

@@ -166,21 +166,15 @@ class Trade:
     def record(self) -> dict[str, Any]:
         """The ``trades`` record (protocol-notes 4): decimal strings, ISO timestamp."""
         f = self.fill
-        return {
-            "instrument_id": f.inst_id,
-            "instrument": f.inst_name,
-            "trade_id": f.trade_id,
-            "tx_hash": f.tx.hash,
-            "side": "b" if f.is_buy else "s",
-            "price": dstr(f.price),
-            "size": dstr(f.size),
-            "maker": self.maker,
-            "taker": f.account,
-            "timestamp": iso_ms(f.ts_ms),
-        }
+        return self._item(dstr(f.price), dstr(f.size), iso_ms(f.ts_ms))
 
     def event(self) -> dict[str, Any]:
         """The ``trades`` WebSocket item: numbers, ms timestamp."""
+        f = self.fill
+        return self._item(f.price, f.size, f.ts_ms)
+
+    def _item(self, price: object, size: object, timestamp: object) -> dict[str, Any]:
+        """The record and the WebSocket item: the same keys in the same order, the figures as each writes them."""
         f = self.fill
         return {
             "instrument_id": f.inst_id,
@@ -188,9 +182,9 @@ class Trade:
             "trade_id": f.trade_id,
             "tx_hash": f.tx.hash,
             "side": "b" if f.is_buy else "s",
-            "price": f.price,
-            "size": f.size,
+            "price": price,
+            "size": size,
             "maker": self.maker,
             "taker": f.account,
-            "timestamp": f.ts_ms,
+            "timestamp": timestamp,
         }

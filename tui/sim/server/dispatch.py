@@ -113,6 +113,10 @@ class Params:
         return value
 
 
+#: a query method: its answer from the engine and its params
+Query = Callable[[Exchange, Params], Any]
+
+
 class Dispatcher:
     """Owns the engine and the synthetic market; the server calls only this."""
 
@@ -211,22 +215,21 @@ class Dispatcher:
 
     def info(self, method: str, params: dict[str, Any]) -> Any:
         name = _snake(method)
-        handler = INFO.get(name)
-        if handler is None:
-            raise QueryError(f"unknown method {method!r}")
-        try:
-            return handler(self.engine, Params(name, params))
-        except EngineRejected as exc:
-            raise QueryError(f"{name}: {exc}") from None
+        return self._answer(INFO.get(name), f"unknown method {method!r}", Params(name, params))
 
     def explorer(self, method: str, params: dict[str, Any]) -> Any:
         handler = EXPLORER.get(_snake(method))
+        return self._answer(handler, f"unknown explorer method {method!r}", Params(method, params))
+
+    def _answer(self, handler: Query | None, unknown: str, params: Params) -> Any:
+        """``handler``'s answer to ``params``; a ``QueryError`` saying ``unknown`` without a handler, or naming the
+        method with the engine's refusal."""
         if handler is None:
-            raise QueryError(f"unknown explorer method {method!r}")
+            raise QueryError(unknown)
         try:
-            return handler(self.engine, Params(method, params))
+            return handler(self.engine, params)
         except EngineRejected as exc:
-            raise QueryError(f"{method}: {exc}") from None
+            raise QueryError(f"{params.method}: {exc}") from None
 
 
 def _symbol(e: Exchange, p: Params, name: str = "symbol", *, allow_all: bool = True) -> str:
@@ -339,7 +342,7 @@ ACTIONS: dict[str, Callable[[Exchange, str, dict[str, Any], int], ActionResult]]
     "claimReferralRewards": lambda e, a, d, c: e.claim_referral_rewards(a, d["collateralId"], d["spot"], tx_type=c),
 }
 
-INFO: dict[str, Callable[[Exchange, Params], Any]] = {
+INFO: dict[str, Query] = {
     "account_summary": lambda e, p: e.account_summary(p.user()),
     "account_info": _account_info,
     "account_history": lambda e, p: e.account_history(p.user()),
@@ -369,7 +372,7 @@ INFO: dict[str, Callable[[Exchange, Params], Any]] = {
     "sub_vaults": lambda e, p: e.sub_vaults(_vault_address(p)),
     "vault_balance": _vault_balance,
 }
-EXPLORER: dict[str, Callable[[Exchange, Params], Any]] = {
+EXPLORER: dict[str, Query] = {
     "block": _block,
     "blocks": lambda e, p: e.blocks(p.integer("offset", 0), p.integer("limit", 20, lo=1, hi=1000)),
     "transaction": _transaction,
