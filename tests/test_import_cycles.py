@@ -141,8 +141,7 @@ def described(graph: Graph, found: list[list[str]]) -> str:
 
 def test_no_import_cycles_in_tui() -> None:
     graph = import_graph(ROOT, "tui")
-    # tui.ui is excluded until its own cycles are untied in the same issue (45)
-    found = [c for c in cycles(graph) if not all(m == "tui.ui" or m.startswith("tui.ui.") for m in c)]
+    found = cycles(graph)
     report = described(graph, found)
     print(report)
     assert not found, f"import cycles in tui:\n{report}"
