@@ -142,6 +142,7 @@ class MainScreen(LeanScreen[None]):
         self.query_one(OrderBookPane).bars = not self._low_bandwidth
         self.set_interval(TICK_S, self._tick)
         self.context.follow(self, self.feed_changed)
+        self._catch_up()
         self.flush_panes()
         self.run_worker(self.guards.seed_day(), name="day PnL", group="guards", exit_on_error=False)
 
@@ -155,6 +156,14 @@ class MainScreen(LeanScreen[None]):
 
     def on_unmount(self) -> None:
         self.context.leave(self)
+
+    def _catch_up(self) -> None:
+        """What the feed said before the screen followed it (from its mount): the account's events are announced,
+        a clock's drift told, as they would have been."""
+        if self.feed.state.account.events.count > self._events_shown and not self._announce_in:
+            self._announce_in = ANNOUNCE_TICKS
+        if not self._drift_told:
+            self._tell_drift()
 
     def feed_changed(self, topics: frozenset[str]) -> None:
         """The feed's news (the app's signal; the desk's and the app's own entries in the one state too)."""
