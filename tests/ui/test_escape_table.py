@@ -140,6 +140,13 @@ def test_alt_letter_comes_at_once_with_its_letter(clock: FakeClock) -> None:
     assert [(k.key, k.character) for k in got if isinstance(k, events.Key)] == [("alt+shift+b", "B")]
 
 
+def test_a_paste_whose_end_marker_is_split_across_reads_ends_there(clock: FakeClock) -> None:
+    """Found by the property below: the paste's end split after its Escape left the parser pasting, and the Escape
+    and ``0`` after it came out as a macOS Option key (º)."""
+    reads = [("\x1b[200~x1.5\x1b", 0.0), ("[201~\x1b0", PAUSE)]
+    assert run(clock, reads) == ["paste x1.5", "escape", "0"]
+
+
 Typing = tuple[list[tuple[Key, bool]], list[tuple[str, float]]]
 
 

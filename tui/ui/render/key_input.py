@@ -51,6 +51,7 @@ class EscapeFirstParser(XTermParser):
         super().__init__()
         self._held_escape = False  # the last read ended in an Escape the parser still holds
         self._pasting = False
+        self._tail = ""  # while pasting, the last characters read: the paste's end marker may be split across reads
 
     def feed(self, data: str) -> Iterable[Message]:
         return super().feed(self._escapes_kept(data))
@@ -83,6 +84,10 @@ class EscapeFirstParser(XTermParser):
             elif data[0] in ALT_AFTER_ESCAPE:
                 out.append(_alt(data[0]).removeprefix(ESC))
                 pos = 1
+        if self._pasting and 0 <= (end := (self._tail + data).find(PASTE_END)) < len(self._tail):
+            pos = end + len(PASTE_END) - len(self._tail)  # the end marker began in the read before: the paste ends
+            out.append(data[:pos])
+            self._pasting = False
         while (at := data.find(ESC, pos)) >= 0:
             if data.startswith(PASTE_START, at):
                 self._pasting = True
@@ -102,6 +107,7 @@ class EscapeFirstParser(XTermParser):
             pos = at + 1
         out.append(data[pos:])
         self._held_escape = data.endswith(ESC) and not self._pasting
+        self._tail = (self._tail + data)[1 - len(PASTE_END) :] if self._pasting else ""
         return "".join(out)
 
 
