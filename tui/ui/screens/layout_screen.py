@@ -324,7 +324,7 @@ class LayoutScreen(LeanScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """b or s when nothing can be sent says why, as on the dashboard (they are not offered)."""
-        bindings = self._bindings.key_to_bindings.get(event.key, [])
+        bindings = self.bound_to(event.key)
         read_only, watch_only = self._session.read_only, self._session.signer is None
         words = locked_key_words(bindings, frozenset({"buy", "sell"}), read_only=read_only, watch_only=watch_only)
         if words:

@@ -302,7 +302,7 @@ class MainScreen(LeanScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """A trading key pressed when nothing can be sent says why, instead of nothing (it is not offered)."""
-        bindings = self._bindings.key_to_bindings.get(event.key, [])
+        bindings = self.bound_to(event.key)
         read_only, watch_only = self._session.read_only, self._session.signer is None
         words = locked_key_words(bindings, self.TRADING_ACTIONS, read_only=read_only, watch_only=watch_only)
         if words:
