@@ -19,6 +19,7 @@ from textual.app import App
 from textual.driver import Driver
 from textual.drivers._writer_thread import WriterThread
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.widget import Widget
@@ -39,6 +40,8 @@ PRIVATES = [
     (App, "_handle_exception", "crash_guard: (error) ends the app; wrapped to contain an error"),
     (App, "_exception", "crash_guard: the error run_test re-raises"),
     (App, "_notifications", "toasts: the notices shown, oldest first"),
+    (App, "_refresh_notifications", "toasts: () shows the notices on the toast rack, as Notify's handler does"),
+    (App, "_thread_id", "toasts: the app's thread: a notice shown at once only from it"),
     (App, "_unnotify", "toasts: (notification, refresh) takes a notice off"),
     (Screen, "_bindings", "screens: the screen's BindingsMap (key_to_bindings), read by LeanScreen.bound_to"),
     (Screen, "_callbacks", "keys_in_order: the callbacks a screen runs after its next refresh (call_after_refresh)"),
@@ -66,6 +69,7 @@ PRIVATES = [
     (LinuxDriver, "_writer_thread", "lean_output: the thread that writes the frames to the terminal"),
     (Parser, "_timeout_time", "key_input: None unless the parser waits, with a deadline, for the key after an Escape"),
     (XTermParser, "_sequence_to_key_events", "key_input: (sequence, alt) -> keys; overridden for alt+letter"),
+    (Message, "_no_default_action", "toasts: a handler called prevent_default on the Notify shown at once"),
     (WriterThread, "_queue", "lean_output: the writes waiting (a link slower than the output: the pacer holds)"),
 ]
 MODULES = [  # (private module, the names render/ imports from it)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 from rich.console import RenderableType
 from textual import events
 from textual.binding import BindingType
-from textual.notifications import Notify
+from textual.notifications import Notification, Notify, SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
@@ -41,7 +41,7 @@ from tui.ui.order_tools import resting_now, stop_tools
 from tui.ui.quitting import quit_question
 from tui.ui.render.crash_guard import guard_app
 from tui.ui.render.lean_app import LeanApp
-from tui.ui.render.toasts import TOASTS_CSS, keep_at_most
+from tui.ui.render.toasts import TOASTS_CSS, NoticeShown, keep_at_most, show_now
 from tui.ui.screens.catalogue import open_screen, screen_classes
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.context import DashboardContext
@@ -301,9 +301,20 @@ class XtuiApp(LeanApp[None]):
         if "markets" in message.topics and self.alerts.alerts:
             self._check_alerts()
 
-    def notify(self, message: str, *, title: str = "", **kw: Any) -> None:
-        """Every notice, its text made printable first: it may quote the exchange, a file or a recording."""
-        super().notify(printable(message, lines=True), title=printable(title), **kw)
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:  # fmt: skip
+        """Every notice, its text made printable first (it may quote the exchange, a file or a recording), shown at
+        once: not behind the frames the app's queue holds (an order's acknowledgement waited ~13 ms there)."""
+        shown = Notification(
+            printable(message, lines=True), printable(title), severity,
+            self.NOTIFICATION_TIMEOUT if timeout is None else timeout, markup=markup,
+        )  # fmt: skip
+        if show_now(self, shown, self.on_notify):
+            self.post_message(NoticeShown(shown))
+        else:
+            self.post_message(Notify(shown))
 
     def on_notify(self, event: Notify) -> None:
         screen = self.screen

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from textual.geometry import Size
+    from textual.notifications import SeverityLevel
     from textual.screen import Screen
 
     from tui.ui.screens.context import DashboardContext
@@ -42,7 +43,10 @@ class Shell(Protocol):
 
     def sessions(self) -> list[Session]: ...
 
-    def notify(self, message: str, *, title: str = "", **kw: Any) -> None: ...
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...  # fmt: skip
 
     def log_event(self, kind: str, text: str) -> None: ...
 

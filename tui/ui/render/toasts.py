@@ -4,12 +4,15 @@ keeps every one of them)."""
 
 from __future__ import annotations
 
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
-from textual.notifications import Notify
+from textual.notifications import Notification, Notify
 
-__all__ = ["TOASTS_CSS", "keep_at_most"]
+__all__ = ["TOASTS_CSS", "NoticeShown", "keep_at_most", "show_now"]
 
 # notices at the top right, under the header, over the book (or the chart where they share a place), no wider
 # than the narrowest right-hand column (40): never over the footer, the bars or the positions
@@ -43,3 +46,26 @@ def keep_at_most(app: App[Any], event: Notify, most: int) -> None:
             event.prevent_default()
         else:
             app._unnotify(mildest, refresh=False)
+
+
+class NoticeShown(Notify):
+    """A notice already shown (``show_now``): posted for whoever follows the notices (a test's message hook, the
+    bench: ``shown_at``, when it was shown), and handled by no one (its handler name is its own, not ``on_notify``)."""
+
+    def __init__(self, notification: Notification) -> None:
+        super().__init__(notification)
+        self.shown_at = time.perf_counter()
+
+
+def show_now(app: App[Any], notification: Notification, handle: Callable[[Notify], None]) -> bool:
+    """Show ``notification`` now, as Textual's ``Notify`` handler would (``handle``: the app's own ``on_notify``
+    first), rather than behind what the app's queue holds: an order's acknowledgement waited there behind a frame or
+    two (~13 ms). False, nothing done, off the app's thread (Textual's ``notify`` is thread-safe: post it then)."""
+    if app._thread_id != threading.get_ident():
+        return False
+    event = Notify(notification)
+    handle(event)
+    if not event._no_default_action:
+        app._notifications.add(notification)
+        app._refresh_notifications()
+    return True
