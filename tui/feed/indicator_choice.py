@@ -1,0 +1,75 @@
+"""The chart indicators a trader chose, kept per profile so they survive a restart.
+
+The file is JSON (``{"indicators": ["sma", "rsi"]}``), written whole and atomically, read within limits (4 KiB,
+nested at most 4 deep) through the kept-file machinery: a file that cannot be read is moved aside
+(``chart-indicators-NAME.json.bad-<time>``), never written over, and ``problem`` says where.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui.paths import profile_file
+
+from .indicators import INDICATORS
+from .kept_files import KeptFile, read_kept
+
+__all__ = ["IndicatorChoice", "indicators_path", "next_indicators"]
+
+MAX_FILE_BYTES = 4 << 10
+# what the chart's key steps through: none, each alone, all of them
+RING: tuple[tuple[str, ...], ...] = ((), *((name,) for name in INDICATORS), INDICATORS)
+
+
+def indicators_path(data_dir: Path, profile: str) -> Path:
+    """Where a profile's indicators live: ``<data dir>/chart-indicators-<profile>.json``."""
+    return profile_file(data_dir, "chart-indicators", profile)
+
+
+def next_indicators(chosen: tuple[str, ...]) -> tuple[str, ...]:
+    """The next of none, each alone, all; from any other choice (made in the palette), none."""
+    i = RING.index(chosen) if chosen in RING else len(RING) - 1
+    return RING[(i + 1) % len(RING)]
+
+
+def _names(raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, dict) or set(raw) != {"indicators"} or not isinstance(raw["indicators"], list):
+        raise ValueError('expected {"indicators": [...]}')
+    for item in raw["indicators"]:
+        if item not in INDICATORS:
+            shown = repr(item)
+            raise ValueError(
+                f"{shown if len(shown) <= 24 else shown[:20] + '...'} is not one of {', '.join(INDICATORS)}"
+            )
+    return tuple(name for name in INDICATORS if name in raw["indicators"])
+
+
+class IndicatorChoice:
+    """A profile's chosen indicators (in ``INDICATORS`` order) and their file."""
+
+    def __init__(self, path: Path, chosen: tuple[str, ...] = ()) -> None:
+        self.chosen = chosen
+        self.file = KeptFile(path)
+
+    @property
+    def problem(self) -> str:
+        return self.file.problem
+
+    @classmethod
+    def load(cls, path: Path) -> IndicatorChoice:
+        choice = cls(path)
+        try:
+            raw = read_kept(path, MAX_FILE_BYTES, max_depth=4)
+            choice.chosen = () if raw is None else _names(raw)
+        except (OSError, ValueError) as exc:
+            choice.file.aside(exc)
+        return choice
+
+    def choose(self, chosen: tuple[str, ...]) -> None:
+        """Show ``chosen`` (kept in ``INDICATORS`` order) and save it; OSError if it cannot be saved (it is shown
+        all the same: the chart is not refused for a disk)."""
+        self.chosen = tuple(name for name in INDICATORS if name in chosen)
+        self.file.write({"indicators": list(self.chosen)})
+
+    def toggled(self, name: str) -> tuple[str, ...]:
+        return tuple(n for n in INDICATORS if (n in self.chosen) != (n == name))
