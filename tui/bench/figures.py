@@ -303,7 +303,8 @@ async def bench_dashboard_cpu(seconds: float) -> None:
 def bench_terminal(seconds: float) -> None:
     """The default run (``xtui``, built-in exchange) in a real pty at 160x48: bytes to the terminal a second,
     per pane, and CPU of the whole process; then with a position and a resting order (the chart's lines drawn);
-    then the default run with --low-bandwidth; then with the price ladder shown."""
+    then the default run with --low-bandwidth; then each view over the dashboard (the heatmap, the ladder, three
+    markets side by side), by default and with --low-bandwidth: every one within the same budget."""
     from tui.bench.terminal import measure_default_run
 
     runs = (
@@ -320,8 +321,25 @@ def bench_terminal(seconds: float) -> None:
         _report(f"CPU of the whole process, default run{label}", cost.cpu_pct, "% of a core", "<= 12%")
         _report(f"resident memory, default run{label}: the dashboard", cost.rss_mb, "MB")
         _report("  and its built-in exchange", cost.exchange_rss_mb, "MB")
-    ladder = measure_default_run(seconds, (160, 48), keys="D")  # the price ladder open over the dashboard
-    _report("terminal bytes, the ladder shown (D)", ladder.bytes_per_s, "B/s", "<= 8,000 B/s")
+    bench_views(seconds)
+
+
+def bench_views(seconds: float) -> None:
+    """Bytes to the terminal a second at 160x48 with each view shown over the dashboard: the heatmap (h), the
+    price ladder (D), and a layout of three markets side by side (Y); by default and with --low-bandwidth."""
+    from tui.bench.terminal import measure_default_run, side_by_side_layouts
+
+    with tempfile.TemporaryDirectory(prefix="xtui-bench-layouts-") as folder:
+        layouts = side_by_side_layouts(Path(folder, "layouts.json"))
+        views = (("the heatmap shown (h)", "h", None), ("the ladder shown (D)", "D", None),
+                 ("3 markets side by side (Y)", "", layouts))  # fmt: skip
+        for label, keys, file in views:
+            for args in ((), ("--low-bandwidth",)):
+                cost = measure_default_run(seconds, (160, 48), extra_args=args, keys=keys, layouts=file)
+                said = " --low-bandwidth" if args else ""
+                goal = "<= 3,000 B/s" if args else "<= 6,000 B/s"
+                _report(f"terminal bytes, {label}{said}", cost.bytes_per_s, "B/s", goal)
+                _report(f"  CPU of the whole process, {label}{said}", cost.cpu_pct, "% of a core")
 
 
 def bench_slow_link(seconds: float) -> None:

@@ -34,7 +34,15 @@ from pathlib import Path
 
 from .sim_load import rss_mb
 
-__all__ = ["TerminalCost", "children", "measure_default_run", "pane_regions", "start_to_full_frame"]
+__all__ = [
+    "SIDE_BY_SIDE",
+    "TerminalCost",
+    "children",
+    "measure_default_run",
+    "pane_regions",
+    "side_by_side_layouts",
+    "start_to_full_frame",
+]
 
 SEED = 7  # the same market every run, so that two runs' figures compare
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
@@ -42,6 +50,24 @@ Region = tuple[str, int, int, int, int]  # pane id, x, y, width, height
 PANES = ("header", "markets", "book", "tape", "chart", "positions", "orders-tabs", "account", "status")
 # the screens a key opens over the dashboard (``--keys``): their parts, charged as the dashboard's panes are
 SCREEN_PARTS = ("ladder-header", "ladder-line", "ladder", "ladder-keys", "heatmap-header", "heatmap")
+
+
+# the palette's "markets side by side" on the built-in exchange: three markets a column each (ticker, chart, book),
+# the positions and the open orders across the bottom (``tui.ui.layouts.side_by_side``)
+SIDE_BY_SIDE = ("BTC-PERP", "ETH-PERP", "SOL-PERP")
+
+
+def side_by_side_layouts(path: Path, symbols: tuple[str, ...] = SIDE_BY_SIDE) -> Path:
+    """A layouts file at ``path`` whose first layout lays ``symbols`` side by side, as the palette does."""
+    import json
+
+    n = len(symbols)
+    panes = [{"pane": kind, "row": row, "col": col, "instrument": s} for col, s in enumerate(symbols)
+             for row, kind in enumerate(("ticker", "chart", "book"))]  # fmt: skip
+    panes += [{"pane": "positions", "row": 3, "col": 0, "cols": n - 1}, {"pane": "orders", "row": 3, "col": n - 1}]
+    layout = {"name": "side by side", "columns": ["1fr"] * n, "rows": [4, "1fr", "1fr", 6], "panes": panes}
+    path.write_text(json.dumps({"layouts": [layout]}))
+    return path
 
 
 @dataclass
@@ -328,9 +354,9 @@ def _drain(fd: int, seconds: float, regions: list[Region] | None, by_pane: Count
     return total
 
 
-def main() -> (
-    None
-):  # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [--layouts FILE] [--keys KEYS] [-- xtui args]
+def main() -> None:
+    # python -m tui.bench.terminal [--trade] [SECONDS] [COLSxROWS] [--layouts FILE | --side-by-side] [--keys KEYS]
+    # [-- xtui args]
     args = sys.argv[1:]
     extra: tuple[str, ...] = ()
     if "--" in args:
@@ -343,13 +369,18 @@ def main() -> (
         i = args.index("--layouts")
         layouts = Path(args[i + 1])
         del args[i : i + 2]
+    side = "--side-by-side" in args  # the layout of three markets side by side (SIDE_BY_SIDE)
+    args = [a for a in args if a != "--side-by-side"]
     keys = ""
     if "--keys" in args:  # typed once the dashboard is up: --keys D measures with the ladder shown
         i = args.index("--keys")
         keys, args = args[i + 1], args[:i] + args[i + 2 :]
     seconds = float(args[0]) if args else 20.0
     cols, rows = (int(v) for v in (args[1] if len(args) > 1 else "160x48").split("x"))
-    cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade, layouts=layouts, keys=keys)
+    with tempfile.TemporaryDirectory(prefix="xtui-bench-layouts-") as folder:
+        if side:
+            layouts = side_by_side_layouts(Path(folder, "layouts.json"))
+        cost = measure_default_run(seconds, (cols, rows), extra_args=extra, trade=trade, layouts=layouts, keys=keys)
     said = " with a position and a resting order" if trade else ""
     print(f"{cost.bytes_per_s:,.0f} B/s  cpu {cost.cpu_pct:.1f}%  over {cost.seconds:.1f}s at {cols}x{rows}{said}")
     print(f"resident memory: dashboard {cost.rss_mb:.1f} MB, its exchange {cost.exchange_rss_mb:.1f} MB")
