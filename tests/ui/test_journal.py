@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from decimal import Decimal
+
+from textual_plotext import PlotextPlot
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import Seen, dashboard, feed_ready
 from tests.ui.screen_steps import cells, until
+from tests.ui.test_nothing_fabricated import PlotApp, drawn_text
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
+from tui.feed.journal import Journal, Totals
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
-from tui.ui.screens.journal import JournalScreen
+from tui.ui.screens.journal import JournalScreen, draw_journal
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
@@ -44,3 +50,20 @@ async def test_a_round_trip_in_the_journal(sim: LocalExchange, clock: FrozenCloc
         assert total.startswith(f"Last 30 days · net {net:,.2f} USDC = realized {realized:,.2f}")
         await pilot.press("left_square_bracket")
         await until(pilot, lambda: screen.days == 7 and seen.loads[screen] >= 2, "a week")
+
+
+async def test_a_days_bar_hangs_from_a_zero_the_axis_labels() -> None:
+    """One day's loss (-12.50): the bar hangs from a line at zero, labelled 0.00 on the axis (it hung from an
+    unlabelled zero, between -1.36 and 0.62 or so)."""
+    day = Totals(fills=2, volume=Decimal(1000), realized=Decimal("-11.5"), fees=Decimal(1), funding=Decimal(0))
+    journal = Journal(by_day={dt.date(2026, 1, 1): day}, by_instrument={"BTC-PERP": day}, total=day)
+    app = PlotApp()
+    async with app.run_test(size=(100, 24)) as pilot:
+        plot = app.query_one(PlotextPlot)
+        draw_journal(plot, journal, app, 30)
+        await pilot.pause()
+        text = drawn_text(plot)
+    [zero] = [line for line in text.splitlines() if re.match(r"\s*0\.00\b", line)]
+    assert zero.count("─") >= 40, zero  # the line at zero, across the plot
+    labels = re.findall(r"^\s*(-?[\d,]+\.\d\d)\b", text, re.M)
+    assert "-12.50" in labels or any(Decimal(x) < Decimal(-12) for x in labels), labels

@@ -20,6 +20,7 @@ from textual.containers import Horizontal
 from textual.widgets import Label
 
 from tui.feed.journal import Journal, Totals, journal_of, read_history
+from tui.ui.widgets.display import fmt_money
 from tui.ui.widgets.money_axis import money_axis
 from tui.ui.widgets.palette import Palette
 from tui.ui.widgets.record_table import RecordTable
@@ -156,17 +157,30 @@ def draw_journal(plot: PlotextPlot, j: Journal, app: Any, days_back: int) -> Non
         running.append(total)
     xs = [float(i) for i in range(len(days))]
     up, down = Color.parse(colours.up).rgb, Color.parse(colours.down).rgb
-    plt.bar(xs, [max(n, 0.0) for n in nets], color=up, label="net a day: gain")
-    plt.bar(xs, [min(n, 0.0) for n in nets], color=down, label="loss")
-    plt.plot(xs, running, color=Color.parse(colours.accent).rgb, label="running net")
+    # the bars hang from zero: a line there, labelled on the axis (a day's loss alone hung from nowhere); the title
+    # says what is drawn (plotext's legend stood over the top left of the plot, where the first bar starts)
+    plt.hline(0.0, Color.parse(colours.muted).rgb)
+    plt.bar(xs, [max(n, 0.0) for n in nets], color=up)
+    plt.bar(xs, [min(n, 0.0) for n in nets], color=down)
+    plt.plot(xs, running, color=Color.parse(colours.accent).rgb)
     # a few days are bars among empty days' room (one day alone was a bar as wide as the chart), on an
     # axis of money from below the lowest (or 0) to above the highest
     plt.xlim(-1.0, max(float(len(days)), MIN_DAYS_WIDE))
     exact = [t.net for t in j.by_day.values()]
     axis = money_axis([*exact, *itertools.accumulate(exact)], include_zero=True)
     plt.ylim(*axis.limits)
-    plt.yticks(axis.ticks, axis.labels)
+    plt.yticks(*_with_zero(axis.ticks, axis.labels))
     step = max(1, len(days) // 8)
     plt.xticks(xs[::step], [d.isoformat()[5:] for d in days[::step]])
-    plt.title(f"Net PnL a day and running, USDC · {len(days)} day(s)")
+    plt.title(f"Net PnL a day (bars: gain, loss) and running (line), USDC · {len(days)} day(s)")
     plot.refresh()
+
+
+def _with_zero(ticks: list[float], labels: list[str]) -> tuple[list[float], list[str]]:
+    """The axis's ticks with one at zero, where the bars start (a tick less than half a step from it gives way)."""
+    if 0.0 in ticks or len(ticks) < 2:
+        return ticks, labels
+    half = (ticks[-1] - ticks[0]) / (len(ticks) - 1) / 2
+    kept = [(t, label) for t, label in zip(ticks, labels, strict=True) if abs(t) >= half]
+    both = sorted([*kept, (0.0, fmt_money(Decimal(0), 2))])
+    return [t for t, _ in both], [label for _, label in both]
