@@ -23,10 +23,27 @@ BOB_KEY = "0x" + "b0" * 32
 QUIET_WS = {"ping_interval": 30.0, "idle_timeout": 90.0}
 
 
+# The inner loop (``pytest -m "not slow"``) leaves out what drives the dashboard (Pilot, a pty), real processes and
+# their faults, the exchanges' SDKs and the long tests: those prove more, and CI runs every one of them.
+SLOW_FOLDERS = ("tests/ui/", "tests/compat/")
+SLOW_FILES = ("_process", "_faults", "_pty", "pty_", "test_signals", "test_hang_up", "test_first_frame", "test_outages",
+              "test_drift_outage", "test_screenshots", "test_bench_", "test_market_realism", "test_secrets_scan",
+              "test_paper_start", "test_export_streaming", "test_keys.py", "test_oco_follows", "test_oco_resume",
+              "test_replay", "test_mirror_queue", "test_faucet", "test_hostile_ws", "test_cli.py", "test_doctor",
+              "test_safe_text", "test_regular_files", "test_hostile_kept_files", "test_layouts_file", "test_h1_client",
+              "test_in_flight", "test_settle", "test_tool_book", "test_history.py", "test_config.py",
+              "test_config_limits", "test_keystore_limits", "test_start_imports")  # fmt: skip
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests marked ``long`` (5 s and more: real processes, faults waited out, an hour of market) run first. xdist
     hands tests out in this order as workers free up, so the long ones overlap the short ones instead of one of
-    them running alone at the end (a 16 s test did: the whole run waited 14 s on one worker)."""
+    them running alone at the end (a 16 s test did: the whole run waited 14 s on one worker). The slow ones
+    (``SLOW_FOLDERS``, ``SLOW_FILES``, and the long ones) are marked ``slow``."""
+    for item in items:
+        where = item.nodeid.split("::")[0]
+        if item.get_closest_marker("long") or where.startswith(SLOW_FOLDERS) or any(f in where for f in SLOW_FILES):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: otherwise as collected
 
 
