@@ -165,7 +165,8 @@ def test_a_bad_value_ends_the_real_command_with_exit_2() -> None:
         [sys.executable, "-m", "tui", "sim", "--refuse-rate", "2"], capture_output=True, text=True, timeout=START_S
     )
     assert done.returncode == 2
-    assert "argument --refuse-rate: a rate is from 0 to 1 (a share, not a percentage), got '2'" in done.stderr
+    said = "--refuse-rate: a rate is from 0 to 1 (a share, not a percentage), got '2'"
+    assert done.stderr == f"xtui sim: error: {said} (xtui sim --help)\n", done.stderr  # one line, no usage block
     assert "listening" not in done.stdout
 
 

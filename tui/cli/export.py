@@ -53,7 +53,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="DATE", help="only records from this date (YYYY-MM-DD, UTC) or ISO time on")
     p.add_argument("--limit", metavar="N", type=_row_count, help="at most N rows (stderr says when there were more)")
     p.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
-    add_doctor_arguments(p)  # --profile | --url | --testnet | --mainnet, --address, --key-env, ...
+    add_doctor_arguments(p, export=True)  # --profile | --url | --testnet | --mainnet, --address, --key-env, ...
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -11,14 +11,16 @@ import argparse
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
 
+from tui.cli.parser import Parser
+
 __all__ = ["LazyParser"]
 
 _N = TypeVar("_N")
 
 
-class LazyParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` that calls ``fill(self)`` once, before it first parses or describes itself (its help
-    and its errors are written from ``format_help`` and ``format_usage``)."""
+class LazyParser(Parser):
+    """A ``Parser`` (one line per usage error) that calls ``fill(self)`` once, before it first parses or describes
+    itself (its help is written from ``format_help`` and ``format_usage``)."""
 
     def __init__(self, *args: Any, fill: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)

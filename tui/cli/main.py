@@ -14,12 +14,24 @@ from tui import __version__
 from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
 from tui.cli.lazy_parser import LazyParser
+from tui.cli.methods import fill_exchange, fill_explorer, fill_info
+from tui.cli.parser import Parser
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.edges.safe_text import printable
 from tui.logs import KEY_SHAPE
 
 REFUSED_KEY_FLAGS = ("--key", "--private-key", "--secret")
+EPILOG = """environment variables:
+  XTUI_CONFIG       the configuration file (default: config.toml in the user config directory; xtui config path)
+  XTUI_DATA_DIR     keystores (keys/) and your themes (themes/) (default: the user data directory)
+  XTUI_LOG_DIR      the log files (default: the user log directory)
+  XTUI_CACHE_DIR    what can be made again (default: the user cache directory)
+  XTUI_PROFILE      the profile to start with when --profile is not given
+  XTUI_LOG_LEVEL    the log file's level (--log-level overrides it)
+  XTUI_MIRROR       paper trading: the exchange whose prices the built-in exchange follows (a profile's mirror)
+  XTUI_URL, XTUI_NETWORK, XTUI_ACCOUNT, XTUI_KEYSTORE, XTUI_KEY_ENV, XTUI_THEME, XTUI_SYMBOL, XTUI_READ_ONLY, ...
+                    XTUI_<FIELD> sets that field of the selected profile (xtui config show says which did)"""
 
 # httpx imports its own command-line client (and with it click and pygments) whenever those happen to be
 # installed, as they are here (uvicorn's and rich's): ~20 ms of every start, for a command xtui never runs.
@@ -98,7 +110,12 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
         "override it. Without --profile: XTUI_PROFILE, else the config's default_profile, else local (the "
         "built-in exchange).",
     )
-    d.add_argument("--profile", metavar="NAME", help="profile to start with (local, testnet, mainnet, sim or yours)")
+    d.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="profile to start with: local (the built-in exchange), paper (the built-in exchange following the "
+        "production prices, no real orders), testnet, mainnet, or one of yours",
+    )
     add_target(d, DASHBOARD_TARGET)
     d.add_argument("--address", metavar="ADDR", help="watch this account (trade for it as an agent with --key-env)")
     d.add_argument("--key-env", metavar="VAR", help="environment variable holding the private key to trade with")
@@ -110,7 +127,9 @@ def _add_dashboard(parser: argparse.ArgumentParser) -> None:
         help="for slow links (under 100 kbit/s): half the redraw budget (2,200 B/s), no depth bars (or low_bandwidth "
         "in the profile)",
     )
-    d.add_argument("--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono (default: the profile's, xtui)")
+    d.add_argument(
+        "--theme", help="xtui, xtui-colorblind, xtui-light, xtui-mono or one of yours (default: the profile's, xtui)"
+    )
     d.add_argument("--symbol", help="instrument shown first (default: the profile's, BTC-PERP)")
     d.add_argument(
         "--seed",
@@ -134,24 +153,20 @@ def _sim_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.")
+    parser = Parser(prog="xtui", description="Terminal trading dashboard for the Hotstuff exchange.", epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"xtui {__version__}")
     _add_dashboard(parser)
     sub = parser.add_subparsers(dest="command", parser_class=LazyParser)
 
-    p = sub.add_parser("info", help="call an /info method and print its JSON")
-    p.add_argument("method")
-    p.add_argument("params", nargs="*", metavar="key=value")
-    _add_target(p)
+    for name, endpoint, fill in (("info", "/info", fill_info), ("explorer", "/explorer", fill_explorer)):
+        p = sub.add_parser(name, help=f"call an {endpoint} method and print its JSON", fill=fill)
+        p.add_argument("method", help="the method's name (listed below)")
+        p.add_argument("params", nargs="*", metavar="key=value", help="its parameters, each value JSON or text")
+        _add_target(p)
 
-    p = sub.add_parser("explorer", help="call an /explorer method and print its JSON")
-    p.add_argument("method")
-    p.add_argument("params", nargs="*", metavar="key=value")
-    _add_target(p)
-
-    p = sub.add_parser("exchange", help="sign and send an /exchange action")
-    p.add_argument("action", help="action name, e.g. placeOrder, cancelByOid, depositToVault")
-    p.add_argument("params", nargs="*", metavar="key=value")
+    p = sub.add_parser("exchange", help="sign and send an /exchange action", fill=fill_exchange)
+    p.add_argument("action", help="the action's name, alias or code (listed below)")
+    p.add_argument("params", nargs="*", metavar="key=value", help="its fields, each value typed as the field needs")
     p.add_argument("--key-env", required=True, metavar="VAR", help="environment variable holding the private key")
     _add_target(p)
 

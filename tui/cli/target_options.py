@@ -14,6 +14,7 @@ __all__ = [
     "CALL_TARGET",
     "CHECK_TARGET",
     "DASHBOARD_TARGET",
+    "EXPORT_TARGET",
     "Flags",
     "Options",
     "TargetHelp",
@@ -59,6 +60,12 @@ CALL_TARGET = TargetHelp(
     mainnet="the production exchange (real money)",
     network="the network to sign for (default: testnet, or the network of --testnet/--mainnet)",
 )
+EXPORT_TARGET = TargetHelp(
+    url="read the history from the exchange at this base URL",
+    testnet="read it from the public test network",
+    mainnet="read it from the production exchange",
+    network="the network the account is on (default: the profile's)",
+)
 CHECK_TARGET = TargetHelp(
     url="check the exchange at this base URL (e.g. what `xtui sim` prints)",
     testnet="check the public test network",
@@ -82,12 +89,17 @@ def add_target(
     options.add_argument("--network", choices=NETWORKS, help=helps.network)
 
 
-def add_doctor_arguments(p: argparse.ArgumentParser) -> None:
-    """An exchange and an account to look at: ``xtui doctor`` and ``xtui export``."""
+def add_doctor_arguments(p: argparse.ArgumentParser, *, export: bool = False) -> None:
+    """An exchange and an account to look at: ``xtui doctor``, and ``xtui export`` (``export``: its words)."""
+    verb, what, helps = (
+        ("export", "this profile's account", EXPORT_TARGET) if export else ("check", "this profile", CHECK_TARGET)
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--profile", metavar="NAME", help="check this profile (default: as the dashboard chooses)")
-    add_target(p, CHECK_TARGET, one_of=g)
+    g.add_argument("--profile", metavar="NAME", help=f"{verb} {what} (default: as the dashboard chooses)")
+    add_target(p, helps, one_of=g)
     p.add_argument("--dialect", choices=("seed", "sdk"), help="the wire dialect (default: the profile's)")
-    p.add_argument("--address", metavar="ADDR", help="the account to check (with --key-env: the agent's owner)")
+    whose = "the account whose history to export" if export else "the account to check"
+    p.add_argument("--address", metavar="ADDR", help=f"{whose} (with --key-env: the agent's owner)")
     p.add_argument("--key-env", metavar="VAR", help="environment variable holding the key (read for its address)")
-    p.add_argument("--timeout", type=float, default=5.0, help="seconds each check may take (default: 5)")
+    each = "each request" if export else "each check"
+    p.add_argument("--timeout", type=float, default=5.0, help=f"seconds {each} may take (default: 5)")

@@ -139,8 +139,13 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         help="an order whose cloid an open order of the account carries: accept it (default; a cancel by that cloid "
         "cancels all) or refuse it",
     )
-    p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms")
-    p.add_argument("--speed", type=_speed, default=1.0, help="how fast exchange time passes (funding, candles)")
+    p.add_argument("--block-ms", type=_positive_int, default=500, help="block interval in ms (default: 500)")
+    p.add_argument(
+        "--speed",
+        type=_speed,
+        default=1.0,
+        help="how fast exchange time passes (funding, candles): 2 is twice as fast (default: 1, real time)",
+    )
     p.add_argument("--quiet-market", action="store_true", help="no synthetic market makers or takers")
     # the dashboard's built-in exchange (``tui.sim.process``): stop when standard input ends, that is when the
     # dashboard that holds the other end of the pipe ends, however it ends
@@ -200,14 +205,20 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_fault_arguments(p)
     add_faucet_command(p, _decimal)
-    g = p.add_argument_group("rate limits (per client address)")
-    g.add_argument("--exchange-per-minute", type=_positive_int, default=d.exchange_per_minute)
-    g.add_argument("--info-per-minute", type=_positive_int, default=d.info_per_minute)
-    g.add_argument("--info-per-hour", type=_positive_int, default=d.info_per_hour)
-    g.add_argument("--ban-after", type=_positive_int, default=d.ban_after, help="violations in an hour before a ban")
-    g.add_argument("--ws-connections", type=_positive_int, default=d.ws_connections)
-    g.add_argument("--ws-subscriptions", type=_positive_int, default=d.ws_subscriptions)
-    g.add_argument("--ws-messages-per-minute", type=_positive_int, default=d.ws_messages_per_minute)
+    g = p.add_argument_group(
+        "rate limits (per client address; over a limit the answer is 429 with Retry-After; calling again while told "
+        "to wait is a violation)"
+    )
+    for flag, default, what in (
+        ("--exchange-per-minute", d.exchange_per_minute, "POST /exchange requests a minute"),
+        ("--info-per-minute", d.info_per_minute, "POST /info and /explorer requests a minute"),
+        ("--info-per-hour", d.info_per_hour, "POST /info and /explorer requests an hour"),
+        ("--ban-after", d.ban_after, "violations in an hour before a ban (418, from 5 min growing to 7 days)"),
+        ("--ws-connections", d.ws_connections, "WebSocket connections open at once"),
+        ("--ws-subscriptions", d.ws_subscriptions, "subscriptions over all its WebSocket connections"),
+        ("--ws-messages-per-minute", d.ws_messages_per_minute, "inbound WebSocket messages a minute"),
+    ):
+        g.add_argument(flag, type=_positive_int, default=default, metavar="N", help=f"{what} (default: {default})")
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
