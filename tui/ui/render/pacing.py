@@ -61,6 +61,12 @@ class BytePacer:
         self.held += 1
         return -self._tokens / self.rate
 
+    def forgive(self) -> None:
+        """The bytes written so far are not charged, and the burst is saved up again: a screen's first picture,
+        which a key asked for (the ladder opened), must not hold its first redraws for seconds."""
+        self._seen = None
+        self._tokens = self._burst
+
     def _settle(self) -> None:
         now = self._clock()
         total = self._written()

@@ -42,6 +42,7 @@ from tui.ui.widgets.ticker_pane import TickerPane
 
 from .context import DashboardContext
 from .main_keys import TRADING_ACTIONS, locked_key_words
+from .main_pacing import LOW_BANDWIDTH_STRETCH, NewsPacing, screen_pacing
 
 __all__ = ["CHROME_LINES", "LAYOUT_BINDINGS", "LayoutScreen", "too_small"]
 
@@ -123,6 +124,7 @@ class LayoutScreen(LeanScreen[None]):
         self._instrument_of: dict[Widget, str | None] = {}  # market pane -> its instrument (None: the selected)
         self._market_pane: Widget | None = None  # the market pane focused last: orders go to its instrument
         self._panes: list[FeedPane | FeedLine] = []
+        self.pacing: NewsPacing | None = None  # the terminal's byte budget (made on mount, when the app is known)
         self._bar = ""
 
     # ---- building ---------------------------------------------------------------------------------
@@ -197,7 +199,13 @@ class LayoutScreen(LeanScreen[None]):
             pane.bars = not self.context.low_bandwidth  # none on a slow link, as the dashboard's
         self._open_sides()
         low = self._session.options.low_bandwidth
-        self.set_interval(LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S, self.flush_panes)
+        refresh_s = LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S
+        for each in self._panes:
+            each.set_tick(refresh_s, LOW_BANDWIDTH_STRETCH if low else 1.0)
+        # the dashboard's byte budget, whatever the markets do: one pacer of its own over the terminal's bytes
+        self.pacing = screen_pacing(self, self.flush_panes, lambda: self._panes, self._session.clock, low)
+        self.call_after_refresh(self.pacing.pacer.forgive)  # the first picture is what the key asked for
+        self.set_interval(refresh_s, self.pacing.tick)
         self.set_interval(TICK_S, self._tick)
         self._fit(self.app.size.width, self.app.size.height)
         first = next(iter(self._instrument_of), None)
@@ -220,16 +228,16 @@ class LayoutScreen(LeanScreen[None]):
     # ---- the feed -----------------------------------------------------------------------------------
 
     def feed_changed(self, topics: frozenset[str]) -> None:
-        """The feed's news, heard as the dashboard hears it (drawn at once, but on a slow link at the refresh tick
-        only)."""
+        """The feed's news, heard as the dashboard hears it (drawn at once as far as the byte budget allows, else
+        as soon as it does)."""
         if "markets" in topics:
             self._open_sides()
         if "status" in topics:
             self._follow_connection()
         for pane in self._panes:
             pane.feed_changed(topics)
-        if self.is_mounted and not self._session.options.low_bandwidth:
-            self.flush_panes(tick=False)
+        if self.is_mounted and self.pacing is not None:
+            self.pacing.news(topics)
         if "markets" in topics:
             self._show_bar()
 
@@ -249,9 +257,11 @@ class LayoutScreen(LeanScreen[None]):
                 at = status.updated.get(pane.AGE_TOPIC)
                 pane.set_class(down and at is not None and now - at > STALE_AFTER_S, "-stale")
 
-    def flush_panes(self, tick: bool = True) -> None:
+    def flush_panes(self, tick: bool = True, topics: frozenset[str] | None = None) -> None:
+        """Let the panes draw what changed (``topics``: only those that follow one of them)."""
         for pane in self._panes:
-            pane.flush(tick)
+            if topics is None or pane.TOPICS & topics:
+                pane.flush(tick)
 
     def _tick(self) -> None:
         for pane in self._panes:

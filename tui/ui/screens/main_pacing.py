@@ -1,4 +1,6 @@
-"""The dashboard's news drawn at once while the terminal's byte budget allows, else as soon as it does."""
+"""The dashboard's news drawn at once while the terminal's byte budget allows, else as soon as it does; the screens
+over it that follow the feed (the ladder, the heatmap, a layout) are paced the same way, each by its own pacer over
+the one byte count (``screen_pacing``): whatever screen is on top, the terminal is sent at most the budget."""
 
 from __future__ import annotations
 
@@ -6,12 +8,15 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from textual.timer import Timer
+from textual.widget import Widget
 
 from tui.ui.diagnostics import TerminalBytes
 from tui.ui.render.pacing import DEFAULT_BUDGET, LOW_BANDWIDTH_BUDGET, BytePacer
-from tui.ui.widgets.pane import FeedLine, FeedPane
+from tui.ui.widgets.pane import FollowsFeed
 
-__all__ = ["Flush", "NewsPacing"]
+__all__ = ["LOW_BANDWIDTH_STRETCH", "Flush", "NewsPacing", "screen_pacing"]
+
+LOW_BANDWIDTH_STRETCH = 2.0  # on a slow link the panes paced in seconds (account, positions) redraw half as often
 
 # the account's own news (a fill, an order placed or done) is drawn at once, whatever the byte budget and the panes'
 # pace: a trader reads the position right after the notice; its position and summary come in pushes of their own,
@@ -34,7 +39,7 @@ class NewsPacing:
     def __init__(
         self,
         flush: Flush,
-        panes: Callable[[], Sequence[FeedPane | FeedLine]],
+        panes: Callable[[], Sequence[FollowsFeed]],
         timer: Callable[[float, Callable[[], None]], Timer],
         bytes_out: TerminalBytes,
         clock: Callable[[], float],
@@ -87,3 +92,18 @@ class NewsPacing:
             pane.count_tick()
         if self._held is None:
             self._held = self._timer(wait, self._draw_held)
+
+
+def screen_pacing(
+    screen: Widget,
+    flush: Flush,
+    panes: Callable[[], Sequence[FollowsFeed]],
+    clock: Callable[[], float],
+    low_bandwidth: bool,
+) -> NewsPacing:
+    """The pacing of a screen that follows the feed (call it once mounted): its own pacer, over the bytes the app's
+    driver counts for the whole terminal (none while headless: then nothing is held). A screen opened over the
+    dashboard starts with the burst saved up, and from then on is charged every byte the terminal is sent."""
+    counter = getattr(screen.app, "terminal_bytes", None)
+    bytes_out = counter if isinstance(counter, TerminalBytes) else TerminalBytes()
+    return NewsPacing(flush, panes, screen.set_timer, bytes_out, clock, low_bandwidth)
