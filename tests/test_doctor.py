@@ -127,6 +127,13 @@ async def test_the_built_in_exchange_is_started_and_checked_as_the_dashboard_wou
 
 
 async def test_an_exchange_that_is_not_there_fails_every_network_check() -> None:
+    """Each failure in words (no ``ConnectionRefusedError: [Errno 111] ...``), and the checks that need the
+    exchange's answer (its clock, its network, its rate limits) NOT RUN rather than OK or WARN."""
     rc, out, _ = await xtui("doctor", "--url", "http://127.0.0.1:9", "--timeout", "2")
     found = rows(out)
     assert rc == 1 and found["info"][0] == found["explorer"][0] == found["websocket"][0] == "FAIL"
+    assert found["info"][1] == "nothing answers at http://127.0.0.1:9 (connection refused)", out
+    assert found["websocket"][1] == "nothing answers at ws://127.0.0.1:9/ws/ (connection refused)", out
+    assert "Errno" not in out and "Error" not in out
+    assert found["clock"][0] == found["network"][0] == found["rate limits"][0] == "NOT RUN", out
+    assert found["signing"][0] == "OK" and out.splitlines()[-1] == "3 failed, 1 warning(s), 3 not run: do not trade yet"

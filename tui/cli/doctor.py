@@ -1,9 +1,12 @@
 """``xtui doctor``: a read-only check of an exchange and a profile, to run before trading on a real network.
 
-One line per check (name, OK/WARN/FAIL, detail); the exit code is 1 when any check FAILs, 0 otherwise
-(warnings are things to know, not to stop for). It signs nothing and sends no /exchange request: the client
-it uses has no key. A key source is read for its address only (a keystore's file says it; a key in an
-environment variable is read for its address and dropped), and no key is ever printed.
+One line per check (name, OK/WARN/FAIL/NOT RUN, detail); the exit code is 1 when any check FAILs, 0 otherwise
+(warnings are things to know, not to stop for). A failure is said in words ("nothing answers at URL (connection
+refused)"), never as an exception's repr; a check that needs an answer the exchange never gave is NOT RUN.
+
+It signs nothing and sends no /exchange request: the client it uses has no key. A key source is read for its
+address only (a keystore's file says it; a key in an environment variable is read for its address and dropped), and
+no key is ever printed.
 """
 
 from __future__ import annotations
@@ -11,14 +14,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
+import ssl
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 import msgspec
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import InvalidStatus, WebSocketException
 
 from tui.api.client import Client
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
@@ -39,7 +44,7 @@ __all__ = [
     "target_for",
 ]
 
-Status = Literal["OK", "WARN", "FAIL"]
+Status = Literal["OK", "WARN", "FAIL", "NOT RUN"]
 CLOCK_OK_MS = 2_000  # the HTTP Date header has whole seconds: within this, the clocks agree
 CLOCK_FAIL_MS = 30_000  # actions expire 60 s after their nonce (local time): half of that is too far
 AGENT_WARN_MS = 86_400_000  # an agent expiring within a day is worth a warning
@@ -250,16 +255,49 @@ def _check_rate_limits(client: Client) -> Check:
     return Check("rate limits", "OK", ", ".join(f"{k}: {v}" for k, v in sorted(client.rate_limits.items())))
 
 
-async def _guarded(name: str, check: Callable[[], Awaitable[Check]]) -> Check:
-    """A check that could not complete is a FAIL naming why, never a traceback."""
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and what it was raised from or during (a transport's ``raise ... from None`` keeps it as context)."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        seen.add(id(found))
+        yield found
+        found = found.__cause__ or found.__context__
+
+
+def in_words(exc: BaseException, where: str) -> str:
+    """Why a request to ``where`` failed, in words: "nothing answers at URL (connection refused)", not
+    ``ConnectionRefusedError: [Errno 111] Connect call failed ('127.0.0.1', 1)``."""
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionRefusedError):
+            return f"nothing answers at {where} (connection refused)"
+        if isinstance(cause, socket.gaierror):
+            return f"{where}: its host name is not known (DNS: {cause.strerror or 'no address'})"
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"{where}: its TLS certificate is not trusted ({cause.verify_message or 'verification failed'})"
+        if isinstance(cause, TimeoutError):
+            return f"no answer from {where} in time"
+        if isinstance(cause, InvalidStatus):
+            return f"{where}: the WebSocket was refused (HTTP {cause.response.status_code})"
+    if isinstance(exc, ClientError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        return f"{where}: {exc.strerror or 'the connection failed'}"
+    if isinstance(exc, WebSocketException):
+        return f"{where}: the WebSocket failed ({exc or 'closed'})"
+    return f"{where}: an answer xtui cannot read ({exc})"
+
+
+async def _guarded(name: str, where: str, check: Callable[[], Awaitable[Check]]) -> Check:
+    """A check that could not complete is a FAIL saying why in words, never a traceback."""
     try:
         return await check()
-    except TimeoutError:
-        return Check(name, "FAIL", "no answer in time")
-    except ClientError as exc:
-        return Check(name, "FAIL", str(exc))
-    except (OSError, ValueError, WebSocketException) as exc:  # a socket's failures, a reply not as expected
-        return Check(name, "FAIL", f"{type(exc).__name__}: {exc}")
+    except (ClientError, OSError, ValueError, WebSocketException) as exc:  # TimeoutError is an OSError
+        return Check(name, "FAIL", in_words(exc, where))
+
+
+def _not_run(name: str) -> Check:
+    return Check(name, "NOT RUN", "the exchange did not answer: nothing to check this against")
 
 
 async def run_checks(target: DoctorTarget, timeout: float = 5.0) -> list[Check]:
@@ -268,28 +306,37 @@ async def run_checks(target: DoctorTarget, timeout: float = 5.0) -> list[Check]:
     ends = target.endpoints
     async with Client(ends.api, explorer_url=ends.explorer, testnet=target.testnet, dialect=target.dialect) as c:
         checks = [
-            await _guarded("info", lambda: _check_info(c, timeout)),
-            await _guarded("explorer", lambda: _check_explorer(c, timeout)),
-            await _guarded("websocket", lambda: _check_ws(target, timeout, seen)),
-            _check_clock(c, seen),
-            _check_signing(target),
-            _check_network(c, target, seen),
-            await _guarded("account", lambda: _check_account(c, target, timeout)),
+            await _guarded("info", ends.api, lambda: _check_info(c, timeout)),
+            await _guarded("explorer", ends.explorer, lambda: _check_explorer(c, timeout)),
+            await _guarded("websocket", ends.ws, lambda: _check_ws(target, timeout, seen)),
         ]
+        answered = any(check.status != "FAIL" for check in checks)
+        checks += [
+            _check_clock(c, seen) if answered else _not_run("clock"),
+            _check_signing(target),
+            _check_network(c, target, seen) if answered else _not_run("network"),
+        ]
+        if answered or target.account is None:  # no account given: said without asking the exchange
+            checks.append(await _guarded("account", ends.api, lambda: _check_account(c, target, timeout)))
+        else:
+            checks.append(_not_run("account"))
         if target.agent is not None:
-            checks.append(await _guarded("agent", lambda: _check_agent(c, target, timeout)))
-        checks.append(_check_rate_limits(c))
+            agent = _guarded("agent", ends.api, lambda: _check_agent(c, target, timeout)) if answered else None
+            checks.append(await agent if agent is not None else _not_run("agent"))
+        checks.append(_check_rate_limits(c) if answered else _not_run("rate limits"))
     return checks
 
 
 def render_checks(target: DoctorTarget, checks: list[Check]) -> str:
     """The report: a heading, then one line per check."""
     width = max(len(c.name) for c in checks)
-    lines = [f"xtui doctor: {target.label}", f"{'CHECK':<{width}}  STATUS  DETAIL"]
-    lines += [f"{c.name:<{width}}  {c.status:<6}  {c.detail}" for c in checks]
+    lines = [f"xtui doctor: {target.label}", f"{'CHECK':<{width}}  STATUS   DETAIL"]
+    lines += [f"{c.name:<{width}}  {c.status:<7}  {c.detail}" for c in checks]
     failed = sum(c.status == "FAIL" for c in checks)
     warned = sum(c.status == "WARN" for c in checks)
-    lines.append(f"{failed} failed, {warned} warning(s): " + ("do not trade yet" if failed else "ready"))
+    skipped = sum(c.status == "NOT RUN" for c in checks)
+    counts = f"{failed} failed, {warned} warning(s)" + (f", {skipped} not run" if skipped else "")
+    lines.append(f"{counts}: " + ("do not trade yet" if failed else "ready"))
     return "\n".join(lines) + "\n"
 
 
