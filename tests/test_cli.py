@@ -43,18 +43,29 @@ async def test_exchange_signs_with_a_key_from_the_environment(sim: LocalExchange
 async def test_failures_are_one_line_on_stderr_with_exit_1(sim: LocalExchange) -> None:
     cases = [
         ("info", "no_such", "--url", sim.url),  # the server's 400
-        ("info", "ticker"),  # no exchange named
         ("exchange", "cancelAll", "--key-env", "XTUI_UNSET", "--url", sim.url),  # no key
         ("exchange", "cancelAll", "--key", KEY, "--url", sim.url),  # a key on the command line
-        ("exchange", "transferAll", "--key-env", "XTUI_K", "--url", sim.url),  # unknown action
         ("info", "ticker", "--url", "http://127.0.0.1:9"),  # nobody listening
-        ("info", "ticker", "badpair", "--url", sim.url),  # not key=value
     ]
     for args in cases:
         rc, out, err = await xtui(*args, env={"XTUI_K": KEY})
         assert rc == 1, args
         assert out == "" and err.startswith("xtui: ") and err.count("\n") == 1, (args, err)
         assert KEY[2:] not in err  # the key is never echoed
+
+
+async def test_usage_errors_are_one_line_on_stderr_with_exit_2(sim: LocalExchange) -> None:
+    """A command line xtui cannot act on: exit 2 (it was 1, as a failure) and one line naming the help to read."""
+    cases = [
+        (("info", "ticker"), "xtui info: error: no exchange given"),
+        (("exchange", "transferAll", "--key-env", "XTUI_K", "--url", sim.url), "xtui exchange: error: unknown action"),
+        (("info", "ticker", "badpair", "--url", sim.url), "xtui info: error: expected key=value, got 'badpair'"),
+    ]
+    for args, said in cases:
+        rc, out, err = await xtui(*args, env={"XTUI_K": KEY})
+        assert rc == 2, args
+        assert out == "" and err.startswith(said) and err.count("\n") == 1, (args, err)
+        assert err.endswith(f" (xtui {args[0]} --help)\n") and KEY[2:] not in err
 
 
 async def test_rejected_action_is_a_failure(sim: LocalExchange) -> None:
@@ -82,7 +93,8 @@ async def test_exchange_types_values_as_the_action_needs(sim: LocalExchange) -> 
         "exchange", "internalBalanceTransferRequest", "collateralId=one", "amount=10", "toDerivativesAccount=false",
         "--key-env", "XTUI_K", "--url", sim.url, env=env,
     )  # fmt: skip
-    assert rc == 1 and out == "" and err.startswith("xtui: collateralId: a whole number") and err.count("\n") == 1
+    assert rc == 2 and out == "" and err.startswith("xtui exchange: error: collateralId: a whole number"), err
+    assert err.count("\n") == 1
 
 
 async def test_bench_measures_one_group_or_refuses_an_unknown_one() -> None:

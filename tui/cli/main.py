@@ -15,7 +15,7 @@ from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
 from tui.cli.lazy_parser import LazyParser
 from tui.cli.methods import fill_exchange, fill_explorer, fill_info
-from tui.cli.parser import Parser
+from tui.cli.parser import USAGE_EXIT, Parser, usage_line
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.edges.safe_text import printable
@@ -40,7 +40,13 @@ sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 
 class UsageError(Exception):
-    """A mistake in the command line: printed as one line, exit code 1 like every other failure."""
+    """A mistake in the command line: one line, as argparse's own (``tui.cli.parser``), and exit code 2."""
+
+
+PAPER_WAY_OUT = (
+    "paper trading follows that exchange's prices: point a profile's `mirror` or XTUI_MIRROR at one that answers, "
+    "or start with --profile local"
+)
 
 
 def _parse_value(text: str) -> Any:
@@ -220,6 +226,19 @@ def _base_url(text: str) -> str:
         raise UsageError(f"--url: {exc}") from None
 
 
+def _check_theme(theme: str) -> None:
+    """``--theme`` names one of xtui's themes or the user's (Textual's own are still taken, and not offered)."""
+    from tui.cli.theme_names import theme_names
+
+    names = theme_names()
+    if theme in names:
+        return
+    from textual.theme import BUILTIN_THEMES  # only for a name that is none of xtui's: the dashboard loads it next
+
+    if theme not in BUILTIN_THEMES:
+        raise UsageError(f"--theme: unknown theme {theme!r} (xtui's: {', '.join(names)})")
+
+
 def _warn(message: str) -> None:
     sys.stderr.write(f"xtui: warning: {printable(message, lines=True)}\n")
     sys.stderr.flush()
@@ -257,11 +276,11 @@ def _signer_from_env(var: str) -> Any:
 
     secret = os.environ.get(var)
     if not secret:
-        raise UsageError(f"environment variable {var} is not set (it should hold the private key)")
+        raise StartupError(f"environment variable {var} is not set (it should hold the private key)")
     try:
         signer = Signer(secret)
     except SigningError as exc:
-        raise UsageError(f"{var}: {exc}") from None
+        raise StartupError(f"{var}: {exc}") from None
     from tui.keys import loaded
 
     return loaded(signer)
@@ -318,6 +337,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for path in take_screenshots(args.out, seed=args.seed, theme=args.theme):
                 sys.stdout.write(f"{path}\n")
             return 0
+        if args.theme is not None:
+            _check_theme(args.theme)
         from tui.ui.run import run_dashboard
 
         return run_dashboard(
@@ -335,8 +356,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             low_bandwidth=args.low_bandwidth,
             seed=args.dashboard_seed,
         )
-    except (UsageError, StartupError) as exc:
-        sys.stderr.write(f"xtui: {printable(str(exc), lines=True)}\n")  # it may quote a file or a server
+    except UsageError as exc:
+        sys.stderr.write(usage_line(" ".join(("xtui", *([args.command] if args.command else []))), str(exc)))
+        return USAGE_EXIT
+    except StartupError as exc:
+        said = str(exc)
+        if "cannot mirror " in said:  # what the paper exchange said of its source (its own process: its words)
+            said = f"{said} ({PAPER_WAY_OUT})"
+        sys.stderr.write(f"xtui: {printable(said, lines=True)}\n")  # it may quote a file or a server
         return 1
     except KeyboardInterrupt:
         return 130

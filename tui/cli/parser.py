@@ -13,6 +13,7 @@ import sys
 from typing import Any, NoReturn
 
 from tui.edges.safe_text import printable
+from tui.logs import redact
 
 __all__ = ["USAGE_EXIT", "DefaultsFormatter", "Parser", "usage_line"]
 
@@ -40,7 +41,8 @@ class DefaultsFormatter(argparse.HelpFormatter):
 def usage_line(prog: str, message: str) -> str:
     """The one line of a usage error: what was wrong, and which help to read."""
     said = message.removeprefix("argument ")  # argparse's "argument --speed: ..." reads better without it
-    return f"{prog}: error: {printable(said, 400)} ({prog} --help)\n"  # it may quote what was typed: no escapes
+    # it may quote what was typed: no escape reaches the terminal, and nothing shaped like a key is repeated
+    return f"{prog}: error: {printable(redact(said), 400)} ({prog} --help)\n"
 
 
 class Parser(argparse.ArgumentParser):
