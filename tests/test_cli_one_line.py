@@ -56,8 +56,10 @@ def one_line(err: str) -> bool:
         (("export", "trades"), "xtui export: error: kind: invalid choice: 'trades'"),
         (("info", "ticker"), "xtui info: error: no exchange given"),
         (("config", "show", "--nosuch"), "xtui: error: unrecognized arguments: --nosuch"),
+        (("config",), "xtui config: error: a command is needed: path, show or init (xtui config --help)\n"),
+        (("info",), "xtui info: error: the following arguments are required: method (xtui info --help)\n"),
     ],
-    ids=["unknown-flag", "sim-speed", "theme", "export-kind", "info-no-exchange", "config-flag"],
+    ids=["unknown-flag", "sim-speed", "theme", "export-kind", "info-no-exchange", "config-flag", "config", "info"],
 )
 def test_a_usage_error_is_one_line_and_exit_2(env: dict[str, str], args: tuple[str, ...], said: str) -> None:
     code, out, err = run(env, *args)

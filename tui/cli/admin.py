@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from tui.cli.parser import UsageError
 from tui.config.errors import StartupError
 from tui.logs import KEY_SHAPE, LEVELS
 
@@ -160,7 +161,7 @@ def _config(args: argparse.Namespace) -> int:
             raise AdminError(f"cannot write {path}: {exc.strerror}") from None
         print(f"wrote {path}")
     else:
-        raise AdminError("config needs a command: path, show or init (xtui config --help)")
+        raise UsageError("a command is needed: path, show or init")
     return 0
 
 
@@ -212,7 +213,7 @@ def _keys(args: argparse.Namespace) -> int:
         keys.remove(args.name)
         print(f"removed keystore {args.name}")
     else:
-        raise AdminError("keys needs a command: new, import, list, address or remove (xtui keys --help)")
+        raise UsageError("a command is needed: new, import, list, address or remove")
     return 0
 
 

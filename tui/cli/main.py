@@ -15,7 +15,7 @@ from tui.bench import GROUPS as BENCH_GROUPS
 from tui.cli.admin import ADMIN_COMMANDS, add_admin_arguments, refuse_key_argv, run_admin
 from tui.cli.lazy_parser import LazyParser
 from tui.cli.methods import fill_exchange, fill_explorer, fill_info
-from tui.cli.parser import USAGE_EXIT, Parser, usage_line
+from tui.cli.parser import USAGE_EXIT, Parser, UsageError, usage_line
 from tui.cli.target_options import CALL_TARGET, DASHBOARD_TARGET, add_doctor_arguments, add_target
 from tui.config.errors import StartupError
 from tui.edges.safe_text import printable
@@ -37,10 +37,6 @@ EPILOG = """environment variables:
 # installed, as they are here (uvicorn's and rich's): ~20 ms of every start, for a command xtui never runs.
 # None in sys.modules makes that one import fail, and httpx goes on as it does where they are not installed.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-
-
-class UsageError(Exception):
-    """A mistake in the command line: one line, as argparse's own (``tui.cli.parser``), and exit code 2."""
 
 
 PAPER_WAY_OUT = (
@@ -167,12 +163,16 @@ def build_parser() -> argparse.ArgumentParser:
     for name, endpoint, fill in (("info", "/info", fill_info), ("explorer", "/explorer", fill_explorer)):
         p = sub.add_parser(name, help=f"call an {endpoint} method and print its JSON", fill=fill)
         p.add_argument("method", help="the method's name (listed below)")
-        p.add_argument("params", nargs="*", metavar="key=value", help="its parameters, each value JSON or text")
+        p.add_argument(
+            "params", nargs="*", default=[], metavar="key=value", help="its parameters, each value JSON or text"
+        )
         _add_target(p)
 
     p = sub.add_parser("exchange", help="sign and send an /exchange action", fill=fill_exchange)
     p.add_argument("action", help="the action's name, alias or code (listed below)")
-    p.add_argument("params", nargs="*", metavar="key=value", help="its fields, each value typed as the field needs")
+    p.add_argument(
+        "params", nargs="*", default=[], metavar="key=value", help="its fields, each value typed as the field needs"
+    )
     p.add_argument("--key-env", required=True, metavar="VAR", help="environment variable holding the private key")
     _add_target(p)
 

@@ -15,9 +15,13 @@ from typing import Any, NoReturn
 from tui.edges.safe_text import printable
 from tui.logs import redact
 
-__all__ = ["USAGE_EXIT", "DefaultsFormatter", "Parser", "usage_line"]
+__all__ = ["USAGE_EXIT", "DefaultsFormatter", "Parser", "UsageError", "usage_line"]
 
 USAGE_EXIT = 2  # argparse's, and every Unix tool's, code for a command line it cannot read
+
+
+class UsageError(Exception):
+    """A mistake in the command line found after argparse: one line, as argparse's own, and exit code 2."""
 
 
 class DefaultsFormatter(argparse.HelpFormatter):
