@@ -57,9 +57,22 @@ def one_line(err: str) -> bool:
         (("info", "ticker"), "xtui info: error: no exchange given"),
         (("config", "show", "--nosuch"), "xtui: error: unrecognized arguments: --nosuch"),
         (("config",), "xtui config: error: a command is needed: path, show or init (xtui config --help)\n"),
+        (("nosuch",), "xtui: error: unknown command 'nosuch' (choose from 'info', 'explorer', "),
+        (("keys", "nosuch"), "xtui keys: error: unknown command 'nosuch' (choose from 'new', "),
         (("info",), "xtui info: error: the following arguments are required: method (xtui info --help)\n"),
     ],
-    ids=["unknown-flag", "sim-speed", "theme", "export-kind", "info-no-exchange", "config-flag", "config", "info"],
+    ids=[
+        "unknown-flag",
+        "sim-speed",
+        "theme",
+        "export-kind",
+        "info-no-exchange",
+        "config-flag",
+        "config",
+        "command",
+        "keys-command",
+        "info",
+    ],
 )
 def test_a_usage_error_is_one_line_and_exit_2(env: dict[str, str], args: tuple[str, ...], said: str) -> None:
     code, out, err = run(env, *args)

@@ -9,6 +9,7 @@ default (``DefaultsFormatter``). Argparse only: the parser is built on every sta
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Any, NoReturn
 
@@ -17,6 +18,7 @@ from tui.logs import redact
 
 __all__ = ["USAGE_EXIT", "DefaultsFormatter", "Parser", "UsageError", "usage_line"]
 
+_COMMAND_CHOICE = re.compile(r"^(?:command|\{[\w,-]+\}): invalid choice: ")
 USAGE_EXIT = 2  # argparse's, and every Unix tool's, code for a command line it cannot read
 
 
@@ -45,6 +47,7 @@ class DefaultsFormatter(argparse.HelpFormatter):
 def usage_line(prog: str, message: str) -> str:
     """The one line of a usage error: what was wrong, and which help to read."""
     said = message.removeprefix("argument ")  # argparse's "argument --speed: ..." reads better without it
+    said = _COMMAND_CHOICE.sub("unknown command ", said)  # "command: invalid choice: 'x'", "{path,show,init}: ..."
     # it may quote what was typed: no escape reaches the terminal, and nothing shaped like a key is repeated
     return f"{prog}: error: {printable(redact(said), 400)} ({prog} --help)\n"
 
