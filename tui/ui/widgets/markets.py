@@ -29,6 +29,7 @@ COLUMNS = (
     ("funding", "Funding", 12),  # per period (0.0013%/1h), per 8 h or APR: F cycles
     ("oi", "OI", 9),
 )
+MAX_EXTRA = 6  # the most room a figure's column is given beyond its widest figure (a very wide pane keeps the rest)
 
 
 class MarketsPane(TablePane):
@@ -65,6 +66,26 @@ class MarketsPane(TablePane):
         super().__init__(state, id=id)
         self.border_title = "Markets"
         self.funding = funding or FundingView()
+        self._extra: dict[str, int] = {}  # the room shared out to each figure's column (``fitting``)
+
+    # ---- the columns' room ------------------------------------------------------------------------
+
+    def fitting(self, width: int) -> list[tuple[str, str, int]]:
+        """The columns there is room for (``TablePane.fitting``), then the room left shared among the figures'
+        columns, up to ``MAX_EXTRA`` each: the figures spaced out across the pane, not ~20 blank columns at its
+        right (160x48)."""
+        self._extra = {}
+        columns = super().fitting(width)
+        used = sum(self.column_width(key, label, cap) for key, label, cap in columns) + self.GAP * (len(columns) - 1)
+        figures = [key for key, _, _ in columns if key not in self.LEFT]
+        if width > used and figures:
+            share, rest = divmod(width - used, len(figures))
+            for i, key in enumerate(figures):
+                self._extra[key] = min(MAX_EXTRA, share + (1 if i < rest else 0))
+        return columns
+
+    def column_width(self, key: str, label: str, cap: int) -> int:
+        return super().column_width(key, label, cap) + self._extra.get(key, 0)
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder="filter markets… (enter: to the list, esc: clear)", id="market-filter", compact=True)
