@@ -258,12 +258,10 @@ def run_from_args(args: argparse.Namespace) -> int:
     gc.set_threshold(*GC_THRESHOLD)
 
     if args.mirror is not None and args.quiet_market:
-        sys.stderr.write("xtui sim: --mirror needs the market makers (its orders match them): drop --quiet-market\n")
-        return 2
+        return _usage("--mirror needs the market makers (its orders match them): drop --quiet-market")
     problem = _replay_problem(args)
     if problem:
-        sys.stderr.write(f"xtui sim: {problem}\n")
-        return 2
+        return _usage(problem)
     recording = recorder = None
     if args.replay is not None:
         from .mirror.replay import RecordingError, load_recording
@@ -283,8 +281,7 @@ def run_from_args(args: argparse.Namespace) -> int:
             return 2
     faucet = faucet_from_args(args)
     if faucet is None:
-        sys.stderr.write("xtui sim: give the faucet's amount once: --faucet AMOUNT or --faucet-usdc AMOUNT\n")
-        return 2
+        return _usage("give the faucet's amount once: --faucet AMOUNT or --faucet-usdc AMOUNT")
     config = SimConfig(
         host=args.host,
         port=args.port,
@@ -362,6 +359,12 @@ def run_from_args(args: argparse.Namespace) -> int:
         sys.stderr.write(f"xtui sim: cannot listen on {where}: {exc.strerror or exc}\n")
         return 1
     return 0
+
+
+def _usage(problem: str) -> int:
+    """Flags that do not go together: one line as argparse's own errors are (``tui.cli.parser``), exit code 2."""
+    sys.stderr.write(f"xtui sim: error: {problem} (xtui sim --help)\n")
+    return 2
 
 
 def _replay_problem(args: argparse.Namespace) -> str:
