@@ -49,20 +49,22 @@ def test_a_far_level_is_said_at_the_edge_and_the_scale_stays() -> None:
     assert max(labels) < 110 and min(labels) > 90
 
 
-def test_two_levels_on_one_row_are_both_labelled() -> None:
+def test_two_levels_on_one_row_are_both_labelled_on_rows_next_to_it() -> None:
+    """Two lines on one row: the higher named on it, the other on the free row under it (``chart_labels``)."""
     lines = texts([Level(Decimal("101"), "entry long 0.5", "lv-entry"), Level(Decimal("101.02"), "buy 1", "lv-buy")])
-    row = next(line for line in lines if "entry long 0.5" in line)
-    assert "buy 1" in row
+    row = next(i for i, line in enumerate(lines) if "buy 1" in line)
+    assert "entry long 0.5" in lines[row + 1]
 
 
 def test_fills_mark_their_candle_buy_up_sell_down() -> None:
     lines = texts(
         [], [Marker(T0 + 38 * 60_000 + 5_000, Decimal("101"), True), Marker(T0 + 39 * 60_000, Decimal("104"), False)]
     )
-    assert sum(line.count(BUY_MARK) for line in lines) == 1
-    assert sum(line.count(SELL_MARK) for line in lines) == 1
+    assert lines[-1].startswith("┄ last  ▲▼ fills")  # the legend says what the marks are; the candles have one each
+    assert sum(line.count(BUY_MARK) for line in lines[:-1]) == 1
+    assert sum(line.count(SELL_MARK) for line in lines[:-1]) == 1
     old = texts([], [Marker(T0 - 3_600_000, Decimal("101"), True)])  # before the first candle: not drawn
-    assert not any(BUY_MARK in line for line in old)
+    assert not any(BUY_MARK in line for line in old[:-1])
 
 
 @settings(max_examples=60, deadline=None)

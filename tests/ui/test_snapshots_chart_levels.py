@@ -52,7 +52,7 @@ def short_with_lines(frozen: FrozenClock) -> Iterator[EmbeddedExchange]:
 async def lines_drawn(pilot: Any) -> None:
     await chart_in_view(pilot)
     plot = pilot.app.main.query_one(CandleChart)
-    await settle(pilot, lambda: "↑ liq" in "".join(plot.text()) and "SL" in "".join(plot.text()), what="the lines")
+    await settle(pilot, lambda: all(w in "".join(plot.text()) for w in ("↑ ", "liq", "SL")), what="the lines")
     await pilot.pause()
 
 

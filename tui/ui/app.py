@@ -196,6 +196,8 @@ class XtuiApp(LeanApp[None]):
             self.notify(self.watchlist.problem, title="Watchlist", severity="error", timeout=30, markup=False)
         if self.session.layouts.problem:
             self.notify(self.session.layouts.problem, title="Layouts", severity="error", timeout=30, markup=False)
+        if self.session.indicators.problem:
+            self.notify(self.session.indicators.problem, title="Chart", severity="error", timeout=30, markup=False)
         if self.client.network_mismatch:  # the exchange said so before the app started
             self._network_mismatch(self.client.network_mismatch)
         if self.session.fund:

@@ -10,6 +10,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
+from tui.feed.indicators import INDICATOR_TITLES, INDICATORS
 from tui.ui.bindings import key_catalogue
 from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screens.data_screen import DataScreen
@@ -49,6 +50,11 @@ class XtuiCommands(Provider):
             title = item.tooltip or item.description
             help_text = escape(f"key {item.keys} · {item.description} · id {item.id}")
             out.append((title, help_text, partial(app.run_action, item.action, target)))
+        if main is not None:  # each indicator on or off (i steps through them)
+            for name in INDICATORS:
+                title = f"Chart indicator {INDICATOR_TITLES[name]}: on or off"
+                help_text = escape("key i steps through them · id chart_indicators")
+                out.append((title, help_text, partial(main.action_toggle_indicator, name)))
         return out
 
     async def discover(self) -> Hits:

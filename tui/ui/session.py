@@ -22,6 +22,7 @@ from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
 from tui.feed.alerts import AlertBook, alerts_path
 from tui.feed.event_file import EventFile, event_log_path
+from tui.feed.indicator_choice import IndicatorChoice, indicators_path
 from tui.feed.layouts import LayoutBook, layouts_path
 from tui.feed.watchlist import Watchlist, watchlist_path
 from tui.feed.worker import Feed
@@ -103,6 +104,7 @@ class Session(msgspec.Struct, frozen=True):
     alerts: AlertBook
     watchlist: Watchlist
     layouts: LayoutBook  # the profile's saved layouts (Y and the palette switch to them)
+    indicators: IndicatorChoice  # the chart's indicators the profile chose (i and the palette)
     twaps: TwapRunner | None  # None without a key to trade with (watch-only, read-only)
     trails: TrailRunner | None  # the trailing stops; None without a key to trade with
     guard: OrderGuard  # the profile's guards, asked by every order path (the desk's and the TWAP slices)
@@ -225,6 +227,7 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         alerts=AlertBook.load(alerts_path(stores, profile)),
         watchlist=Watchlist.load(watchlist_path(stores, profile)),
         layouts=LayoutBook.load(layouts_path(stores, profile)),
+        indicators=IndicatorChoice.load(indicators_path(stores, profile)),
         twaps=twaps,
         trails=trails,
         guard=guard,

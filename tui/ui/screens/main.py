@@ -43,6 +43,7 @@ from tui.ui.worker_errors import report_worker_error
 
 from .context import LOW_BANDWIDTH_REFRESH_S, REFRESH_S, TICK_S, DashboardContext
 from .guard_post import GuardPost
+from .main_chart import ChartIndicatorActions
 from .main_keys import MAIN_BINDINGS, TRADING_ACTIONS, locked_key_words
 from .main_layout import MAIN_CSS
 from .main_pacing import NewsPacing
@@ -56,7 +57,7 @@ TABS = {"orders": "tab-orders", "fills": "tab-fills"}  # the panes that share th
 ANNOUNCE_TICKS = 2  # refresh ticks from an event to its notice: the pushes that came with it are in by then
 
 
-class MainScreen(LeanScreen[None]):
+class MainScreen(ChartIndicatorActions, LeanScreen[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]  # noqa: RUF012 (Textual declares them so)
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]  # noqa: RUF012
 

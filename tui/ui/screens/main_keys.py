@@ -62,6 +62,9 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Chart: fewer, wider candles"),
     Binding("minus", "chart_zoom(-1)", "Zoom out", id="chart_zoom_out", show=False,
             tooltip="Chart: more, thinner candles"),
+    Binding("i", "chart_indicators", "Indicators", id="chart_indicators", show=False,
+            tooltip="Chart indicators: none, SMA 20/50, EMA 20/50, VWAP, volume profile, RSI 14 alone, all (kept per "
+            "profile; the palette turns each on or off)"),
     Binding("F", "funding_view", "Funding", id="funding_view", show=False,
             tooltip="Funding rates per period (0.0013%/1h), per 8 hours, or annualised (APR)"),
     Binding("r", "refresh_account", "Refresh", id="refresh_account", show=False,

@@ -4,7 +4,8 @@
 cached per line, and repaints only the lines that changed: a new tick moves the live candle, the last-price
 line and its label, and the rest of the pane is not written to the terminal again. The trader's levels (entry,
 liquidation, TP/SL, resting orders: ``levels``) are part of the picture, so they are redrawn when they or the
-scale change, never written again per tick.
+scale change, never written again per tick. The indicators the profile chose (``i``, the palette) are kept in step
+with the candles by ``tui.feed.indicators.Tracker``: a tick values the live candle only, never the history again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from tui.api.models import Candle
+from tui.feed.indicator_choice import IndicatorChoice
+from tui.feed.indicators import Tracker, studies_for
 from tui.feed.state import FeedState
 
 from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
@@ -166,13 +169,24 @@ class ChartPane(FeedPane):
         self._chart: tuple[str, str, str] | None = None  # (instrument, type, resolution) of the candles shown
         self.picture: Picture | None = None
         self._marks: tuple[tuple[Level, ...], tuple[Marker, ...]] = ((), ())  # the levels and fills drawn
+        self.indicators: tuple[str, ...] = ()  # chosen (``tui.feed.indicators.INDICATORS``)
+        self.tracker = Tracker(())  # their values, kept in step with the candles as they arrive
 
     def compose(self) -> ComposeResult:
         yield CandleChart(paint=self._paint, id="chart-plot")
 
     def on_mount(self) -> None:
         super().on_mount()
+        choice = getattr(getattr(self.app, "session", None), "indicators", None)  # the profile's, kept on disk
+        if isinstance(choice, IndicatorChoice):
+            self.set_indicators(choice.chosen)
         self.restyle()
+
+    def set_indicators(self, chosen: tuple[str, ...]) -> None:
+        """Draw the ``chosen`` indicators (their values computed once over the candles held, then as they come)."""
+        self.indicators = chosen
+        self.tracker = Tracker(studies_for(chosen))
+        self.dirty = True
 
     def restyle(self) -> None:
         self._drawn = None
@@ -196,8 +210,24 @@ class ChartPane(FeedPane):
                 "lv-liq": Style.parse(f"bold {c.warning}"),
                 "fill-buy": Style.parse(f"bold {c.bid}"),
                 "fill-sell": Style.parse(f"bold {sell}"),
+                **self._study_styles(),
             }
         )
+
+    def _study_styles(self) -> dict[Role, Style]:
+        """Each indicator's colour from the theme: the fast ones the accent, the slow ones the primary (lighter for
+        the EMAs), VWAP the foreground, the volume profile muted."""
+        v, c = self.app.theme_variables, self.colours
+        accent, primary = v.get("accent", c.accent), v.get("primary", c.accent)
+        return {
+            "ind-sma20": Style.parse(accent),
+            "ind-sma50": Style.parse(primary),
+            "ind-ema20": Style.parse(v.get("accent-lighten-2", accent)),
+            "ind-ema50": Style.parse(v.get("primary-lighten-2", primary)),
+            "ind-vwap": Style.parse(f"bold {v.get('foreground', 'white')}"),
+            "ind-rsi14": Style.parse(accent),
+            "profile": Style.parse(c.muted),
+        }
 
     def _paint(self) -> None:
         """The plot renders at a new size (``CandleChart``): the picture for it, shown by that render."""
@@ -266,7 +296,11 @@ class ChartPane(FeedPane):
         slot = self.current_slot()
         candles: list[Candle] = market.candles[-width:]
         levels, markers = self._marks = self._levels()
-        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles), levels, markers)
+        self.tracker.update(market.candles)  # a tick reads the live candle only
+        studies = self.tracker.tail(len(candles))
+        seen = tuple(tuple(values) for values in studies.values())
+        key = (chart, width, height, slot, tick, market.chart_loading, tuple(candles), levels, markers, self.indicators,
+               seen)  # fmt: skip
         if key == self._drawn:
             return
         self._drawn = key
@@ -276,5 +310,6 @@ class ChartPane(FeedPane):
         else:
             self._chart = chart
             self.picture = draw(candles, width, height, slot=slot, tick=tick, resolution=market.resolution,
-                                levels=levels, markers=markers)  # fmt: skip
+                                levels=levels, markers=markers, studies=studies,
+                                profile="profile" in self.indicators)  # fmt: skip
         plot.show(self.picture.lines, refresh=refresh)

@@ -6,13 +6,14 @@ Up bodies are hollow (box lines), down bodies filled (█), so the monochrome th
 levels (each is labelled) and fills (▲ a buy, ▼ a sell).
 
 A level a little outside the candles' range widens the price axis to take it in (up to ``REACH`` of the range
-each way); one farther off is said at the edge ("↑ TP 105,000.0") instead of squeezing the candles flat.
+each way); one farther off is said at the edge ("↑ TP 105,000.0") instead of squeezing the candles flat. The lines'
+names never cover each other (``chart_labels``); the indicators are drawn by ``chart_studies``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, Decimal
 
@@ -20,6 +21,9 @@ import msgspec
 
 from tui.api.models import Candle
 
+from .chart_grid import Grid, Level, Line, Role, Run
+from .chart_labels import Label, legend, level_labels
+from .chart_studies import draw_lines, draw_profile, draw_rsi, profile_width, study_mark, study_role
 from .display import fmt_price
 
 __all__ = [
@@ -39,10 +43,6 @@ __all__ = [
     "zoomed",
 ]
 
-Role = str  # "up" | "down" | "axis" | "last-up" | "last-down" | "line" | "time" | "message" | ""
-Run = tuple[str, Role]
-Line = tuple[Run, ...]
-
 SLOTS = (1, 2, 4, 6, 8)  # columns a candle takes: its body (1, 1, 3, 5, 7) and a gap (none at 1)
 AUTO_FEWEST = 30  # with no zoom chosen: the widest candles that still show this many
 STEP_MS = {"1": 60_000, "5": 300_000, "15": 900_000, "30": 1_800_000, "60": 3_600_000, "240": 14_400_000}
@@ -53,14 +53,6 @@ VOLUME_BLOCKS = " ▁▂▃▄▅▆▇█"
 REACH = Decimal("0.25")  # a level this far (a fraction of the candles' range) beyond it widens the axis
 LEVEL_LINE = "╌"
 BUY_MARK, SELL_MARK = "▲", "▼"
-
-
-class Level(msgspec.Struct, frozen=True):
-    """A price the trader has a stake at: drawn as a labelled line across the plot."""
-
-    price: Decimal
-    label: str  # what it is, shown before the price: "entry long", "liq", "TP", "sell 0.50"
-    role: Role
 
 
 class Marker(msgspec.Struct, frozen=True):
@@ -75,6 +67,7 @@ class Picture(msgspec.Struct, frozen=True):
     lines: tuple[Line, ...]
     shown: int  # candles drawn
     body: int  # a candle's body width in columns
+    labels: tuple[Label, ...] = ()  # where the lines' names, the RSI's and the legend went (none overlap)
 
 
 def body_width(slot: int) -> int:
@@ -124,36 +117,8 @@ def price_labels(low: Decimal, high: Decimal, rows: int, tick: Decimal) -> list[
     return out
 
 
-class _Grid:
-    """Characters and roles, cell by cell, turned into runs at the end."""
-
-    def __init__(self, width: int, height: int) -> None:
-        self.width = width
-        self.chars = [[" "] * width for _ in range(height)]
-        self.roles: list[list[Role]] = [[""] * width for _ in range(height)]
-
-    def put(self, x: int, y: int, text: str, role: Role) -> None:
-        for i, ch in enumerate(text):
-            if 0 <= x + i < self.width and 0 <= y < len(self.chars):
-                self.chars[y][x + i] = ch
-                self.roles[y][x + i] = role
-
-    def lines(self) -> tuple[Line, ...]:
-        out = []
-        for chars, roles in zip(self.chars, self.roles, strict=True):
-            runs: list[Run] = []
-            for ch, role in zip(chars, roles, strict=True):
-                # a space shows no colour: it joins the run before it (fewer colour changes to write)
-                if runs and (runs[-1][1] == role or (ch == " " and not runs[-1][1].startswith("last"))):
-                    runs[-1] = (runs[-1][0] + ch, runs[-1][1])
-                else:
-                    runs.append((ch, role))
-            out.append(tuple(runs))
-        return tuple(out)
-
-
 def message(width: int, height: int, text: str) -> Picture:
-    grid = _Grid(width, height)
+    grid = Grid(width, height)
     grid.put(max(0, (width - len(text)) // 2), height // 2, text[:width], "message")
     return Picture(grid.lines(), 0, 0)
 
@@ -168,38 +133,53 @@ def draw(
     resolution: str,
     levels: Sequence[Level] = (),
     markers: Sequence[Marker] = (),
+    studies: Mapping[str, Sequence[Decimal | None]] | None = None,
+    profile: bool = False,
 ) -> Picture:
     """The pane's ``width`` x ``height`` cells: candles at ``slot`` columns each, the newest at the right, a price
     axis on the right with the last price marked, time labels below, a volume strip when there is volume, the
-    ``levels`` as labelled lines (or at the edge when far off) and the ``markers`` on their candles."""
+    ``levels`` as labelled lines (or at the edge when far off) and the ``markers`` on their candles; the
+    ``studies`` (values at each of ``candles``: SMA, EMA, VWAP over the candles, RSI in a pane of its own), the
+    volume ``profile`` beside the axis, and a legend on the last line when there is anything to explain."""
     if not candles:
         return message(width, height, "no candles yet")
     if height < 4 or width < 12:
         return message(width, height, "too small")
+    studies = studies or {}
+    over = {name: values for name, values in studies.items() if not name.startswith("RSI")}
+    rsi = next(((name, values) for name, values in studies.items() if name.startswith("RSI")), None)
+    keyed = height >= 8 and bool(levels or markers or studies or profile)
+    rsi_rows = (6 if height >= 30 else 4 if height >= 12 else 0) if rsi else 0
     volume_rows = (3 if height >= 20 else 2 if height >= 12 else 0) if any(c.volume > 0 for c in candles) else 0
-    rows = height - 1 - volume_rows
+    if rsi_rows and height < 20:
+        volume_rows = 0
+    body_height = height - keyed
+    rows = body_height - 1 - volume_rows - rsi_rows
     last = candles[-1].close
+    wide = [v for values in over.values() for v in values if v is not None]
     top, bottom = max(k.high for k in candles), min(k.low for k in candles)
     reach = (top - bottom) * REACH
-    near = [lv.price for lv in levels if bottom - reach <= lv.price <= top + reach]
+    near = [p for p in (*(lv.price for lv in levels), *wide) if bottom - reach <= p <= top + reach]
     axis = 3 + max(len(fmt_price(c, tick)) for c in (top, bottom, last, *near))
     plot = width - axis
-    if plot < 2:
+    bars = profile_width(plot) if profile and plot >= 20 else 0
+    if plot - bars < 2:
         return message(width, height, "too small")
-    shown = list(candles[-max(1, plot // slot) :])
+    shown = list(candles[-max(1, (plot - bars) // slot) :])
     high, low = max(c.high for c in shown), min(c.low for c in shown)
     if high == low:  # a flat series: a band of ticks around it
         pad = tick * max(1, rows // 2)
         high, low = high + pad, low - pad
     reach = (high - low) * REACH
-    near = [lv.price for lv in levels if low - reach <= lv.price <= high + reach]
+    tails = [v for values in over.values() for v in values[-len(shown) :] if v is not None]
+    near = [p for p in (*(lv.price for lv in levels), *tails) if low - reach <= p <= high + reach]
     high, low = max([high, *near]), min([low, *near])
     span = float(high - low)
 
     def row(price: Decimal) -> int:
         return round(float(high - price) / span * (rows - 1))
 
-    grid = _Grid(width, height)
+    grid = Grid(width, height)
     last_row = row(last)
     up_last = last >= candles[-1].open
     grid.put(0, last_row, "┄" * plot, "line")
@@ -207,20 +187,37 @@ def draw(
     for lv in inside:
         grid.put(0, row(lv.price), LEVEL_LINE * plot, lv.role)
     body = body_width(slot)
-    left = plot - len(shown) * slot  # the newest candle next to the axis
+    left = plot - bars - len(shown) * slot  # the newest candle next to the axis (or the volume profile)
+    if bars:
+        draw_profile(grid, shown, plot - bars, bars, high, low, rows)
     for i, c in enumerate(shown):
         _candle(grid, left + i * slot, body, c, row)
+    columns = [left + i * slot + body // 2 for i in range(len(shown))]
+    draw_lines(grid, over, columns, row, rows)
     _markers(grid, shown, left, slot, body, markers, row, rows, STEP_MS.get(resolution, 60_000))
-    _level_labels(grid, inside, levels, high, low, row, rows, plot, tick)
+    labels = level_labels(grid, inside, levels, high, low, row, rows, plot, tick, fmt_price)
     _axis(grid, plot, rows, last_row, [(row(p), fmt_price(p, tick)) for p in price_labels(low, high, rows, tick)])
     grid.put(plot + 2, last_row, fmt_price(last, tick).ljust(axis - 3), "last-up" if up_last else "last-down")
-    _time_labels(grid, shown, left, slot, body, height - 1, plot, resolution)
+    _time_labels(grid, shown, left, slot, body, body_height - 1, plot - bars, resolution)
     if volume_rows:
         _volume(grid, shown, left, slot, body, rows, volume_rows)
-    return Picture(grid.lines(), len(shown), body)
+    if rsi is not None and rsi_rows:
+        labels.append(draw_rsi(grid, rsi[0], rsi[1], columns, rows + volume_rows, rsi_rows, plot, plot))
+    if keyed:
+        said = [(study_mark(n), n, study_role(n), _last(v, tick, n)) for n, v in studies.items()]
+        said += [("█", "vol profile", "profile", "")] if bars else []
+        labels.append(legend(grid, height - 1, width, said, levels, bool(markers)))
+    return Picture(grid.lines(), len(shown), body, tuple(labels))
 
 
-def _candle(grid: _Grid, x: int, body: int, c: Candle, to_row: Callable[[Decimal], int]) -> None:
+def _last(values: Sequence[Decimal | None], tick: Decimal, name: str) -> str:
+    v = values[-1] if values else None
+    if v is None:
+        return "–"
+    return f"{v:.1f}" if name.startswith("RSI") else fmt_price(v, tick)
+
+
+def _candle(grid: Grid, x: int, body: int, c: Candle, to_row: Callable[[Decimal], int]) -> None:
     up = c.close >= c.open
     role = "up" if up else "down"
     top, bottom = to_row(max(c.open, c.close)), to_row(min(c.open, c.close))
@@ -252,7 +249,7 @@ def _candle(grid: _Grid, x: int, body: int, c: Candle, to_row: Callable[[Decimal
     grid.put(x, bottom, edge("└", "┘", "┬" if below else "─"), role)
 
 
-def _axis(grid: _Grid, x: int, rows: int, last_row: int, labels: list[tuple[int, str]]) -> None:
+def _axis(grid: Grid, x: int, rows: int, last_row: int, labels: list[tuple[int, str]]) -> None:
     for y in range(rows):
         grid.put(x, y, "│", "axis")
     taken = {last_row - 1, last_row, last_row + 1}
@@ -265,7 +262,7 @@ def _axis(grid: _Grid, x: int, rows: int, last_row: int, labels: list[tuple[int,
 
 
 def _time_labels(
-    grid: _Grid, shown: Sequence[Candle], left: int, slot: int, body: int, y: int, plot: int, res: str
+    grid: Grid, shown: Sequence[Candle], left: int, slot: int, body: int, y: int, plot: int, res: str
 ) -> None:
     step = STEP_MS.get(res, 60_000)
     need = -(-(len(time_label(shown[-1].time, res)) + 2) // slot) * step  # the span a label and a gap take
@@ -282,7 +279,7 @@ def _time_labels(
         end = x + len(text)
 
 
-def _volume(grid: _Grid, shown: Sequence[Candle], left: int, slot: int, body: int, rows: int, strip: int) -> None:
+def _volume(grid: Grid, shown: Sequence[Candle], left: int, slot: int, body: int, rows: int, strip: int) -> None:
     most = max(c.volume for c in shown)
     if most <= 0:
         return
@@ -296,7 +293,7 @@ def _volume(grid: _Grid, shown: Sequence[Candle], left: int, slot: int, body: in
 
 
 def _markers(
-    grid: _Grid,
+    grid: Grid,
     shown: Sequence[Candle],
     left: int,
     slot: int,
@@ -316,40 +313,3 @@ def _markers(
         i = next((k for k in range(len(shown) - 1, -1, -1) if shown[k].time <= m.time), 0)
         y = max(0, min(rows - 1, to_row(m.price)))
         grid.put(left + i * slot + body // 2, y, BUY_MARK if m.buy else SELL_MARK, "fill-buy" if m.buy else "fill-sell")
-
-
-def _level_labels(
-    grid: _Grid,
-    inside: Sequence[Level],
-    levels: Sequence[Level],
-    high: Decimal,
-    low: Decimal,
-    to_row: Callable[[Decimal], int],
-    rows: int,
-    plot: int,
-    tick: Decimal,
-) -> None:
-    """Each line's label at the plot's left, side by side when two share a row; the levels off the scale are
-    said at the top (above it, highest first) and the bottom (below it, lowest last)."""
-    ends: dict[int, int] = {}  # row -> the column after the last label put on it
-
-    def say(y: int, lv: Level, arrow: str) -> None:
-        """The longest of the label and price, its first word and price, its first word, that fits the row."""
-        x, price, word = ends.get(y, 0), fmt_price(lv.price, tick), lv.label.split(" ")[0]
-        pad = "" if arrow else " "
-        for text in (
-            f"{arrow}{pad}{lv.label} {price}{pad}",
-            f"{arrow}{pad}{word} {price}{pad}",
-            f"{arrow}{pad}{word}{pad}",
-        ):
-            if x + len(text) <= plot:
-                grid.put(x, y, text, lv.role)
-                ends[y] = x + len(text) + 1
-                return
-
-    for lv in sorted(inside, key=lambda v: v.price, reverse=True):
-        say(to_row(lv.price), lv, "")
-    for lv in sorted((v for v in levels if v.price > high), key=lambda v: v.price):
-        say(0, lv, "↑ ")
-    for lv in sorted((v for v in levels if v.price < low), key=lambda v: v.price, reverse=True):
-        say(rows - 1, lv, "↓ ")

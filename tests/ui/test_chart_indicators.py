@@ -1,0 +1,48 @@
+"""The chart's indicators as a trader chooses them: i steps through none, each alone and all; the palette turns
+each on or off; the choice is the profile's, kept on disk, and the next start draws the same."""
+
+from __future__ import annotations
+
+from textual.command import CommandPalette
+
+from tests.conftest import ALICE_KEY
+from tests.ui.conftest import dashboard, feed_ready, palette_search, settle
+from tui.api.client import Client
+from tui.api.signing import Signer
+from tui.feed.indicator_choice import IndicatorChoice
+from tui.feed.indicators import INDICATORS
+from tui.sim.clock import FrozenClock
+from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.widgets.chart import CandleChart, ChartPane
+
+ALICE = Signer(ALICE_KEY)
+
+
+async def test_i_steps_the_indicators_the_palette_toggles_one_and_the_profile_keeps_them(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    app = dashboard(trader, sim, clock, ALICE)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await feed_ready(app)
+        pane, plot = app.main.query_one(ChartPane), app.main.query_one(CandleChart)
+        await settle(pilot, lambda: pane.picture is not None and pane.picture.shown > 1, what="the candles")
+        await pilot.press("i")
+        await settle(pilot, lambda: "SMA20" in plot.text()[-1], what="SMA in the legend")
+        assert pane.indicators == ("sma",) and "SMA50" in plot.text()[-1]
+        for _ in INDICATORS:
+            await pilot.press("i")
+        await settle(pilot, lambda: pane.indicators == INDICATORS, what="all of them")
+        await settle(pilot, lambda: any(" RSI14 " in line for line in plot.text()), what="the RSI pane")
+        path = app.session.indicators.file.path
+        assert IndicatorChoice.load(path).chosen == INDICATORS
+        await pilot.press("ctrl+p")
+        await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await palette_search(pilot, "indicator rsi", "Chart indicator RSI 14")
+        await pilot.press("enter")
+        await settle(pilot, lambda: pane.indicators == tuple(n for n in INDICATORS if n != "rsi"), what="RSI off")
+        await settle(pilot, lambda: not any(" RSI14 " in line for line in plot.text()), what="the RSI pane gone")
+        assert IndicatorChoice.load(path).chosen == pane.indicators
+    again = dashboard(trader, sim, clock, ALICE)  # the next start of the profile
+    async with again.run_test(size=(160, 48)) as pilot:
+        await feed_ready(again)
+        assert again.main.query_one(ChartPane).indicators == tuple(n for n in INDICATORS if n != "rsi")
