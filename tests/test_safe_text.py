@@ -128,19 +128,25 @@ def test_xtui_says_a_config_error_printable(tmp_path: Path) -> None:
 
 
 def test_every_notice_is_printable(monkeypatch: pytest.MonkeyPatch) -> None:
-    from textual.app import App
+    """A notice given before the app runs (no thread of its own yet) is posted as Textual's Notify: printable."""
+    from textual.message import Message
+    from textual.notifications import Notify
 
     from tui.ui.app import XtuiApp
+    from tui.ui.render.lean_app import LeanApp
 
-    seen: list[tuple[str, str]] = []
+    seen: list[Message] = []
 
-    def notify(self: Any, message: str, *, title: str = "", **kw: Any) -> None:
-        seen.append((message, title))
+    def post(self: Any, message: Message) -> bool:
+        seen.append(message)
+        return True
 
-    monkeypatch.setattr(App, "notify", notify)
+    monkeypatch.setattr(LeanApp, "post_message", post)
     app = XtuiApp.__new__(XtuiApp)
     app.notify(f"Order refused: {HOSTILE}\nsecond line", title=f"BTC{TITLE}", severity="error")
-    [(message, title)] = seen
+    [posted] = seen
+    assert isinstance(posted, Notify)
+    message, title = posted.notification.message, posted.notification.title
     assert message.startswith("Order refused: a\\x1b[2Jb") and message.endswith("\nsecond line")
     assert title == "BTC\\x1b]0;pwned\\x07" and _raw(message + title) == []
 
@@ -194,22 +200,23 @@ def test_table_cells_of_server_names_and_cloids_are_printable() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (["--url", f"http://127.0.0.1:1/{TITLE}"], "xtui: --url: 'http://127.0.0.1:1/\\x1b]0;pwned\\x07' is not"),
+    ("args", "said", "code"),
+    [  # a bad --url is a usage error (2); a symbol the profile's checks refuse, a failure to start (1)
+        (["--url", f"http://127.0.0.1:1/{TITLE}"], "xtui: error: --url: 'http://127.0.0.1:1/\\x1b]0;pwned\\x07' is", 2),
         # a [ in the host: urlsplit's "Invalid IPv6 URL" ended xtui in a traceback
-        (["--url", f"http://127.0.0.1:1{CLEAR}"], "xtui: --url: 'http://127.0.0.1:1\\x1b[2J' is not"),
-        (["info", "--url", f"http://127.0.0.1:1{CLEAR}", "tickers"], "xtui: --url: 'http://127.0.0.1:1\\x1b[2J' is"),
+        (["--url", f"http://127.0.0.1:1{CLEAR}"], "xtui: error: --url: 'http://127.0.0.1:1\\x1b[2J' is not", 2),
+        (["info", "--url", f"http://127.0.0.1:1{CLEAR}", "tickers"], "xtui info: error: --url: 'http://127.0.0.1:1", 2),
         (
             ["--url", "http://127.0.0.1:1", "--symbol", f"X{CLEAR}\u202e", "--address", "0x" + "ab" * 20],
             "xtui: --symbol:",
+            1,
         ),
     ],
     ids=["url-path", "url-host", "info-url", "symbol"],
 )
-def test_xtui_refuses_a_value_with_escapes_in_one_printable_line(args: list[str], said: str) -> None:
+def test_xtui_refuses_a_value_with_escapes_in_one_printable_line(args: list[str], said: str, code: int) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tui", *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
     )
-    assert done.returncode == 1 and done.stderr.startswith(said) and done.stderr.count("\n") == 1, done.stderr
+    assert done.returncode == code and done.stderr.startswith(said) and done.stderr.count("\n") == 1, done.stderr
     assert "Traceback" not in done.stderr and _raw(done.stderr) == [], done.stderr

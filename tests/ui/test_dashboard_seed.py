@@ -36,7 +36,8 @@ def test_a_bad_seed_is_refused(bad: str, capsys: pytest.CaptureFixture[str]) -> 
         main(["--seed", bad])
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert f"argument --seed: the seed must be a whole number from 0 to {MAX_SEED}, not {bad!r}" in err
+    said = f"--seed: the seed must be a whole number from 0 to {MAX_SEED}, not {bad!r}"
+    assert err == f"xtui: error: {said} (xtui --help)\n"  # one line
 
 
 @pytest.mark.parametrize("where", [{"url": "http://127.0.0.1:9"}, {"testnet": True}])

@@ -61,7 +61,7 @@ def show_now(app: App[Any], notification: Notification, handle: Callable[[Notify
     """Show ``notification`` now, as Textual's ``Notify`` handler would (``handle``: the app's own ``on_notify``
     first), rather than behind what the app's queue holds: an order's acknowledgement waited there behind a frame or
     two (~13 ms). False, nothing done, off the app's thread (Textual's ``notify`` is thread-safe: post it then)."""
-    if app._thread_id != threading.get_ident():
+    if getattr(app, "_thread_id", None) != threading.get_ident():  # set once the app runs
         return False
     event = Notify(notification)
     handle(event)
