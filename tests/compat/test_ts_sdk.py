@@ -94,5 +94,7 @@ def test_typescript_sdk_trades_queries_and_subscribes(
     assert updates == dict.fromkeys(
         ("order", "trade", "fills", "positions", "accountSummary", "balance", "blocks", "transactions"), True
     )
-    assert v["subscribe.order.last"]["account"] == me and v["subscribe.order.last"]["limit_price"] == "85000"
+    last = v["subscribe.order.last"]  # one order, or the orders one flush changed together (a busy machine's)
+    [order] = [o for o in (last if isinstance(last, list) else [last]) if o["limit_price"] == "85000"]
+    assert order["account"] == me
     assert "unknown instrument 'NOPE-PERP'" in bad["error"]
