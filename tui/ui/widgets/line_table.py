@@ -8,6 +8,7 @@ ends each line with ``_finish``, which fills the width after the last column as 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -128,11 +129,13 @@ class LineTable(ScrollView, Generic[R]):
             return Strip.blank(self.size.width, self.rich_style)
         return self._row_line(index)
 
+    @abstractmethod
     def _header_line(self) -> Strip:
-        raise NotImplementedError
+        """The header row, as each table draws it."""
 
+    @abstractmethod
     def _row_line(self, index: int) -> Strip:
-        raise NotImplementedError
+        """Row ``index`` of the rows held, as each table draws it."""
 
     def _finish(self, segments: list[Segment], spare_style: Style) -> Strip:
         """A line of ``segments`` (the columns' cells) to the widget's width: the cells after the last column in
