@@ -1,7 +1,8 @@
 """The file that lets a trailing stop and an OCO outlive the terminal (``tui.trading.tool_book``): written whole, read
 back equal; a damaged or hostile file is set aside with a notice (never used in part, never written over), and the
 book starts empty. Tried: not JSON, nested 10,000 deep, 1 MB, a wrong version, an extra field, a bad address, symbol,
-cloid, side, id, a number that is not one (NaN, Infinity, 1e999, negative, a float), too many trails, random bytes;
+cloid, side, id, a number that is not one (NaN, Infinity, 1e999, negative, a float), too many trails, random bytes,
+a trail's placing stop with an extra field, a bad cloid, NaN, or not an object;
 for an OCO: an extra or missing leg field, legs on two sides or with one cloid, a take-profit with a trigger, a stop
 without one, a bad instrument or whole flag, too many OCOs. A file with no "ocos" (the trail-only builds) is read."""
 
@@ -16,7 +17,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tui.trading.orders import OrderPlan
-from tui.trading.tool_book import MAX_FILE_BYTES, MAX_KEPT, KeptLeg, KeptOco, KeptTrail, ToolBook, tool_book_path
+from tui.trading.tool_book import (
+    MAX_FILE_BYTES,
+    MAX_KEPT,
+    KeptLeg,
+    KeptOco,
+    KeptStop,
+    KeptTrail,
+    ToolBook,
+    tool_book_path,
+)
 from tui.trading.trail_plan import TrailSpec
 
 D = Decimal
@@ -59,6 +69,11 @@ def raw_oco(i: int = 1, **over: object) -> dict[str, object]:
     } | over  # fmt: skip
 
 
+def sending(**stop: object) -> bytes:
+    """A file with one trail whose stop being sent is ``stop``."""
+    return json.dumps({"version": 1, "trails": [raw(placing=stop)]}).encode()
+
+
 def book_of(ocos: list[object], trails: list[object] | None = None) -> bytes:
     return json.dumps({"version": 1, "trails": trails or [], "ocos": ocos}).encode()
 
@@ -75,6 +90,15 @@ def test_kept_trails_are_read_back_as_written(tmp_path: Path) -> None:
         "trailing stop 1: SELL 0.03 BTC-PERP stop at 97242.5, 3% behind the mark, peak 100250"
     )
     assert "trough" in again.trails[1].words()
+
+
+def test_the_stop_a_trail_is_sending_is_read_back_with_it(tmp_path: Path) -> None:
+    """Kept before it is sent (a kill may come before its answer): a move's new stop beside the one it replaces."""
+    path = tool_book_path(tmp_path, "LOCAL")
+    moving = trail(1, placing=KeptStop("tr1x1733000000-2", D("97500"), D("0.03")))
+    ToolBook.load(path).keep(ACCOUNT, [moving, trail(2)])
+    assert ToolBook.load(path).trails == [moving, trail(2)]
+    assert "placing" not in json.loads(path.read_text())["trails"][1]  # nothing being sent: the field is left out
 
 
 def test_another_accounts_trails_are_left_as_they_are(tmp_path: Path) -> None:
@@ -132,7 +156,7 @@ def test_a_full_book_at_its_longest_fits_the_file_limit(tmp_path: Path) -> None:
     ocos = [oco(999_999, symbol=name, size=big, take_profit=KeptLeg("d" * 64, "sell", big, None, big), stop=leg)
             for _ in range(MAX_KEPT)]  # fmt: skip
     trails = [trail(999_999, spec=TrailSpec(name, "sell", big, True, "mark"), peak=big, cloid=cid, trigger=big,
-                    size=big) for _ in range(MAX_KEPT)]  # fmt: skip
+                    size=big, placing=KeptStop(cid, big, big)) for _ in range(MAX_KEPT)]  # fmt: skip
     book = ToolBook.load(path)
     book.keep_ocos(ACCOUNT, ocos)
     book.keep(ACCOUNT, trails)
@@ -159,6 +183,10 @@ HOSTILE = [
     ("float", json.dumps({"version": 1, "trails": [raw(trigger=97000.5)]}).encode(), "as a string"),
     ("too many", json.dumps({"version": 1, "trails": [raw(i) for i in range(1, MAX_KEPT + 2)]}).encode(), "more than"),
     ("bytes", b"\xff\xfe\x00garbage", "could not be read"),
+    ("placing extra", sending(cloid="a", trigger="1", size="1", oid=3), "placing stop"),
+    ("placing cloid", sending(cloid="\x1b[2J", trigger="1", size="1"), "placing cloid"),
+    ("placing NaN", sending(cloid="a", trigger="NaN", size="1"), "out of range"),
+    ("placing list", json.dumps({"version": 1, "trails": [raw(placing=["a"])]}).encode(), "placing stop"),
     ("top-level key", json.dumps({"version": 1, "trails": [], "evil": []}).encode(), "expected"),
     ("ocos not a list", json.dumps({"version": 1, "trails": [], "ocos": {}}).encode(), "expected"),
     ("oco extra field", book_of([raw_oco(evil=1)]), "fields"),

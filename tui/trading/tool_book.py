@@ -4,7 +4,7 @@ position it follows or its fixed size, and each leg's order: cloid, side, price,
 
 The file is JSON (``tools-<profile>.json``: ``{"version": 1, "trails": [...], "ocos": [...]}``; a file with no
 ``"ocos"``, as the first trail-only builds wrote it, reads as one with none), written whole and atomically at every
-change of a tool (a temporary file, then a rename), read within limits (64 KiB, nested at most 6 deep, at most
+change of a tool and before each stop a trail sends (a temporary file, then a rename), read within limits (64 KiB, nested at most 6 deep, at most
 ``MAX_KEPT`` trails and ``MAX_KEPT`` OCOs) and checked field by field: a file that cannot be read, or holds a bad
 entry, is moved aside with a notice, never written over, never half-used. On the next start xtui finds each kept
 tool's orders on the exchange by their cloids and asks once to resume it (``tui.ui.resume``).
@@ -25,7 +25,7 @@ from tui.paths import profile_file
 from .orders import OrderPlan, Side, fmt_decimal
 from .trail_plan import TrailSpec
 
-__all__ = ["MAX_KEPT", "KeptLeg", "KeptOco", "KeptTrail", "ToolBook", "tool_book_path"]
+__all__ = ["MAX_KEPT", "KeptLeg", "KeptOco", "KeptStop", "KeptTrail", "ToolBook", "tool_book_path"]
 
 MAX_KEPT = 32  # trails, and OCOs
 MAX_FILE_BYTES = 64 << 10  # MAX_KEPT of each, every field at its longest, fits (a test says so)
@@ -34,6 +34,14 @@ _ACCOUNT = re.compile(r"0x[0-9a-fA-F]{40}")
 _SYMBOL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,39}")
 _CLOID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 _BIG = Decimal(10) ** 15
+
+
+class KeptStop(msgspec.Struct, frozen=True):
+    """A stop a trail is sending: kept before it is sent, so that a kill before its answer still finds it."""
+
+    cloid: str
+    trigger: Decimal
+    size: Decimal
 
 
 class KeptTrail(msgspec.Struct, frozen=True):
@@ -46,6 +54,7 @@ class KeptTrail(msgspec.Struct, frozen=True):
     cloid: str  # its stop's
     trigger: Decimal
     size: Decimal
+    placing: KeptStop | None = None  # the stop it was sending (a move's new one, or its first) when last kept
 
     def words(self) -> str:
         extreme = self.spec.extreme
@@ -124,8 +133,8 @@ def _number(raw: object, what: str, *, positive: bool = True) -> Decimal:
 def _trail(raw: object) -> KeptTrail:
     """One kept trail from the file's JSON; ValueError naming what is wrong."""
     fields = {"account", "id", "symbol", "side", "distance", "percent", "source", "peak", "cloid", "trigger", "size"}
-    if not isinstance(raw, dict) or set(raw) != fields:
-        raise ValueError(f"a trail has the fields {sorted(fields)}")
+    if not isinstance(raw, dict) or set(raw) - {"placing"} != fields:  # no "placing": nothing was being sent
+        raise ValueError(f"a trail has the fields {sorted(fields)}, and may have 'placing'")
     account, symbol, cloid = raw["account"], raw["symbol"], raw["cloid"]
     if not isinstance(account, str) or not _ACCOUNT.fullmatch(account):
         raise ValueError("a trail's account is not an address")
@@ -143,9 +152,19 @@ def _trail(raw: object) -> KeptTrail:
         raise ValueError("a trail's side, source or percent is not one xtui writes")
     spec = TrailSpec(symbol, raw["side"], _number(raw["distance"], "distance"), raw["percent"], raw["source"])
     peak = None if raw["peak"] is None else _number(raw["peak"], "peak")
+    placing = None if raw.get("placing") is None else _stop(raw["placing"])
     return KeptTrail(
-        account, raw["id"], spec, peak, cloid, _number(raw["trigger"], "trigger"), _number(raw["size"], "size")
-    )
+        account, raw["id"], spec, peak, cloid, _number(raw["trigger"], "trigger"), _number(raw["size"], "size"),
+        placing,
+    )  # fmt: skip
+
+
+def _stop(raw: object) -> KeptStop:
+    if not isinstance(raw, dict) or set(raw) != {"cloid", "trigger", "size"}:
+        raise ValueError("a trail's placing stop has the fields ['cloid', 'size', 'trigger']")
+    if not isinstance(raw["cloid"], str) or not _CLOID.fullmatch(raw["cloid"]):
+        raise ValueError("a trail's placing cloid is not a client order id")
+    return KeptStop(raw["cloid"], _number(raw["trigger"], "placing trigger"), _number(raw["size"], "placing size"))
 
 
 def _leg(raw: object, name: str) -> KeptLeg:
@@ -207,7 +226,9 @@ def _raw(t: KeptTrail) -> dict[str, Any]:
         "distance": str(t.spec.distance), "percent": t.spec.percent, "source": t.spec.source,
         "peak": None if t.peak is None else str(t.peak), "cloid": t.cloid, "trigger": str(t.trigger),
         "size": str(t.size),
-    }  # fmt: skip
+    } | ({} if t.placing is None else {"placing": {
+        "cloid": t.placing.cloid, "trigger": str(t.placing.trigger), "size": str(t.placing.size),
+    }})  # fmt: skip
 
 
 class ToolBook:

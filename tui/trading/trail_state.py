@@ -35,6 +35,7 @@ class Trail(msgspec.Struct):
     peak: Decimal | None = None  # the best price of the source seen since it started
     stop: Stop | None = None  # the stop it keeps on the exchange
     old: Stop | None = None  # the stop a move replaced, until its cancel is confirmed
+    placing: Stop | None = None  # the stop being sent, kept on disk before it goes (a kill may come before its answer)
     moves: int = 0
     unconfirmed: str = ""  # while a step's outcome is unknown: what the trail waits for, in words
     halt: str = ""  # told to stop: it does, once the step under way is settled

@@ -21,9 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
 from typing import ClassVar
+
+import msgspec
 
 from tui.api.client import Client
 from tui.api.errors import AccountMismatch, ApiError, ClientError
@@ -34,7 +36,7 @@ from .orders import OrderContext, OrderPlan, fmt_decimal
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
-from .tool_book import KeptTrail
+from .tool_book import KeptStop, KeptTrail
 from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
 from .trail_state import State, Stop, Trail
@@ -94,23 +96,37 @@ class TrailRunner:
     def on_change(self, trail: Trail, what: str) -> None:
         """Tell of ``trail`` and keep what a restart needs (a trail stopped by the trader or ended is kept no more)."""
         self._told(trail, what)
+        self._keep()
+
+    def _keep(self) -> None:
         if self._on_kept is not None:
             self._on_kept(self.kept())
 
     def kept(self) -> list[KeptTrail]:
-        """The trails a restart may resume: running, or stopped as xtui ended, with a stop on the exchange."""
-        return [
-            KeptTrail(self.account, t.id, t.spec, t.peak, t.stop.cloid, t.stop.trigger, t.stop.size)
-            for t in self.trails
-            if t.stop is not None and (t.active or t.kept_on_exit)
-        ]
+        """The trails a restart may resume: running, or stopped as xtui ended, with a stop on the exchange or one
+        being sent (its answer not read yet: it may rest)."""
+        kept = []
+        for t in self.trails:
+            stop = t.stop or t.placing
+            if stop is None or not (t.active or t.kept_on_exit):
+                continue
+            placing = None if t.placing is None else KeptStop(t.placing.cloid, t.placing.trigger, t.placing.size)
+            kept.append(KeptTrail(self.account, t.id, t.spec, t.peak, stop.cloid, stop.trigger, stop.size, placing))
+        return kept
 
-    def resume(self, kept: KeptTrail, oid: int | None = None) -> Trail:
-        """Go on trailing ``kept``, whose stop the exchange shows resting (as ``oid``): from its peak, as if xtui had
-        never stopped; the first step reads the stop's record and the position, as every check does."""
-        trail = Trail(
-            len(self.trails) + 1, kept.spec, peak=kept.peak, stop=Stop(kept.cloid, kept.trigger, kept.size, oid)
-        )
+    def resume(self, kept: KeptTrail, resting: Mapping[str, int]) -> Trail:
+        """Go on trailing ``kept`` from its peak, as if xtui had never stopped. ``resting``: the exchange's resting
+        orders' ids by cloid, holding its stop's, or the one it was sending, or both (killed mid-move: the newer is
+        its stop and the older is retired at the first step, as a move's old stop is). The first step reads the
+        stop's record and the position, as every check does."""
+        stops = [Stop(kept.cloid, kept.trigger, kept.size)]
+        if (p := kept.placing) is not None and p.cloid != kept.cloid:
+            stops.append(Stop(p.cloid, p.trigger, p.size))
+        found = [msgspec.structs.replace(s, oid=resting[s.cloid]) for s in stops if s.cloid in resting]
+        if not found:
+            raise ValueError(f"no stop of {kept.words()} rests")
+        old = found[0] if len(found) == 2 else None
+        trail = Trail(len(self.trails) + 1, kept.spec, peak=kept.peak, stop=found[-1], old=old)
         self.trails.append(trail)
         self._wake[trail.id] = asyncio.Event()
         self._tasks[trail.id] = asyncio.get_running_loop().create_task(self._run(trail, kept.trigger, resumed=True))
@@ -343,7 +359,10 @@ class TrailRunner:
             self._say(trail, said)
 
         request = PlaceRequest((plan,), "trailing", run=trail.id, expiry_s=self.stop_expiry_s, settle_s=0)
+        trail.placing = Stop(cloid, trigger, size)
+        self._keep()  # before it is sent: killed before the answer, the next start still finds it by its cloid
         outcome = await place(self.client, request, on_unconfirmed=unconfirmed, sleep=self.sleep)
+        trail.placing = None  # settled below, except where the record was not read before a stop (set again there)
         match outcome:
             case Refused(kind=RefusalKind.RATE_LIMITED):  # nothing was applied: tried again at the next step
                 self._say(
@@ -368,7 +387,8 @@ class TrailRunner:
                 settled = outcome.orders[0]
                 if settled is None and isinstance(outcome, Unknown):
                     settled = await self._settle(trail, cloid, outcome.expires_ms, outcome.why)
-                    if settled is None:  # told to stop first
+                    if settled is None:  # told to stop first: it may rest, so it stays kept
+                        trail.placing = Stop(cloid, trigger, size)
                         return None
                 self._say(trail, "")
                 if settled is None or not settled.found or not settled.open:

@@ -44,8 +44,9 @@ async def offer_resume(app: Shell, session: Session) -> None:
     by_cloid = {o.cloid: o for o in session.feed.state.account.open_orders if o.cloid}
     trails = session.trails
     for kept in session.tool_book.of(session.account):
-        order = by_cloid.get(kept.cloid)
-        if order is None:
+        sent = [kept.cloid] + ([kept.placing.cloid] if kept.placing is not None else [])
+        resting = {cloid: by_cloid[cloid].order_id for cloid in sent if cloid in by_cloid}
+        if not resting:
             said = f"{kept.words()}: its stop rests no more (it fired, or was cancelled while xtui was away)"
             log.warning("not resumed: %s", said)
             app.notify(f"Not resumed: {said}.", title="Trailing stops", severity="warning", timeout=15, markup=False)
@@ -60,7 +61,7 @@ async def offer_resume(app: Shell, session: Session) -> None:
             default=True,
         )  # fmt: skip
         if await app.push_screen_wait(question) is True:
-            trail = trails.resume(kept, order.order_id)
+            trail = trails.resume(kept, resting)
             app.log_event("trail", f"Trailing stop {trail.id}: resumed from an earlier run: {kept.words()}")
         else:
             app.notify(f"Left: {kept.words()}; nothing moves it.", title="Trailing stops", markup=False)
