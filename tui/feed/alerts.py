@@ -31,7 +31,7 @@ from msgspec.structs import asdict, replace
 from tui.edges.bounded_parse import decimal_places
 from tui.paths import profile_file
 
-from .kept_files import KeptFile, read_kept
+from .kept_files import KeptFile, KeptStore
 from .watchlist import SYMBOL_RE
 
 __all__ = ["CONDITIONS", "MAX_ALERTS", "SOURCES", "Alert", "AlertBook", "Fired", "alerts_path", "check_alert"]
@@ -148,7 +148,18 @@ def _alert(raw: Any) -> Alert:
     return check_alert(alert)
 
 
-class AlertBook:
+def _alerts(raw: object) -> list[Alert]:
+    """The alerts of an alert file's JSON; ValueError naming what is wrong."""
+    if not isinstance(raw, dict) or set(raw) != {"alerts"} or not isinstance(raw["alerts"], list):
+        raise ValueError('expected {"alerts": [...]}')
+    alerts = [_alert(a) for a in raw["alerts"]]
+    ids = collections.Counter(a.id for a in alerts)
+    if twice := [i for i, n in ids.items() if n > 1]:
+        raise ValueError(f"alert {twice[0]} appears {ids[twice[0]]} times")
+    return alerts
+
+
+class AlertBook(KeptStore):
     """A profile's alerts, their file, and what they have seen (the prices of each move alert's window)."""
 
     def __init__(self, path: Path, alerts: list[Alert] | None = None, problem: str = "") -> None:
@@ -158,28 +169,11 @@ class AlertBook:
         self.not_saved = ""  # why the last save failed ("" once one succeeds): the state in memory is the right one
         self._seen: dict[int, collections.deque[tuple[float, Decimal]]] = {}
 
-    @property
-    def problem(self) -> str:
-        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
-        return self.file.problem
-
     @classmethod
     def load(cls, path: Path) -> AlertBook:
         """The alerts in ``path``; a file that cannot be read, or holds too many, is set aside with a notice."""
         book = cls(path)
-        try:
-            raw = read_kept(path, MAX_FILE_BYTES)
-            if raw is None:
-                return book
-            if not isinstance(raw, dict) or set(raw) != {"alerts"} or not isinstance(raw["alerts"], list):
-                raise ValueError('expected {"alerts": [...]}')
-            alerts = [_alert(a) for a in raw["alerts"]]
-            ids = collections.Counter(a.id for a in alerts)
-            if twice := [i for i, n in ids.items() if n > 1]:
-                raise ValueError(f"alert {twice[0]} appears {ids[twice[0]]} times")
-        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
-            book.file.aside(exc)
-            return book
+        alerts = book.file.load(_alerts, MAX_FILE_BYTES) or []
         book.alerts = sorted(alerts, key=lambda a: a.id)[:MAX_ALERTS]
         if len(alerts) > MAX_ALERTS:
             book.file.over_cap(len(alerts), MAX_ALERTS, "alerts", book.save)

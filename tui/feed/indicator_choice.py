@@ -12,7 +12,7 @@ from pathlib import Path
 from tui.paths import profile_file
 
 from .indicators import INDICATORS
-from .kept_files import KeptFile, read_kept
+from .kept_files import KeptFile, KeptStore
 
 __all__ = ["IndicatorChoice", "indicators_path", "next_indicators"]
 
@@ -44,25 +44,17 @@ def _names(raw: object) -> tuple[str, ...]:
     return tuple(name for name in INDICATORS if name in raw["indicators"])
 
 
-class IndicatorChoice:
+class IndicatorChoice(KeptStore):
     """A profile's chosen indicators (in ``INDICATORS`` order) and their file."""
 
     def __init__(self, path: Path, chosen: tuple[str, ...] = ()) -> None:
         self.chosen = chosen
         self.file = KeptFile(path)
 
-    @property
-    def problem(self) -> str:
-        return self.file.problem
-
     @classmethod
     def load(cls, path: Path) -> IndicatorChoice:
         choice = cls(path)
-        try:
-            raw = read_kept(path, MAX_FILE_BYTES, max_depth=4)
-            choice.chosen = () if raw is None else _names(raw)
-        except (OSError, ValueError) as exc:
-            choice.file.aside(exc)
+        choice.chosen = choice.file.load(_names, MAX_FILE_BYTES, max_depth=4) or ()
         return choice
 
     def choose(self, chosen: tuple[str, ...]) -> None:

@@ -7,12 +7,14 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tui.edges.bounded_parse import parse_json, read_capped
 from tui.edges.regular_files import replace_with
 
-__all__ = ["KeptFile", "NotKept", "read_kept", "set_aside", "write_json"]
+__all__ = ["KeptFile", "KeptStore", "NotKept", "read_kept", "set_aside", "write_json"]
+
+T = TypeVar("T")
 
 
 class NotKept(OSError):
@@ -53,6 +55,16 @@ class KeptFile:
         self.problem = problem
         self.barred = False
 
+    def load(self, parse: Callable[[Any], T], max_bytes: int, max_depth: int = 8) -> T | None:
+        """What ``parse`` makes of the file's JSON (a ValueError of its own: not what the file should hold); None
+        when there is no file, or when it cannot be read or parsed: then it is set aside (``aside``)."""
+        try:
+            raw = read_kept(self.path, max_bytes, max_depth)
+            return None if raw is None else parse(raw)
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
+            self.aside(exc)
+            return None
+
     def aside(self, why: object) -> None:
         """The file could not be read for ``why``: set it aside; the notice says where it went."""
         try:
@@ -86,6 +98,17 @@ class KeptFile:
         if self.barred:
             raise NotKept(f"not saved: {self.path} could not be read nor moved aside, and is not written over")
         write_json(self.path, data)
+
+
+class KeptStore:
+    """What a profile keeps in a file (``file``): alerts, the watchlist, layouts, indicators, tools."""
+
+    file: KeptFile
+
+    @property
+    def problem(self) -> str:
+        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
+        return self.file.problem
 
 
 def write_json(path: Path, data: Any) -> None:

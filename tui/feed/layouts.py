@@ -19,7 +19,7 @@ import msgspec
 
 from tui.paths import profile_file
 
-from .kept_files import KeptFile, read_kept
+from .kept_files import KeptFile, KeptStore
 from .watchlist import SYMBOL_RE
 
 __all__ = [
@@ -210,7 +210,7 @@ def _layouts(raw: object) -> list[Layout]:
     return out
 
 
-class LayoutBook:
+class LayoutBook(KeptStore):
     """A profile's saved layouts (in order) and their file."""
 
     def __init__(self, path: Path, layouts: list[Layout] | None = None, problem: str = "") -> None:
@@ -218,21 +218,11 @@ class LayoutBook:
         self.layouts = layouts or []
         self.file = KeptFile(path, problem)
 
-    @property
-    def problem(self) -> str:
-        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
-        return self.file.problem
-
     @classmethod
     def load(cls, path: Path) -> LayoutBook:
         """The layouts in ``path``; a file that cannot be read, or holds a bad layout, is set aside with a notice."""
         book = cls(path)
-        try:
-            raw = read_kept(path, MAX_FILE_BYTES)
-            layouts = [] if raw is None else _layouts(raw)
-        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
-            book.file.aside(exc)
-            return book
+        layouts = book.file.load(_layouts, MAX_FILE_BYTES) or []
         book.layouts = layouts[:MAX_LAYOUTS]
         if len(layouts) > MAX_LAYOUTS:
             book.file.over_cap(len(layouts), MAX_LAYOUTS, "layouts", book.save)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tui.paths import profile_file
 
-from .kept_files import KeptFile, read_kept
+from .kept_files import KeptFile, KeptStore
 
 __all__ = ["MAX_WATCHED", "SYMBOL_RE", "Watchlist", "watchlist_path"]
 
@@ -43,7 +43,7 @@ def _symbols(raw: object) -> list[str]:
     return out
 
 
-class Watchlist:
+class Watchlist(KeptStore):
     """A profile's watched instruments (in order) and their file."""
 
     def __init__(self, path: Path, symbols: list[str] | None = None, problem: str = "") -> None:
@@ -51,21 +51,11 @@ class Watchlist:
         self.symbols = symbols or []
         self.file = KeptFile(path, problem)
 
-    @property
-    def problem(self) -> str:
-        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
-        return self.file.problem
-
     @classmethod
     def load(cls, path: Path) -> Watchlist:
         """The watchlist in ``path``; a file that cannot be read, or holds too many, is set aside with a notice."""
         watched = cls(path)
-        try:
-            raw = read_kept(path, MAX_FILE_BYTES)
-            symbols = [] if raw is None else _symbols(raw)
-        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
-            watched.file.aside(exc)
-            return watched
+        symbols = watched.file.load(_symbols, MAX_FILE_BYTES) or []
         watched.symbols = symbols[:MAX_WATCHED]
         if len(symbols) > MAX_WATCHED:
             watched.file.over_cap(len(symbols), MAX_WATCHED, "instruments", watched.save)

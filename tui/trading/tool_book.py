@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from tui.feed.kept_files import KeptFile, read_kept
+from tui.feed.kept_files import KeptFile, KeptStore
 from tui.paths import profile_file
 
 from .orders import OrderPlan, Side, fmt_decimal
@@ -231,7 +231,19 @@ def _raw(t: KeptTrail) -> dict[str, Any]:
     }})  # fmt: skip
 
 
-class ToolBook:
+def _tools(raw: object) -> tuple[list[KeptTrail], list[KeptOco]]:
+    """The trails and OCOs of a tool file's JSON; ValueError naming what is wrong."""
+    if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("trails"), list):
+        raise ValueError(f'expected {{"version": {VERSION}, "trails": [...]}}')
+    ocos = raw.get("ocos", [])  # absent: written before OCOs were kept
+    if set(raw) - {"version", "trails", "ocos"} or not isinstance(ocos, list):
+        raise ValueError(f'expected {{"version": {VERSION}, "trails": [...], "ocos": [...]}}')
+    if len(raw["trails"]) > MAX_KEPT or len(ocos) > MAX_KEPT:
+        raise ValueError(f"more than {MAX_KEPT} trails or OCOs")
+    return [_trail(t) for t in raw["trails"]], [_oco(o) for o in ocos]
+
+
+class ToolBook(KeptStore):
     """A profile's kept tools and their file."""
 
     def __init__(
@@ -242,30 +254,11 @@ class ToolBook:
         self.ocos = ocos or []
         self.file = KeptFile(path, problem)
 
-    @property
-    def problem(self) -> str:
-        """Why the file was set aside at start (and where it went), for the trader to see; "" when it was read."""
-        return self.file.problem
-
     @classmethod
     def load(cls, path: Path) -> ToolBook:
         """The tools kept in ``path``; a file that cannot be read, or holds a bad entry, is set aside with a notice."""
         book = cls(path)
-        try:
-            raw = read_kept(path, MAX_FILE_BYTES, max_depth=6)
-            if raw is None:
-                return book
-            if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("trails"), list):
-                raise ValueError(f'expected {{"version": {VERSION}, "trails": [...]}}')
-            ocos = raw.get("ocos", [])  # absent: written before OCOs were kept
-            if set(raw) - {"version", "trails", "ocos"} or not isinstance(ocos, list):
-                raise ValueError(f'expected {{"version": {VERSION}, "trails": [...], "ocos": [...]}}')
-            if len(raw["trails"]) > MAX_KEPT or len(ocos) > MAX_KEPT:
-                raise ValueError(f"more than {MAX_KEPT} trails or OCOs")
-            trails, kept_ocos = [_trail(t) for t in raw["trails"]], [_oco(o) for o in ocos]
-            book.trails, book.ocos = trails, kept_ocos
-        except (OSError, ValueError) as exc:  # UnicodeDecodeError and the JSON and limit errors are ValueErrors
-            book.file.aside(exc)
+        book.trails, book.ocos = book.file.load(_tools, MAX_FILE_BYTES, max_depth=6) or ([], [])
         return book
 
     def of(self, account: str) -> list[KeptTrail]:
