@@ -18,7 +18,6 @@ Cancelling (and quitting xtui) withdraws the resting order; what could not be co
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import ClassVar, Literal
@@ -27,7 +26,6 @@ import msgspec
 
 from tui.api.client import Client
 from tui.api.refusals import RefusalKind
-from tui.trading.waits import sleep_unless_woken
 
 from .cloids import make_cloid
 from .orders import OrderContext, OrderPlan, Side, fmt_decimal
@@ -35,6 +33,7 @@ from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, p
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tools import Job
+from .waits import Runs
 from .withdraw import withdraw_order
 
 __all__ = ["CROSS_RETRIES", "MOVED", "Chase", "ChaseRunner", "ChaseSpec", "chase_target"]
@@ -136,8 +135,7 @@ class ChaseRunner:
         self.guard = guard  # the profile's guards, asked before every order (a refusal stops the chase)
         self.chases: list[Chase] = []
         self.quitting = False
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._wake: dict[int, asyncio.Event] = {}
+        self._runs = Runs(sleep)
 
     @property
     def active(self) -> list[Chase]:
@@ -146,8 +144,7 @@ class ChaseRunner:
     def start(self, spec: ChaseSpec) -> Chase:
         chase = Chase(len(self.chases) + 1, spec)
         self.chases.append(chase)
-        self._wake[chase.id] = asyncio.Event()
-        self._tasks[chase.id] = asyncio.get_running_loop().create_task(self._run(chase))
+        self._runs.start(chase.id, self._run(chase))
         self.on_change(chase, f"started: {spec.describe()}")
         return chase
 
@@ -156,7 +153,7 @@ class ChaseRunner:
         if chase.active:
             chase.state = "cancelled"
             chase.reason = why
-            self._wake[chase.id].set()
+            self._runs.wake(chase.id)
             self.on_change(chase, f"{why}: withdrawing its order" if chase.cloid else why)
 
     async def stop_all(self) -> list[str]:
@@ -165,9 +162,7 @@ class ChaseRunner:
         self.quitting = True
         for chase in self.active:
             self.cancel(chase, "cancelled: xtui quit")
-        for task in list(self._tasks.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._runs.join()
         return self.resting()
 
     def resting(self) -> list[str]:
@@ -244,10 +239,8 @@ class ChaseRunner:
 
     async def _wait(self, chase: Chase, seconds: float) -> bool:
         """Until ``seconds`` have passed or the chase is cancelled; whether it still runs."""
-        event = self._wake[chase.id]
-        event.clear()
         if chase.active:
-            await sleep_unless_woken(event, self.sleep, seconds)
+            await self._runs.wait(chase.id, seconds)
         return chase.active
 
     async def _place(self, chase: Chase, ctx: OrderContext, price: Decimal) -> str:

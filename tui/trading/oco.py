@@ -36,7 +36,6 @@ import msgspec
 from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.models import Order
-from tui.trading.waits import sleep_unless_woken
 
 from .cloids import make_cloid
 from .oco_state import Leg, Oco
@@ -46,6 +45,7 @@ from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tool_book import KeptLeg, KeptOco
 from .tools import Job
+from .waits import Runs
 from .withdraw import withdraw_order
 
 __all__ = ["Leg", "Oco", "OcoRunner"]
@@ -85,8 +85,7 @@ class OcoRunner:
         self.guard = guard
         self.ocos: list[Oco] = []
         self._quitting = False  # withdrawals and settling give up soon: xtui is ending
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._wake: dict[int, asyncio.Event] = {}
+        self._runs = Runs(sleep)
 
     @property
     def active(self) -> list[Oco]:
@@ -102,8 +101,7 @@ class OcoRunner:
         legs = (Leg("take-profit", "t", take_profit), Leg("stop", "s", stop))
         oco = Oco(len(self.ocos) + 1, take_profit.symbol, take_profit.size, legs, whole=whole)
         self.ocos.append(oco)
-        self._wake[oco.id] = asyncio.Event()
-        self._tasks[oco.id] = asyncio.get_running_loop().create_task(self._run(oco))
+        self._runs.start(oco.id, self._run(oco))
         self.on_change(oco, f"started: OCO {take_profit.side.upper()} {fmt_decimal(oco.size)} {oco.symbol}")
         return oco
 
@@ -131,8 +129,7 @@ class OcoRunner:
         )
         oco = Oco(len(self.ocos) + 1, kept.symbol, kept.size, (legs[0], legs[1]), whole=kept.whole)
         self.ocos.append(oco)
-        self._wake[oco.id] = asyncio.Event()
-        self._tasks[oco.id] = asyncio.get_running_loop().create_task(self._run(oco, resumed=True))
+        self._runs.start(oco.id, self._run(oco, resumed=True))
         return oco
 
     def cancel(self, oco: Oco) -> None:
@@ -140,7 +137,7 @@ class OcoRunner:
         if oco.active:
             oco.state = "stopped"
             oco.reason = "cancelled"
-            self._wake[oco.id].set()
+            self._runs.wake(oco.id)
             self.on_change(oco, "cancelled: withdrawing both orders")
 
     async def stop_all(self) -> list[str]:
@@ -149,11 +146,9 @@ class OcoRunner:
         for oco in self.active:
             oco.state, oco.kept_on_exit = "left", True
             oco.reason = "xtui quit: what rests of it stays on the exchange, no longer linked"
-            self._wake[oco.id].set()
+            self._runs.wake(oco.id)
             self.on_change(oco, oco.reason)
-        for task in list(self._tasks.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._runs.join()
         if self._on_kept is not None:  # the legs as the pairs ended, whatever they said last
             self._on_kept(self.kept())
         return self.resting()
@@ -351,10 +346,8 @@ class OcoRunner:
             self._uncover(oco, seen if oco.whole else min(oco.size - oco.filled, seen), tell=True)
 
     async def _wait(self, oco: Oco, seconds: float) -> bool:
-        event = self._wake[oco.id]
-        event.clear()
         if oco.active:
-            await sleep_unless_woken(event, self.sleep, seconds)
+            await self._runs.wait(oco.id, seconds)
         return oco.active
 
     def _unsure(self, oco: Oco, said: str) -> None:

@@ -19,7 +19,6 @@ stop stays on the exchange, and ``reason`` says what rests there.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from decimal import Decimal
@@ -40,7 +39,7 @@ from .tool_book import KeptStop, KeptTrail
 from .tools import Job
 from .trail_plan import Source, TrailSpec, advance, improves, kept_from_mark, move_step, stop_plan, trail_trigger
 from .trail_state import State, Stop, Trail
-from .waits import sleep_unless_woken
+from .waits import Runs
 
 __all__ = ["Stop", "Trail", "TrailRunner"]
 
@@ -86,8 +85,7 @@ class TrailRunner:
         self.retry_s = retry_s
         self.guard = guard  # the profile's guards, asked before every stop placed
         self.trails: list[Trail] = []
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._wake: dict[int, asyncio.Event] = {}
+        self._runs = Runs(sleep)
 
     @property
     def active(self) -> list[Trail]:
@@ -128,8 +126,7 @@ class TrailRunner:
         old = found[0] if len(found) == 2 else None
         trail = Trail(len(self.trails) + 1, kept.spec, peak=kept.peak, stop=found[-1], old=old)
         self.trails.append(trail)
-        self._wake[trail.id] = asyncio.Event()
-        self._tasks[trail.id] = asyncio.get_running_loop().create_task(self._run(trail, kept.trigger, resumed=True))
+        self._runs.start(trail.id, self._run(trail, kept.trigger, resumed=True))
         return trail
 
     def labels(self) -> dict[str, tuple[str, str]]:
@@ -152,8 +149,7 @@ class TrailRunner:
         """Start trailing ``spec`` with its first stop at ``first`` (``trail_plan.trail_spec``)."""
         trail = Trail(len(self.trails) + 1, spec)
         self.trails.append(trail)
-        self._wake[trail.id] = asyncio.Event()
-        self._tasks[trail.id] = asyncio.get_running_loop().create_task(self._run(trail, first))
+        self._runs.start(trail.id, self._run(trail, first))
         self.on_change(trail, f"started: {spec.describe()}")
         return trail
 
@@ -161,16 +157,14 @@ class TrailRunner:
         """Stop moving ``trail`` (once the step under way is settled); its last stop stays on the exchange."""
         if trail.active and not trail.halt:
             trail.halt = why
-            self._wake[trail.id].set()
+            self._runs.wake(trail.id)
 
     async def stop_all(self, why: str = "xtui quit") -> None:
         """Stop every trail and wait for them (xtui is quitting): each says what it leaves on the exchange."""
         for trail in self.active:
             trail.kept_on_exit = True
             self.stop(trail, why)
-        for task in list(self._tasks.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._runs.join()
 
     # ---- the order tool (tui.trading.tools) --------------------------------------------------------
 
@@ -206,25 +200,19 @@ class TrailRunner:
             if trail.active and trail.refusals >= MAX_REFUSALS:
                 self._end(trail, "stopped", f"the first stop was refused: {trail.refused}")
             elif trail.stop is None and trail.active:
-                await self._wait(trail, self.retry_s)
+                await self._runs.wait(trail.id, self.retry_s)
         if trail.stop is not None:
             done = f"resumed, keeping the {trail.stop.words(spec)}" if resumed else f"{trail.stop.words(spec)} placed"
             self.on_change(trail, f"{done} · {trail.progress()}")
         trail.checked_at = self.clock()
         while trail.active and not trail.halt:
-            await self._wait(trail, self.step_s)
+            await self._runs.wait(trail.id, self.step_s)
             if trail.active and not trail.halt:
                 await self._step(trail)
         if trail.active and trail.old is not None:  # told to stop mid-move: the old stop's cancel once more
             await self._retire(trail)
         if trail.active:
             self._end(trail, "stopped", f"{trail.halt}: {trail.resting()}")
-
-    async def _wait(self, trail: Trail, seconds: float) -> None:
-        """Until ``seconds`` have passed, or ``stop`` wakes it."""
-        event = self._wake[trail.id]
-        event.clear()
-        await sleep_unless_woken(event, self.sleep, seconds)
 
     async def _step(self, trail: Trail) -> None:
         spec = trail.spec
@@ -406,7 +394,7 @@ class TrailRunner:
             if trail.halt:  # told to stop: say plainly what is left unknown
                 trail.halt += f"; whether the new stop {cloid} rests is unknown: see the open orders"
                 return None
-            await self._wait(trail, self.retry_s)
+            await self._runs.wait(trail.id, self.retry_s)
             try:
                 return await settle_order(self.client, self.account, cloid, expires_ms=expires)
             except Unsettled as exc:

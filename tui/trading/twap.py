@@ -19,7 +19,6 @@ and cancel act before the next slice. ``on_change`` tells the app.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -38,7 +37,7 @@ from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, p
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
 from .tools import Job
-from .waits import sleep_unless_woken
+from .waits import Runs
 
 __all__ = ["JITTER", "Twap", "TwapRunner", "TwapSpec"]
 
@@ -141,8 +140,7 @@ class TwapRunner:
         self.settle_retry_s = settle_retry_s
         self.guard = guard  # the profile's guards, asked before every slice (a refusal stops the TWAP)
         self.twaps: list[Twap] = []
-        self._tasks: dict[int, asyncio.Task[None]] = {}
-        self._wake: dict[int, asyncio.Event] = {}
+        self._runs = Runs(sleep)
 
     @property
     def active(self) -> list[Twap]:
@@ -155,38 +153,35 @@ class TwapRunner:
                 spec = msgspec.structs.replace(spec, tick=spec.tick or ctx.tick, lot=spec.lot or ctx.lot)
         twap = Twap(len(self.twaps) + 1, spec, next_at=self.clock())
         self.twaps.append(twap)
-        self._wake[twap.id] = asyncio.Event()
-        self._tasks[twap.id] = asyncio.get_running_loop().create_task(self._run(twap))
+        self._runs.start(twap.id, self._run(twap))
         self.on_change(twap, f"started: {spec.describe()}")
         return twap
 
     def pause(self, twap: Twap) -> None:
         if twap.state == "running":
             twap.state = "paused"
-            self._wake[twap.id].set()
+            self._runs.wake(twap.id)
             self.on_change(twap, "paused")
 
     def resume(self, twap: Twap) -> None:
         if twap.state == "paused":
             twap.state = "running"
             twap.next_at = self.clock()
-            self._wake[twap.id].set()
+            self._runs.wake(twap.id)
             self.on_change(twap, "resumed")
 
     def cancel(self, twap: Twap, why: str = "cancelled") -> None:
         if twap.active:
             twap.state = "cancelled"
             twap.reason = why
-            self._wake[twap.id].set()
+            self._runs.wake(twap.id)
             self.on_change(twap, why)
 
     async def stop_all(self) -> None:
         """Cancel every TWAP and wait for their tasks (xtui is quitting)."""
         for twap in self.active:
             self.cancel(twap, "cancelled: xtui quit")
-        for task in list(self._tasks.values()):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._runs.join()
 
     # ---- the order tool (tui.trading.tools) --------------------------------------------------------
 
@@ -216,20 +211,14 @@ class TwapRunner:
         spec = twap.spec
         while twap.active and twap.sent < spec.slices:
             if twap.state == "paused":
-                await self._wait(twap, None)
+                await self._runs.wait(twap.id, None)
             elif (wait := twap.next_at - self.clock()) > 0:
-                await self._wait(twap, wait)
+                await self._runs.wait(twap.id, wait)
             else:
                 await self._slice(twap)
         if twap.state == "running":
             twap.state = "done"
             self.on_change(twap, f"done: {twap.progress()}")
-
-    async def _wait(self, twap: Twap, seconds: float | None) -> None:
-        """Until ``seconds`` have passed (forever: None), or pause, resume or cancel wakes it."""
-        event = self._wake[twap.id]
-        event.clear()
-        await sleep_unless_woken(event, self.sleep, seconds)
 
     async def _slice(self, twap: Twap) -> None:
         spec = twap.spec
@@ -300,7 +289,7 @@ class TwapRunner:
                     twap.reason = f"{twap.reason}; slice {n} unconfirmed: see the open orders and fills"
                     self.on_change(twap, twap.reason)
                     return
-                await self._wait(twap, self.settle_retry_s)
+                await self._runs.wait(twap.id, self.settle_retry_s)
         twap.unconfirmed = ""
         if not settled.found:
             if acked:  # the exchange took it, then lost it: its record cannot be trusted to count from
