@@ -1,7 +1,7 @@
 """The documentation holds: every relative link in the README and docs/ reaches a file (and its heading, when it names
 one), the README is a front page (short; its first lines give the two commands a new user needs and lead to the
-getting-started guide and the keys reference), the keys reference names every key of the dashboard and the order
-form, and the changelog's top entry is the version xtui prints."""
+getting-started guide and the keys guide), each guide leads to the references generated from the code (which
+tests/test_reference.py holds to the code), and the changelog's top entry is the version xtui prints."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ import tui
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-PAGES = sorted([README, ROOT / "CHANGELOG.md", ROOT / "tests" / "README.md", *(ROOT / "docs").glob("*.md")])
+DOCS = ROOT / "docs"
+PAGES = sorted([README, ROOT / "CHANGELOG.md", ROOT / "tests" / "README.md", *DOCS.glob("*.md"), *DOCS.glob("*/*.md")])
+# guide -> the generated references it leads to for the full tables
+REFERENCES = {
+    "keys.md": ["reference/keys.md"],
+    "configuration.md": ["reference/configuration.md", "reference/environment.md"],
+    "sim-rules.md": ["reference/sim-rules.md"],
+}
 MAX_README_LINES = 160
 FIRST_SCREEN = 50  # lines: what a new reader sees before scrolling
 CI_HEAD = 8  # .ci/run reads the test command from the README's first 8 lines: the first line naming pytest
@@ -57,7 +64,19 @@ def relative_links(page: Path) -> list[str]:
 
 def test_the_pages_exist() -> None:
     for name in ("getting-started", "keys", "trading", "views", "configuration", "ssh", "bots", "performance"):
-        assert (ROOT / "docs" / f"{name}.md").is_file(), name
+        assert (DOCS / f"{name}.md").is_file(), name
+    for name in ("keys", "configuration", "environment", "command-line", "sim-rules"):
+        assert (DOCS / "reference" / f"{name}.md").is_file(), f"reference/{name}.md: run `python -m tui.reference`"
+
+
+@pytest.mark.parametrize("guide", sorted(REFERENCES))
+def test_each_guide_leads_to_its_references_and_repeats_no_table_of_them(guide: str) -> None:
+    text = (DOCS / guide).read_text(encoding="utf-8")
+    links = relative_links(DOCS / guide)
+    assert not [r for r in REFERENCES[guide] if r not in links], f"docs/{guide} does not link {REFERENCES[guide]}"
+    tables = re.findall(r"^\| (?:key|variable|rule|limit) \|.*\|$", prose(text), re.M)
+    generated = [t for t in tables if t.startswith(("| key | what it does", "| key | value", "| variable |"))]
+    assert not generated, f"docs/{guide} keeps a table the generated reference gives: {generated[0]}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -99,27 +118,6 @@ def test_the_test_command_is_where_ci_reads_it() -> None:
     command = found[0]
     assert "pip install" in command and "[dev]" in command and "bin/pytest" in command, command
     assert command in (ROOT / "tests" / "README.md").read_text(encoding="utf-8").splitlines()
-
-
-def test_the_keys_reference_names_every_dashboard_and_form_key() -> None:
-    from textual.binding import Binding
-
-    from tui.ui.bindings import APP_BINDINGS
-    from tui.ui.screens.main_keys import MAIN_BINDINGS
-    from tui.ui.screens.order_form_keys import ORDER_FORM_KEYS
-
-    names = {"question_mark": "?", "at": "@", "exclamation_mark": "!", "slash": "/", "right_square_bracket": "]",
-             "left_square_bracket": "[", "plus": "+", "equals_sign": "=", "minus": "-", "f12": "F12",
-             "escape": "Escape", "enter": "Enter"}  # fmt: skip
-    text = (ROOT / "docs" / "keys.md").read_text(encoding="utf-8")
-    missing = []
-    for b in [*APP_BINDINGS, *MAIN_BINDINGS, *ORDER_FORM_KEYS]:
-        assert isinstance(b, Binding)
-        for key in b.key.split(","):
-            shown = names.get(key.strip(), key.strip())
-            if f"`{shown}`" not in text:
-                missing.append(f"{shown} ({b.id})")
-    assert not missing, "docs/keys.md does not name: " + ", ".join(missing)
 
 
 def test_the_changelog_tops_with_this_version() -> None:

@@ -22,6 +22,7 @@ from msgspec.structs import replace
 
 from tui.api.endpoints import MAINNET, TESTNET, Endpoints
 from tui.api.network import Network, network_of
+from tui.config.environment import ENV_OVERRIDES
 from tui.config.errors import ConfigError
 from tui.config.text import DEFAULT_TEXT, KeyLines, syntax_error_line
 from tui.config.values import (
@@ -90,9 +91,7 @@ class NoticesFile(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 ProfileFile = msgspec.defstruct(
     "ProfileFile", [(key, Any, msgspec.UNSET) for key in PROFILE_KEYS], forbid_unknown_fields=True, kw_only=True
 )
-# Environment overrides of the selected profile, named after the fields they set.
-ENV_OVERRIDES: dict[str, str] = {f"XTUI_{name.upper()}": name for name in PROFILE_FIELDS}
-ENV_TOP = ("XTUI_PROFILE", "XTUI_LOG_LEVEL")
+ENV_TOP = ("XTUI_PROFILE", "XTUI_LOG_LEVEL")  # checked for a key's shape as the overrides are (ENV_OVERRIDES)
 
 
 class KeySource(msgspec.Struct, frozen=True):
