@@ -56,38 +56,37 @@ def screen_classes() -> dict[str, type[DataScreen]]:
     }
 
 
+# key, screen, title, tooltip: each key opens its screen (id "screen_<screen>"), listed in the help and the palette
+_SCREEN_KEYS: tuple[tuple[str, str, str, str], ...] = (
+    ("A", "account", "Account", "Account: balances, positions, margin, info and rewards, value chart, leverage, fees"),
+    ("W", "wallet", "Wallet", "Wallet: withdraw, transfer, spot/derivatives transfer, vault deposit and redeem"),
+    ("H", "history", "History", "History: fills, orders, funding and transfers, by page and instrument"),
+    ("E", "explorer", "Explorer", "Explorer: the latest blocks, block and transaction look-ups, recent transactions"),
+    ("M", "reference", "Markets reference",
+     "Markets reference: instruments, margin tiers, collateral, mids, oracle and BBO of everything"),
+    ("R", "referrals", "Referrals",
+     "Referrals: referrer, codes, referred users, rewards; create a code, set a referrer, claim"),
+    ("B", "brokers", "Brokers", "Brokers: approved brokers and their max fee rates; approve one"),
+    ("G", "agents", "Agents", "Agents: keys approved to trade for this account; add one (new encrypted key) or revoke"),
+    ("J", "journal", "Journal",
+     "Trade journal: realized PnL, fees and funding per day and per instrument, with a chart"),
+    ("L", "alerts", "Alerts", "Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
+    ("V", "twap", "TWAP",
+     "TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
+    ("O", "chase", "Chase & OCO",
+     "Chase (an order kept at the best bid or ask) and OCO (a take-profit and a stop, one cancels the other); "
+     "both run only while xtui runs"),
+    ("w", "watchlist", "Watchlist",
+     "Watchlist: your instruments with last, 24h change, funding and a sparkline; Enter shows one"),
+    ("N", "events", "Event log",
+     "Event log: fills (one line per order), triggers, funding, alerts, TWAP steps, refusals, disconnects, with "
+     "their time; kept per profile in the data directory"),
+)  # fmt: skip
+
 SCREEN_BINDINGS = [
-    Binding("A", "open_screen('account')", "Account", id="screen_account", show=False,
-            tooltip="Account: balances, positions, margin, info and rewards, value chart, leverage, fees"),
-    Binding("W", "open_screen('wallet')", "Wallet", id="screen_wallet", show=False,
-            tooltip="Wallet: withdraw, transfer, spot/derivatives transfer, vault deposit and redeem"),
-    Binding("H", "open_screen('history')", "History", id="screen_history", show=False,
-            tooltip="History: fills, orders, funding and transfers, by page and instrument"),
-    Binding("E", "open_screen('explorer')", "Explorer", id="screen_explorer", show=False,
-            tooltip="Explorer: the latest blocks, block and transaction look-ups, recent transactions"),
-    Binding("M", "open_screen('reference')", "Markets reference", id="screen_reference", show=False,
-            tooltip="Markets reference: instruments, margin tiers, collateral, mids, oracle and BBO of everything"),
-    Binding("R", "open_screen('referrals')", "Referrals", id="screen_referrals", show=False,
-            tooltip="Referrals: referrer, codes, referred users, rewards; create a code, set a referrer, claim"),
-    Binding("B", "open_screen('brokers')", "Brokers", id="screen_brokers", show=False,
-            tooltip="Brokers: approved brokers and their max fee rates; approve one"),
-    Binding("G", "open_screen('agents')", "Agents", id="screen_agents", show=False,
-            tooltip="Agents: keys approved to trade for this account; add one (new encrypted key) or revoke"),
-    Binding("J", "open_screen('journal')", "Journal", id="screen_journal", show=False,
-            tooltip="Trade journal: realized PnL, fees and funding per day and per instrument, with a chart"),
-    Binding("L", "open_screen('alerts')", "Alerts", id="screen_alerts", show=False,
-            tooltip="Price alerts: above, below or a % move, on last, mark or index; add, edit, delete"),
-    Binding("V", "open_screen('twap')", "TWAP", id="screen_twap", show=False,
-            tooltip="TWAP: a size in slices over time, each a bounded market order; start, pause, resume, cancel"),
-    Binding("O", "open_screen('chase')", "Chase & OCO", id="screen_chase", show=False,
-            tooltip="Chase (an order kept at the best bid or ask) and OCO (a take-profit and a stop, one cancels the "
-            "other); both run only while xtui runs"),
-    Binding("w", "open_screen('watchlist')", "Watchlist", id="screen_watchlist", show=False,
-            tooltip="Watchlist: your instruments with last, 24h change, funding and a sparkline; Enter shows one"),
-    Binding("N", "open_screen('events')", "Event log", id="screen_events", show=False,
-            tooltip="Event log: fills (one line per order), triggers, funding, alerts, TWAP steps, refusals, "
-                    "disconnects, with their time; kept per profile in the data directory"),
-]  # fmt: skip
+    Binding(key, f"open_screen('{name}')", title, id=f"screen_{name}", show=False, tooltip=tooltip)
+    for key, name, title, tooltip in _SCREEN_KEYS
+]
 
 
 def open_screen(app: App[Any], name: str, ctx: ScreenContext, **options: Any) -> DataScreen | None:
