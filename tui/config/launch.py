@@ -204,12 +204,13 @@ def apply_flags(settings: Settings, flags: Flags) -> Launch:
     return Launch(settings, flags, profile, label, tuple(warnings))
 
 
-def check_names(launch: Launch, themes: Iterable[str], binding_ids: Iterable[str]) -> None:
-    """Refuse a theme or keymap binding id the dashboard does not know; the error names where it was set."""
-    known_themes = sorted(set(themes))
+def check_names(launch: Launch, themes: Iterable[str], binding_ids: Iterable[str], offered: Iterable[str]) -> None:
+    """Refuse a theme or keymap binding id the dashboard does not know; the error names where it was set. A theme
+    is one of ``themes``; the error offers ``offered`` (xtui's own and the user's, not every name Textual takes)."""
+    known_themes = set(themes)
     theme = launch.profile.theme
     if theme not in known_themes:
-        message = f"unknown theme {theme!r} (known: {', '.join(known_themes)})"
+        message = f"unknown theme {theme!r} (xtui's: {', '.join(sorted(set(offered)))})"
         if launch.flags.theme:
             raise StartupError(f"--theme: {message}")
         raise launch.settings.error("theme", message)

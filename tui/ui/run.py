@@ -37,6 +37,8 @@ def prepare(profile: str | None = None, flags: Flags | None = None) -> Launch:
 
 def checked(launch: Launch) -> Launch:
     """``launch`` once its theme and keymap name what the dashboard knows."""
+    from textual.theme import BUILTIN_THEMES
+
     from tui.ui.bindings import binding_ids
     from tui.ui.themes import ThemeError, known_themes
 
@@ -44,7 +46,8 @@ def checked(launch: Launch) -> Launch:
         themes = known_themes()
     except ThemeError as exc:
         raise StartupError(f"theme file {exc}") from None
-    check_names(launch, themes, binding_ids() if launch.profile.keymap else ())  # the ids cost imports
+    ours = [name for name in themes if name not in BUILTIN_THEMES]  # what an unknown name's error offers
+    check_names(launch, themes, binding_ids() if launch.profile.keymap else (), ours)  # the ids cost imports
     return launch
 
 
