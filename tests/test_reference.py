@@ -34,8 +34,12 @@ def _section(page: str, heading: str) -> str:
     return page[start : end if end > 0 else None]
 
 
+def _committed(name: str) -> str | None:
+    return (OUT / name).read_text(encoding="utf-8") if (OUT / name).is_file() else None
+
+
 def test_every_committed_page_is_what_the_code_renders(pages: dict[str, str]) -> None:
-    stale = [name for name, text in pages.items() if not (OUT / name).is_file() or (OUT / name).read_text() != text]
+    stale = [name for name, text in pages.items() if _committed(name) != text]
     assert not stale, f"docs/reference/{', '.join(stale)} differ from the code: run `{COMMAND}` and commit them"
 
 
@@ -51,7 +55,7 @@ def test_the_command_writes_the_pages_and_check_names_a_stale_one(tmp_path: Path
     assert main(["--check", "--out", str(tmp_path)]) == 1
     assert "keys.md: differs from the code" in capsys.readouterr().out
     assert main(["--out", str(tmp_path)]) == 0
-    assert (tmp_path / "sim-rules.md").read_text() == render()["sim-rules.md"]
+    assert (tmp_path / "sim-rules.md").read_text(encoding="utf-8") == render()["sim-rules.md"]
     (tmp_path / "keys.md").write_text("edited by hand\n")
     assert main(["--check", "--out", str(tmp_path)]) == 1
     assert capsys.readouterr().out.splitlines()[-1] == f"{tmp_path / 'keys.md'}: differs from the code"
