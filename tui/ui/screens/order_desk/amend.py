@@ -15,32 +15,24 @@ from tui.trading import (
 )
 from tui.trading import placement as placing
 from tui.trading.cloids import with_tool_cloids
-from tui.trading.desk import TradingDesk
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import AmendUnsure, checked, describe_order, why_failed
 from tui.ui.widgets.display import short_address
 
 from ..form import FormField, FormScreen
 from ..order_form import fmt_plain
-from .base import ScreenPort
+from .base import DeskActions
 
 AMEND_EXPIRY_S = 15.0  # a new order the exchange has not seen by then never goes: its lost answer is settled soon
 
 
-class Amends:
+class Amends(DeskActions):
     """An open order changed: cancelled, then placed anew once the cancel is done."""
-
-    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
 
     def amend_order(self, order: Order | None) -> None:
         """A form with the order's price, trigger and size; on Enter, cancel it and place the new one. The
         new order is sent only once the exchange has cancelled the old one."""
-        if self.desk.refuse("amend"):
-            return
-        if order is None:
-            self.port.notify("No open order selected.", severity="warning")
+        if not self.acting_on(order, "amend", "No open order selected."):
             return
         symbol = order.instrument
         if self.desk.context(symbol) is None:

@@ -6,17 +6,19 @@ the dashboard's screen (``work_on``), which hears how each ends (its own cancels
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 from textual.app import App
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from tui.trading.desk import Answer, Severity
+from tui.trading.desk import Answer, Severity, TradingDesk
 
 from ..confirm import ConfirmScreen
 
-__all__ = ["ScreenPort"]
+__all__ = ["DeskActions", "ScreenPort"]
+
+T = TypeVar("T")
 
 
 class ScreenPort:
@@ -48,3 +50,21 @@ class ScreenPort:
     def push(self, screen: Screen[Any], then: Callable[[Any], None] | None = None) -> None:
         """Open a form or a prompt over the dashboard; ``then`` is told what it gave back."""
         self.app.push_screen(screen, then)
+
+
+class DeskActions:
+    """A group of the desk's actions: the session's ``TradingDesk``, and the port they tell, ask and open forms on."""
+
+    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
+        self.desk = desk
+        self.port = port  # notices, questions and forms on the dashboard
+
+    def acting_on(self, row: T | None, action: str, missing: str) -> TypeGuard[T]:
+        """Whether ``action`` goes ahead on the selected ``row``: the desk does not refuse it (it says why), and a
+        row is selected (else ``missing`` is said)."""
+        if self.desk.refuse(action):
+            return False
+        if row is None:
+            self.port.notify(missing, severity="warning")
+            return False
+        return True

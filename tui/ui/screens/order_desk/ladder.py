@@ -16,18 +16,17 @@ from tui.trading.outcomes import describe_order
 from tui.ui.widgets.display import short_address
 from tui.ui.widgets.orders import is_protective
 
-from .base import ScreenPort
+from .base import DeskActions, ScreenPort
 from .orders import SingleOrders
 
 __all__ = ["LadderOrders"]
 
 
-class LadderOrders:
+class LadderOrders(DeskActions):
     """Orders at a price picked on the ladder, for the size the ladder holds per instrument."""
 
     def __init__(self, desk: TradingDesk, port: ScreenPort, single: SingleOrders) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
+        super().__init__(desk, port)
         self.single = single
 
     def size(self, symbol: str) -> str | None:

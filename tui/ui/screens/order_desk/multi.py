@@ -23,7 +23,6 @@ from tui.trading import (
     scale_plan,
     validate,
 )
-from tui.trading.desk import TradingDesk
 from tui.trading.exit_outcome import ExitOutcome, entry_fee, exit_lines, exit_outcome
 from tui.trading.grammar import FieldError
 from tui.trading.outcomes import first_error
@@ -32,15 +31,11 @@ from tui.ui.widgets.display import fmt_money, fmt_price, fmt_size, short_address
 
 from ..form import FormField, FormScreen, side_field, side_of
 from ..order_form import fmt_plain
-from .base import ScreenPort
+from .base import DeskActions
 
 
-class MultiOrders:
+class MultiOrders(DeskActions):
     """Several orders in one placeOrder (bracket, exits, scale), and a scale group's cancel."""
-
-    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
 
     def bracket(self) -> None:
         """An entry with a take-profit and/or a stop-loss, one placeOrder: the TP/SL wait for the entry."""
@@ -101,10 +96,7 @@ class MultiOrders:
 
     def attach_exits(self, position: Position | None) -> None:
         """A take-profit and/or stop-loss for the selected position, for its whole size."""
-        if self.desk.refuse("TP/SL"):
-            return
-        if position is None:
-            self.port.notify("No position selected.", severity="warning")
+        if not self.acting_on(position, "TP/SL", "No position selected."):
             return
         symbol = position.instrument
 

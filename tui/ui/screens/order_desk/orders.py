@@ -22,16 +22,15 @@ from tui.ui.widgets.orders import is_protective, order_type
 from ..form import FormField, FormScreen
 from ..order_form import OrderFormScreen, fmt_plain
 from ..prompt import PromptScreen
-from .base import ScreenPort
+from .base import DeskActions, ScreenPort
 from .leverage import change_leverage
 
 
-class SingleOrders:
+class SingleOrders(DeskActions):
     """One order at a time: the order form, the cancels, the close of a position."""
 
     def __init__(self, desk: TradingDesk, port: ScreenPort, trails: TrailRunner | None = None) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
+        super().__init__(desk, port)
         self.trails = trails  # a trailing stop's order says so when `x` asks about it
 
     def open_form(self, side: str, symbol: str | None = None) -> None:
@@ -67,10 +66,7 @@ class SingleOrders:
         self.port.push(form, closed)
 
     def cancel_order(self, order: Order | None) -> None:
-        if self.desk.refuse("cancel"):
-            return
-        if order is None:
-            self.port.notify("No open order selected.", severity="warning")
+        if not self.acting_on(order, "cancel", "No open order selected."):
             return
 
         async def call() -> str:
@@ -138,10 +134,7 @@ class SingleOrders:
     def close_position(self, position: Position | None) -> None:
         """A form to close all or part of ``position``: size in the base asset or as a percentage, at market
         (within the slippage bound) or at a limit price; asks again only when the order needs it."""
-        if self.desk.refuse("close"):
-            return
-        if position is None:
-            self.port.notify("No position selected.", severity="warning")
+        if not self.acting_on(position, "close", "No position selected."):
             return
         symbol = position.instrument
         ctx0 = self.desk.context(symbol)

@@ -19,18 +19,17 @@ from tui.trading.outcomes import placed_oid, why_failed
 from tui.trading.trailing import TrailRunner
 from tui.ui.widgets.display import short_address
 
-from .base import ScreenPort
+from .base import DeskActions, ScreenPort
 
 log = logging.getLogger(__name__)
 TRAILS_STOP_S = 5.0  # how long the trailing stops may take to settle a move under way before PANIC goes on
 
 
-class Panic:
+class Panic(DeskActions):
     """Cancel everything and close every position, each result reported."""
 
     def __init__(self, desk: TradingDesk, port: ScreenPort, trails: TrailRunner | None = None) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
+        super().__init__(desk, port)
         self.trails = trails  # stopped first, so that none moves its stop back in after the cancel
 
     def panic(self) -> None:

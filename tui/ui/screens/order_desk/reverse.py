@@ -8,13 +8,12 @@ from decimal import Decimal
 from tui.api.errors import ClientError
 from tui.api.models import Order, Position
 from tui.trading import OrderPlan, market_estimate
-from tui.trading.desk import TradingDesk
 from tui.trading.outcomes import OutcomeUnknown, describe_order
 from tui.trading.protection import protection_lines, protection_now
 from tui.trading.reverse import reverse_outcome, reverse_plan, side_words
 from tui.trading.settle import settle_within, with_cloids
 
-from .base import ScreenPort
+from .base import DeskActions
 
 READ_LIMIT_S = 10.0  # how long the order's record is asked for its filled size after the exchange accepted it
 
@@ -28,18 +27,11 @@ def unconfirmed(symbol: str, why: str, after: Decimal | None) -> OutcomeUnknown:
     )
 
 
-class Reversal:
+class Reversal(DeskActions):
     """The reverse key of the positions pane."""
 
-    def __init__(self, desk: TradingDesk, port: ScreenPort) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
-
     def reverse(self, position: Position | None) -> None:
-        if self.desk.refuse("reverse"):
-            return
-        if position is None:
-            self.port.notify("No position selected.", severity="warning")
+        if not self.acting_on(position, "reverse", "No position selected."):
             return
         symbol = position.instrument
         ctx = self.desk.context(symbol)

@@ -20,19 +20,18 @@ from tui.trading.trail_plan import SOURCES, Source, TrailSpec, stop_plan, trail_
 from tui.trading.trailing import Trail, TrailRunner
 
 from ..form import FormField, FormScreen
-from .base import ScreenPort
+from .base import DeskActions, ScreenPort
 
 __all__ = ["STAYS", "TrailingStops"]
 
 STAYS = "If xtui stops (quit, crash, lost connection), the last stop stays on the exchange where it is."
 
 
-class TrailingStops:
+class TrailingStops(DeskActions):
     """Start a trailing stop on the selected position, or stop the one running on it."""
 
     def __init__(self, desk: TradingDesk, port: ScreenPort, runner: TrailRunner | None) -> None:
-        self.desk = desk
-        self.port = port  # notices, questions and forms on the dashboard
+        super().__init__(desk, port)
         self.runner = runner
 
     def trail(self, position: Position | None) -> None:
