@@ -11,7 +11,8 @@ none is lost and none is applied twice.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from tui.api.models import (
     AccountSummary,
@@ -49,6 +50,8 @@ BUFFER_LIMIT = 10_000  # updates held while a resync is in flight; beyond that, 
 FAST_POLL_S = 1.0  # poll period while the socket is down, and the wait after a failed resync
 _RESYNC_TRIES = 3
 
+T = TypeVar("T")
+
 
 def payload_items(data: Any) -> list[Any]:
     """A payload that may be one record, a list of them, or ``{"trades": [...]}`` (the PY bots' forms)."""
@@ -84,6 +87,21 @@ class FrameHandlers:
             self._clock_fed = ts_ms
             self._core.client.server_clock.observe(ts_ms)
         self._core.drift.stamped(ts_ms, sent_s)
+
+    def _records(
+        self, channel: str, data: Any, kind: type[list[T]], absurd: Callable[[T], str | None] | None = None
+    ) -> list[T] | None:
+        """The records of a ``channel`` payload as ``kind``; None when they do not decode or one is ``absurd``:
+        the payload is dropped and counted as bad data."""
+        try:
+            records = decode(payload_items(data), kind)
+        except DecodeError as exc:
+            self._core.bad(channel, exc)
+            return None
+        if absurd is not None and (why := first_absurd(records, absurd)) is not None:
+            self._core.bad(channel, ValueError(why))
+            return None
+        return records
 
     # ---- market handlers ------------------------------------------------------------------------
 
@@ -203,12 +221,8 @@ class FrameHandlers:
 
     def handle_trades(self, data: Any) -> None:
         """A ``trades`` payload (oldest first): the selected instrument's become the newest trades."""
-        try:
-            trades = decode(payload_items(data), list[Trade])
-        except DecodeError as exc:
-            return self._core.bad("trades", exc)
-        if (why := first_absurd(trades, absurd_trade)) is not None:
-            return self._core.bad("trades", ValueError(why))
+        if (trades := self._records("trades", data, list[Trade], absurd_trade)) is None:
+            return None
         market = self._state.market
         mine = [t for t in trades if t.instrument == market.selected]
         if mine:
@@ -218,12 +232,8 @@ class FrameHandlers:
 
     def handle_ticker(self, data: Any) -> None:
         """A ``ticker`` payload of any instrument (the Markets pane lists them all)."""
-        try:
-            tickers = decode(payload_items(data), list[Ticker])
-        except DecodeError as exc:
-            return self._core.bad("ticker", exc)
-        if (why := first_absurd(tickers, absurd_ticker)) is not None:
-            return self._core.bad("ticker", ValueError(why))
+        if (tickers := self._records("ticker", data, list[Ticker], absurd_ticker)) is None:
+            return None
         for t in tickers:
             self._state.market.tickers[t.symbol] = t
         self._core.touch("markets", self._core.clock())
@@ -231,12 +241,8 @@ class FrameHandlers:
 
     def handle_chart(self, data: Any) -> None:
         """A ``chart`` payload: the live candle of the selected chart (replaces or appends by ``time``)."""
-        try:
-            candles = decode(payload_items(data), list[Candle])
-        except DecodeError as exc:
-            return self._core.bad("chart", exc)
-        if (why := first_absurd(candles, absurd_candle)) is not None:
-            return self._core.bad("chart", ValueError(why))
+        if (candles := self._records("chart", data, list[Candle], absurd_candle)) is None:
+            return None
         for c in candles:
             self._state.market.apply_candle(c)
         self._core.touch("chart", self._core.clock())
@@ -247,12 +253,8 @@ class FrameHandlers:
     def handle_orders(self, data: Any) -> None:
         """An ``orders`` push: an order placed, amended, triggered, filled or cancelled (the last two by the
         exchange, and a trigger firing, are account events)."""
-        try:
-            orders = decode(payload_items(data), list[WsOrder])
-        except DecodeError as exc:
-            return self._core.bad("orders", exc)
-        if (why := first_absurd(orders, absurd_order)) is not None:
-            return self._core.bad("orders", ValueError(why))
+        if (orders := self._records("orders", data, list[WsOrder], absurd_order)) is None:
+            return None
         now = self._core.clock()
         account, instruments = self._state.account, self._state.market.instruments
         told = unknown = False
@@ -270,12 +272,8 @@ class FrameHandlers:
 
     def handle_position(self, data: Any) -> None:
         """A ``position`` push (the positions record of one instrument)."""
-        try:
-            positions = decode(payload_items(data), list[Position])
-        except DecodeError as exc:
-            return self._core.bad("position", exc)
-        if (why := first_absurd(positions, absurd_position)) is not None:
-            return self._core.bad("position", ValueError(why))
+        if (positions := self._records("position", data, list[Position], absurd_position)) is None:
+            return None
         now = self._core.clock()
         for p in positions:
             self._state.account.apply_position(p, now)
@@ -284,12 +282,8 @@ class FrameHandlers:
 
     def handle_fills(self, data: Any) -> None:
         """A ``fills`` push: announced as ``fills`` and ``orders`` (fills show with the orders)."""
-        try:
-            fills = decode(payload_items(data), list[WsFill])
-        except DecodeError as exc:
-            return self._core.bad("fills", exc)
-        if (why := first_absurd(fills, absurd_fill)) is not None:
-            return self._core.bad("fills", ValueError(why))
+        if (fills := self._records("fills", data, list[WsFill], absurd_fill)) is None:
+            return None
         now = self._core.clock()
         account, instruments = self._state.account, self._state.market.instruments
         for f in fills:
@@ -303,10 +297,8 @@ class FrameHandlers:
 
     def handle_funding(self, data: Any) -> None:
         """A ``funding_payments`` push: funding paid or received on a position (an account event only)."""
-        try:
-            records = decode(payload_items(data), list[FundingRecord])
-        except DecodeError as exc:
-            return self._core.bad("funding_payments", exc)
+        if (records := self._records("funding_payments", data, list[FundingRecord])) is None:
+            return None
         perps = {i.id: i for i in self._state.market.instruments.values() if i.kind == "perp"}
         events = self._state.account.events
         told = False
