@@ -110,16 +110,17 @@ def _address_of_pubkey(pub: coincurve.PublicKey) -> str:
     return checksum_address(keccak256(pub.format(compressed=False)[1:])[-20:])
 
 
+def _hex_bytes(text: str, what: str) -> bytes:
+    """``text`` (0x or not) as bytes; SigningError, naming ``what``, when it is not hex."""
+    text = text[2:] if text[:2] in ("0x", "0X") else text
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise SigningError(f"{what} is not hex") from None
+
+
 def _secret_bytes(private_key: str | bytes) -> bytes:
-    if isinstance(private_key, bytes):
-        raw = private_key
-    else:
-        text = private_key.strip()
-        text = text[2:] if text[:2] in ("0x", "0X") else text
-        try:
-            raw = bytes.fromhex(text)
-        except ValueError:
-            raise SigningError("private key is not hex") from None
+    raw = private_key if isinstance(private_key, bytes) else _hex_bytes(private_key.strip(), "private key")
     if len(raw) != 32:
         raise SigningError("private key must be 32 bytes")
     return raw
@@ -171,11 +172,7 @@ def sign_action(private_key: str | bytes | Signer, data: Any, tx_type: int, *, t
 
 
 def _parse_signature(signature: str) -> bytes:
-    text = signature[2:] if signature[:2] in ("0x", "0X") else signature
-    try:
-        raw = bytes.fromhex(text)
-    except ValueError:
-        raise SigningError("signature is not hex") from None
+    raw = _hex_bytes(signature, "signature")
     if len(raw) != 65:
         raise SigningError("signature must be 65 bytes (r, s, v)")
     v = raw[64]
