@@ -16,6 +16,15 @@ TRADING_ACTIONS: frozenset[str] = frozenset({
     "trail",
 })  # fmt: skip
 
+# the number keys: pane, title, tooltip (1 focuses the first)
+_FOCUS_KEYS = (
+    ("markets", "Markets", "Focus the markets"),
+    ("book", "Book", "Focus the order book"),
+    ("positions", "Positions", "Focus the positions"),
+    ("orders", "Orders", "Show and focus the open orders"),
+    ("fills", "Fills", "Show and focus your fills (the tab beside the open orders)"),
+)
+
 MAIN_BINDINGS: list[BindingType] = [
     Binding("b", "buy", "Buy", id="buy", tooltip="Order form to buy at the best ask or the picked price"),
     Binding("s", "sell", "Sell", id="sell", tooltip="Order form to sell at the best bid or the picked price"),
@@ -77,14 +86,10 @@ MAIN_BINDINGS: list[BindingType] = [
             tooltip="Where the book, the tape and the chart share a place (a small terminal): show the next"),
     Binding("z", "zoom_pane", "Zoom pane", id="zoom_pane", show=False,
             tooltip="The focused pane (Tab to the chart) fills the screen; z or Escape puts it back"),
-    Binding("1", "focus_pane('markets')", "Markets", id="focus_markets", show=False, tooltip="Focus the markets"),
-    Binding("2", "focus_pane('book')", "Book", id="focus_book", show=False, tooltip="Focus the order book"),
-    Binding("3", "focus_pane('positions')", "Positions", id="focus_positions", show=False,
-            tooltip="Focus the positions"),
-    Binding("4", "focus_pane('orders')", "Orders", id="focus_orders", show=False,
-            tooltip="Show and focus the open orders"),
-    Binding("5", "focus_pane('fills')", "Fills", id="focus_fills", show=False,
-            tooltip="Show and focus your fills (the tab beside the open orders)"),
+    *(
+        Binding(str(n), f"focus_pane('{pane}')", title, id=f"focus_{pane}", show=False, tooltip=tooltip)
+        for n, (pane, title, tooltip) in enumerate(_FOCUS_KEYS, start=1)
+    ),
 ]  # fmt: skip
 
 
