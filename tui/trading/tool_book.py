@@ -130,20 +130,29 @@ def _number(raw: object, what: str, *, positive: bool = True) -> Decimal:
     return value
 
 
+def _matching(value: object, pattern: re.Pattern[str], said: str) -> str:
+    """``value``, a string ``pattern`` matches whole; else ValueError(``said``)."""
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise ValueError(said)
+    return value
+
+
+def _whole(value: object, low: int, high: int, said: str) -> int:
+    """``value``, a whole number from ``low`` to below ``high``; else ValueError(``said``)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value < high:
+        raise ValueError(said)
+    return value
+
+
 def _trail(raw: object) -> KeptTrail:
     """One kept trail from the file's JSON; ValueError naming what is wrong."""
     fields = {"account", "id", "symbol", "side", "distance", "percent", "source", "peak", "cloid", "trigger", "size"}
     if not isinstance(raw, dict) or set(raw) - {"placing"} != fields:  # no "placing": nothing was being sent
         raise ValueError(f"a trail has the fields {sorted(fields)}, and may have 'placing'")
-    account, symbol, cloid = raw["account"], raw["symbol"], raw["cloid"]
-    if not isinstance(account, str) or not _ACCOUNT.fullmatch(account):
-        raise ValueError("a trail's account is not an address")
-    if not isinstance(symbol, str) or not _SYMBOL.fullmatch(symbol):
-        raise ValueError("a trail's symbol is not an instrument name")
-    if not isinstance(cloid, str) or not _CLOID.fullmatch(cloid):
-        raise ValueError("a trail's cloid is not a client order id")
-    if not isinstance(raw["id"], int) or isinstance(raw["id"], bool) or not 0 < raw["id"] < 1_000_000:
-        raise ValueError("a trail's id is not a small whole number")
+    account = _matching(raw["account"], _ACCOUNT, "a trail's account is not an address")
+    symbol = _matching(raw["symbol"], _SYMBOL, "a trail's symbol is not an instrument name")
+    cloid = _matching(raw["cloid"], _CLOID, "a trail's cloid is not a client order id")
+    run = _whole(raw["id"], 1, 1_000_000, "a trail's id is not a small whole number")
     if (
         raw["side"] not in ("buy", "sell")
         or raw["source"] not in ("mark", "last")
@@ -154,7 +163,7 @@ def _trail(raw: object) -> KeptTrail:
     peak = None if raw["peak"] is None else _number(raw["peak"], "peak")
     placing = None if raw.get("placing") is None else _stop(raw["placing"])
     return KeptTrail(
-        account, raw["id"], spec, peak, cloid, _number(raw["trigger"], "trigger"), _number(raw["size"], "size"),
+        account, run, spec, peak, cloid, _number(raw["trigger"], "trigger"), _number(raw["size"], "size"),
         placing,
     )  # fmt: skip
 
@@ -162,17 +171,15 @@ def _trail(raw: object) -> KeptTrail:
 def _stop(raw: object) -> KeptStop:
     if not isinstance(raw, dict) or set(raw) != {"cloid", "trigger", "size"}:
         raise ValueError("a trail's placing stop has the fields ['cloid', 'size', 'trigger']")
-    if not isinstance(raw["cloid"], str) or not _CLOID.fullmatch(raw["cloid"]):
-        raise ValueError("a trail's placing cloid is not a client order id")
-    return KeptStop(raw["cloid"], _number(raw["trigger"], "placing trigger"), _number(raw["size"], "placing size"))
+    cloid = _matching(raw["cloid"], _CLOID, "a trail's placing cloid is not a client order id")
+    return KeptStop(cloid, _number(raw["trigger"], "placing trigger"), _number(raw["size"], "placing size"))
 
 
 def _leg(raw: object, name: str) -> KeptLeg:
     fields = {"cloid", "side", "price", "trigger", "size"}
     if not isinstance(raw, dict) or set(raw) != fields:
         raise ValueError(f"an OCO's {name} has the fields {sorted(fields)}")
-    if not isinstance(raw["cloid"], str) or not _CLOID.fullmatch(raw["cloid"]):
-        raise ValueError(f"an OCO's {name} cloid is not a client order id")
+    cloid = _matching(raw["cloid"], _CLOID, f"an OCO's {name} cloid is not a client order id")
     if raw["side"] not in ("buy", "sell"):
         raise ValueError(f"an OCO's {name} side is not one xtui writes")
     if (raw["trigger"] is None) != (name == "take_profit"):
@@ -181,7 +188,7 @@ def _leg(raw: object, name: str) -> KeptLeg:
     if price < 0 or (price == 0 and name == "take_profit"):
         raise ValueError(f"{name} price: out of range")
     trigger = None if raw["trigger"] is None else _number(raw["trigger"], f"{name} trigger")
-    return KeptLeg(raw["cloid"], raw["side"], price, trigger, _number(raw["size"], f"{name} size"))
+    return KeptLeg(cloid, raw["side"], price, trigger, _number(raw["size"], f"{name} size"))
 
 
 def _oco(raw: object) -> KeptOco:
@@ -189,21 +196,16 @@ def _oco(raw: object) -> KeptOco:
     fields = {"account", "id", "symbol", "instrument", "whole", "size", "take_profit", "stop"}
     if not isinstance(raw, dict) or set(raw) != fields:
         raise ValueError(f"an OCO has the fields {sorted(fields)}")
-    account, symbol, instrument = raw["account"], raw["symbol"], raw["instrument"]
-    if not isinstance(account, str) or not _ACCOUNT.fullmatch(account):
-        raise ValueError("an OCO's account is not an address")
-    if not isinstance(symbol, str) or not _SYMBOL.fullmatch(symbol):
-        raise ValueError("an OCO's symbol is not an instrument name")
-    if not isinstance(raw["id"], int) or isinstance(raw["id"], bool) or not 0 < raw["id"] < 1_000_000:
-        raise ValueError("an OCO's id is not a small whole number")
-    if not isinstance(instrument, int) or isinstance(instrument, bool) or not 0 <= instrument < 1 << 31:
-        raise ValueError("an OCO's instrument is not an instrument id")
+    account = _matching(raw["account"], _ACCOUNT, "an OCO's account is not an address")
+    symbol = _matching(raw["symbol"], _SYMBOL, "an OCO's symbol is not an instrument name")
+    run = _whole(raw["id"], 1, 1_000_000, "an OCO's id is not a small whole number")
+    instrument = _whole(raw["instrument"], 0, 1 << 31, "an OCO's instrument is not an instrument id")
     if not isinstance(raw["whole"], bool):
         raise ValueError("an OCO's whole is not true or false")
     tp, stop = _leg(raw["take_profit"], "take_profit"), _leg(raw["stop"], "stop")
     if tp.side != stop.side or tp.cloid == stop.cloid:
         raise ValueError("an OCO's legs are not on one side with two cloids")
-    return KeptOco(account, raw["id"], symbol, instrument, raw["whole"], _number(raw["size"], "size"), tp, stop)
+    return KeptOco(account, run, symbol, instrument, raw["whole"], _number(raw["size"], "size"), tp, stop)
 
 
 def _raw_leg(leg: KeptLeg) -> dict[str, Any]:
