@@ -25,7 +25,7 @@ import random
 import time
 from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
@@ -55,7 +55,18 @@ from .topics import Subscription, Topic
 __all__ = ["WsClient"]
 
 log = logging.getLogger("tui.api.ws")  # one log for the package
+T = TypeVar("T")
+
 REFUSING_CLOSE_CODES = (1008, 1013)  # policy violation (over a limit), try again later: back off
+
+
+def _tell(callback: Callable[[T], object] | None, value: T, name: str) -> None:
+    """``callback(value)`` when there is one: a caller's callback that fails is logged, and the client goes on."""
+    if callback is not None:
+        try:
+            callback(value)
+        except Exception:
+            log.exception("%s callback failed", name)
 
 
 class WsClient:
@@ -269,11 +280,7 @@ class WsClient:
         self._state = state
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
-        if self._on_state is not None:
-            try:
-                self._on_state(state)
-            except Exception:
-                log.exception("on_state callback failed")
+        _tell(self._on_state, state, "on_state")
 
     def _check_open(self) -> None:
         if self._closing:
@@ -402,11 +409,8 @@ class WsClient:
 
     def _pong(self, latency: float, server_ms: int | None) -> None:
         self._latency = latency
-        if server_ms is not None and self._on_server_time is not None:
-            try:
-                self._on_server_time(server_ms)
-            except Exception:
-                log.exception("on_server_time callback failed")
+        if server_ms is not None:
+            _tell(self._on_server_time, server_ms, "on_server_time")
 
     def _lost_error(self) -> ConnectionLost:
         if self._closing:
