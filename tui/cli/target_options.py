@@ -54,10 +54,8 @@ DASHBOARD_TARGET = TargetHelp(
     mainnet="the production exchange (real money)",
     network="the network to sign for (default: the profile's; testnet with --url; the built-in exchange plays it)",
 )
-CALL_TARGET = TargetHelp(
+CALL_TARGET = DASHBOARD_TARGET._replace(  # the same networks, named the same way
     url="base URL of the exchange (e.g. the address `xtui sim` prints)",
-    testnet="the public test network",
-    mainnet="the production exchange (real money)",
     network="the network to sign for (default: testnet, or the network of --testnet/--mainnet)",
 )
 EXPORT_TARGET = TargetHelp(
