@@ -60,11 +60,6 @@ class AlertsScreen(DataScreen):
     ]
 
     DEFAULT_CSS = """
-    AlertsScreen #alerts-note {
-        height: auto;
-        padding: 0 1;
-        color: $foreground-muted;
-    }
     AlertsScreen RecordTable {
         height: 1fr;
     }
@@ -75,7 +70,7 @@ class AlertsScreen(DataScreen):
         return self.ctx.alerts
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="alerts-note")
+        yield Label("", id="alerts-note", classes="screen-note")
         columns = [("id", "#"), ("alert", "Alert"), ("now", "Now"), ("armed", "Armed"), ("bell", "Bell")]
         yield RecordTable(columns, id="alerts-table")
 

@@ -59,9 +59,6 @@ class ChaseScreen(DataScreen):
     DEFAULT_CSS = """
     ChaseScreen #chase-note {
         width: 100%;
-        height: auto;
-        padding: 0 1;
-        color: $foreground-muted;
     }
     """
 
@@ -74,7 +71,7 @@ class ChaseScreen(DataScreen):
         return self.ctx.ocos
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="chase-note")
+        yield Label("", id="chase-note", classes="screen-note")
         columns = [("id", "#"), ("what", "What"), ("state", "State"), ("done", "Done"), ("why", "Now / why")]
         yield RecordTable(columns, id="chase-table")
 

@@ -145,7 +145,7 @@ class DataScreen(LeanScreen[None]):
     DataScreen #screen-error.-shown {
         display: block;
     }
-    DataScreen #screen-result {
+    DataScreen #screen-result, DataScreen .screen-note {
         height: auto;
         padding: 0 1;
         color: $foreground-muted;

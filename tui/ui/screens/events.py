@@ -40,9 +40,6 @@ class EventLogScreen(DataScreen):
     DEFAULT_CSS = """
     EventLogScreen #events-note {
         width: 1fr;
-        height: auto;
-        padding: 0 1;
-        color: $foreground-muted;
     }
     EventLogScreen RecordTable {
         height: 1fr;
@@ -59,7 +56,7 @@ class EventLogScreen(DataScreen):
         self._earlier_shown = -1
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="events-note", markup=False)
+        yield Label("", id="events-note", classes="screen-note", markup=False)
         yield RecordTable([("time", "Time (UTC)"), ("kind", "Kind"), ("text", "Event")], id="events-table")
 
     def on_mount(self) -> None:

@@ -56,20 +56,12 @@ class TwapScreen(DataScreen):
         Binding("x", "cancel", "Cancel", id="twap.cancel", tooltip="Cancel the selected TWAP (slices sent stay)"),
     ]
 
-    DEFAULT_CSS = """
-    TwapScreen #twap-note {
-        height: auto;
-        padding: 0 1;
-        color: $foreground-muted;
-    }
-    """
-
     @property
     def runner(self) -> TwapRunner | None:
         return self.ctx.twaps
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="twap-note")
+        yield Label("", id="twap-note", classes="screen-note")
         columns = [("id", "#"), ("twap", "TWAP"), ("state", "State"), ("progress", "Done"), ("next", "Next slice")]
         yield RecordTable([*columns, ("why", "Stopped because")], id="twap-table")
 

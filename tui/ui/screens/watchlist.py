@@ -76,9 +76,6 @@ class WatchlistScreen(DataScreen):
     DEFAULT_CSS = """
     WatchlistScreen #watchlist-note {
         width: 1fr;
-        height: auto;
-        padding: 0 1;
-        color: $foreground-muted;
     }
     WatchlistScreen RecordTable {
         height: 1fr;
@@ -94,7 +91,7 @@ class WatchlistScreen(DataScreen):
         return self.ctx.watchlist
 
     def compose_body(self) -> ComposeResult:
-        yield Label("", id="watchlist-note")
+        yield Label("", id="watchlist-note", classes="screen-note")
         columns = [("market", "Market"), ("last", "Last"), ("change", "24h"), ("funding", "Funding"),
                    ("spark", f"Last {SPARK_HOURS}h (15m)")]  # fmt: skip
         yield RecordTable(columns, id="watchlist-table")
