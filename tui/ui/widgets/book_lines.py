@@ -37,7 +37,7 @@ _NULL = Style.null()
 class BookLines(LineTable[Row], can_focus=True):
     """Rows of fixed-width cells by key. ``home`` is the row the cursor goes to when the widget gets focus."""
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"book-lines--header", "book-lines--cursor", "book-lines--hover"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"book-lines--cursor", "book-lines--hover"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "pick", "Pick", show=False),
@@ -49,30 +49,13 @@ class BookLines(LineTable[Row], can_focus=True):
         Binding("ctrl+end", "cursor_to(-1)", "Bottom", show=False),
     ]
 
-    # DataTable's look, so that swapping one for the other changes no pixel
+    # DataTable's cursor and hover (its look otherwise is ``LineTable``'s)
     DEFAULT_CSS = """
     BookLines {
-        background: $surface;
-        color: $foreground;
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .book-lines--cursor {
-                background: $block-cursor-background;
-                color: $block-cursor-foreground;
-                text-style: $block-cursor-text-style;
-            }
-            & > .book-lines--header {
-                background-tint: $foreground 5%;
-            }
-        }
-        & > .book-lines--header {
-            text-style: bold;
-            background: $panel;
-            color: $foreground;
-        }
-        &:ansi > .book-lines--header {
-            background: ansi_bright_blue;
-            color: ansi_default;
+        &:focus > .book-lines--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: $block-cursor-text-style;
         }
         & > .book-lines--cursor {
             background: $block-cursor-blurred-background;
@@ -232,7 +215,7 @@ class BookLines(LineTable[Row], can_focus=True):
         """One row as DataTable draws it: each cell ``row style + cursor/hover`` under the text's own style,
         the cursor's colour over the text's (its ``cursor_foreground_priority="css"``)."""
         if index < 0:
-            row_style = self.get_component_styles("book-lines--header").rich_style
+            row_style = self._header_style()
         else:
             row_style = self.rich_style
         overlay = Style()

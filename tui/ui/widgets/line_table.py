@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Hashable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 from rich.segment import Segment
@@ -54,6 +54,31 @@ def set_virtual_size(view: ScrollView, size: Size) -> None:
 
 class LineTable(ScrollView, Generic[R]):
     """Rows (``R``: a tuple of cells, one a column) of fixed-width ``columns`` under a header line."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"line-table--header"}
+
+    # DataTable's look, so that swapping one for the other changes no pixel
+    DEFAULT_CSS = """
+    LineTable {
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .line-table--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        & > .line-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .line-table--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+    }
+    """
 
     def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -128,6 +153,10 @@ class LineTable(ScrollView, Generic[R]):
         if index >= len(self._rows):
             return Strip.blank(self.size.width, self.rich_style)
         return self._row_line(index)
+
+    def _header_style(self) -> Style:
+        """The header line's style (``line-table--header``)."""
+        return self.get_component_styles("line-table--header").rich_style
 
     @abstractmethod
     def _header_line(self) -> Strip:

@@ -12,7 +12,6 @@ It looks as the DataTable did (``cursor_type="none"``, no padding): the same com
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -32,31 +31,6 @@ _NULL = Style.null()
 
 class TapeLines(LineTable[Row], can_focus=True):
     """Rows of fixed-width cells, each cell of styled parts; ``set_rows`` shows new rows, top first."""
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"tape-lines--header"}
-
-    # DataTable's look, so that swapping one for the other changes no pixel
-    DEFAULT_CSS = """
-    TapeLines {
-        background: $surface;
-        color: $foreground;
-        &:focus {
-            background-tint: $foreground 5%;
-            & > .tape-lines--header {
-                background-tint: $foreground 5%;
-            }
-        }
-        & > .tape-lines--header {
-            text-style: bold;
-            background: $panel;
-            color: $foreground;
-        }
-        &:ansi > .tape-lines--header {
-            background: ansi_bright_blue;
-            color: ansi_default;
-        }
-    }
-    """
 
     def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
         super().__init__(columns, id=id)
@@ -98,7 +72,7 @@ class TapeLines(LineTable[Row], can_focus=True):
     def _draw(self, header: bool, cells: Row) -> Strip:
         """One row as DataTable draws a row of Rich Texts: each part ``row style + its style``; a right-justified
         cell padded in its own style (Text's ``pad_left``), a left one in the row's."""
-        row_style = self.get_component_styles("tape-lines--header").rich_style if header else self.rich_style
+        row_style = self._header_style() if header else self.rich_style
         get_style = self.app.console.get_style
         segments: list[Segment] = []
         for column, cell in zip(self._columns, cells, strict=False):
