@@ -44,7 +44,6 @@ async def test_failures_are_one_line_on_stderr_with_exit_1(sim: LocalExchange) -
     cases = [
         ("info", "no_such", "--url", sim.url),  # the server's 400
         ("exchange", "cancelAll", "--key-env", "XTUI_UNSET", "--url", sim.url),  # no key
-        ("exchange", "cancelAll", "--key", KEY, "--url", sim.url),  # a key on the command line
         ("info", "ticker", "--url", "http://127.0.0.1:9"),  # nobody listening
     ]
     for args in cases:
@@ -66,6 +65,10 @@ async def test_usage_errors_are_one_line_on_stderr_with_exit_2(sim: LocalExchang
         assert rc == 2, args
         assert out == "" and err.startswith(said) and err.count("\n") == 1, (args, err)
         assert err.endswith(f" (xtui {args[0]} --help)\n") and KEY[2:] not in err
+    # a key on the command line: refused before any parser reads it, the key never echoed
+    rc, out, err = await xtui("exchange", "cancelAll", "--key", KEY, "--url", sim.url)
+    assert (rc, out) == (2, "") and err.startswith("xtui: error: --key is refused: use --key-env VAR")
+    assert err.count("\n") == 1 and err.endswith(" (xtui --help)\n") and KEY[2:] not in err
 
 
 async def test_rejected_action_is_a_failure(sim: LocalExchange) -> None:
@@ -131,7 +134,7 @@ async def test_the_server_figures_say_the_client_s_share_of_the_lean_writer() ->
 
 def test_every_bench_group_is_named_for_the_command_line() -> None:
     from tui.bench import GROUPS
-    from tui.bench.figures import _groups
+    from tui.bench.figures import _groups  # private: running each group to see it named would take minutes
 
     assert tuple(_groups(1, quick=True)) == GROUPS
 

@@ -250,7 +250,7 @@ def test_cli_session_leaks_the_key_nowhere(dirs: Path) -> None:
     assert runs[2] == (0, f"{address}\n", "")
     assert runs[3][0] == 1 and runs[3][2] == "xtui: wrong password for keystore trader (from SESSION_KEY)\n"
     assert runs[5][0] == 0 and 'key_env = "SESSION_KEY"  # from XTUI_KEY_ENV' in runs[5][1]
-    assert runs[6][0] == 1 and runs[7][0] == 1
+    assert runs[6][0] == 2 and runs[7][0] == 2  # usage errors: refused before anything reads the key
     for rc, _, err in runs:
         assert rc != 0 or err == "", err  # nothing on the terminal but the command's own output
         assert err.count("\n") <= 1

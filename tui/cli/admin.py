@@ -69,11 +69,11 @@ def add_admin_arguments(parser: argparse.ArgumentParser, sub: Any) -> None:
 
 
 def refuse_key_argv(argv: Sequence[str]) -> str | None:
-    """The refusal to print when a config or keys command line holds something shaped like a key."""
+    """Why a config or keys command line holding something shaped like a key is refused (a usage error)."""
     if any(a in ADMIN_COMMANDS for a in argv) and any(KEY_SHAPE.search(a) for a in argv):
         return (
-            "xtui: a private key on the command line is refused (it ends up in shell history and `ps`): "
-            "`xtui keys import NAME` asks for it hidden, or use --key-env VAR\n"
+            "a private key on the command line is refused (it ends up in shell history and `ps`): "
+            "`xtui keys import NAME` asks for it hidden, or use --key-env VAR"
         )
     return None
 

@@ -288,20 +288,21 @@ def _signer_from_env(var: str) -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    # a key on the command line ends up in shell history and `ps`: refused before anything reads it (a usage error)
     for flag in REFUSED_KEY_FLAGS:
         if any(a == flag or a.startswith(flag + "=") for a in argv):
-            sys.stderr.write(
-                f"xtui: {flag} is refused: a key on the command line ends up in shell history and `ps`. "
-                "Use --key-env VAR, naming an environment variable that holds the key.\n"
-            )
-            return 1
+            refusal = f"{flag} is refused: use --key-env VAR, naming an environment variable that holds the key"
+            sys.stderr.write(usage_line("xtui", refusal + ", or a keystore (a key on the command line is kept in shell"
+                                        " history and shown by `ps`)"))  # fmt: skip
+            return USAGE_EXIT
     if refusal := refuse_key_argv(argv):
-        sys.stderr.write(refusal)
-        return 1
+        sys.stderr.write(usage_line("xtui", refusal))
+        return USAGE_EXIT
     args = build_parser().parse_args(argv)
     if args.command is None and any(KEY_SHAPE.search(a) for a in argv):  # no dashboard flag takes 64 hex digits
-        sys.stderr.write("xtui: a private key on the command line is refused: use --key-env VAR or a keystore\n")
-        return 1
+        sys.stderr.write(usage_line("xtui", "a private key on the command line is refused: use --key-env VAR or a"
+                                    " keystore"))  # fmt: skip
+        return USAGE_EXIT
     try:
         if getattr(args, "url", None):  # every command's --url, checked as a profile's url is
             args.url = _base_url(args.url)
