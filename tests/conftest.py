@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import logging
-from collections.abc import AsyncIterator, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -96,14 +98,42 @@ def signs_for(sim: LocalExchange) -> bool:
     return sim.config.network == "testnet"
 
 
-def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock, **options: Any) -> Client:
-    """A client whose time is the exchange's frozen time, whose waits move that time on, and which signs for
-    the network the exchange plays."""
+class FakeTerminal(io.StringIO):
+    """A stdin that is a terminal: a hidden prompt is asked, not refused."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.fixture
+def answers(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Hidden prompts answered from this list, on a terminal; what is left over shows how many were asked."""
+    queue: list[str] = []
+
+    def fake_getpass(prompt: str = "") -> str:
+        if not queue:
+            raise EOFError
+        return queue.pop(0)
+
+    monkeypatch.setattr("getpass.getpass", fake_getpass)
+    monkeypatch.setattr(sys, "stdin", FakeTerminal())
+    return queue
+
+
+def governor_for(sim: LocalExchange, clock: FrozenClock, ahead: Callable[[], float] = lambda: 0.0) -> Governor:
+    """A governor on the exchange's frozen time (``ahead()`` seconds later: a pause or a ban made to end), whose
+    waits move that time on."""
 
     async def sleep(seconds: float) -> None:
         sim.step(int(seconds * 1000) + 1)
 
-    governor = Governor(clock=lambda: clock.now_ms() / 1000, sleep=sleep)
+    return Governor(clock=lambda: clock.now_ms() / 1000 + ahead(), sleep=sleep)
+
+
+def client_for(sim: LocalExchange, key: str | None, clock: FrozenClock, **options: Any) -> Client:
+    """A client whose time is the exchange's frozen time, whose waits move that time on, and which signs for
+    the network the exchange plays."""
+    governor = governor_for(sim, clock)
     signer = Signer(key) if key else None
     options = {"testnet": signs_for(sim), "clock_ms": clock.now_ms, **options}
     return Client(sim.url, signer=signer, governor=governor, **options)

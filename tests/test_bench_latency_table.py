@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+# private: the quantile and one row are tried alone; the whole table takes seconds and prints only figures
 from tui.bench.latency_table import _quantile, _signed_in_process_row, latency_table
 
 ROWS = (

@@ -130,10 +130,13 @@ def test_every_flag_with_a_value_by_default_says_it() -> None:
     from tui.cli.main import build_parser
     from tui.cli.parser import DefaultsFormatter
 
+    def actions(p: argparse.ArgumentParser) -> list[argparse.Action]:
+        return p._actions  # private: argparse lists a parser's arguments nowhere public
+
     def parsers(p: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
         found = [p]
-        for action in p._actions:
-            if isinstance(action, argparse._SubParsersAction):
+        for action in actions(p):
+            if isinstance(action.choices, dict):  # the subcommands: their parsers by name
                 for sub in dict.fromkeys(action.choices.values()):
                     sub.format_help()  # a lazy parser's flags are added here
                     found += parsers(sub)
@@ -141,9 +144,10 @@ def test_every_flag_with_a_value_by_default_says_it() -> None:
 
     for p in parsers(build_parser()):
         formatter = DefaultsFormatter(p.prog)
-        for action in p._actions:
+        for action in actions(p):
             if not action.option_strings or action.help == argparse.SUPPRESS:
                 continue
+            # private: the help of one flag as the formatter writes it, not wrapped into the whole parser's
             shown = formatter._expand_help(action) if action.help else ""
             if isinstance(action.default, bool) or action.default in (None, [], argparse.SUPPRESS):
                 continue

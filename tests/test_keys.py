@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,11 +23,6 @@ KEY = "0x" + "7d" * 32
 PASSWORD = "correct-horse-battery"
 
 
-class FakeTerminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.fixture(autouse=True)
 def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XTUI_DATA_DIR", str(tmp_path / "data"))
@@ -37,21 +30,6 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XTUI_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setattr(keys, "SCRYPT_N", 1 << 10)  # the format is the same; unlocking takes ms, not a second
     return tmp_path
-
-
-@pytest.fixture
-def answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Hidden prompts answered from this list, on a terminal; what is left over shows how many were asked."""
-    queue: list[str] = []
-
-    def fake_getpass(prompt: str = "") -> str:
-        if not queue:
-            raise EOFError
-        return queue.pop(0)
-
-    monkeypatch.setattr("getpass.getpass", fake_getpass)
-    monkeypatch.setattr(sys, "stdin", FakeTerminal())
-    yield queue
 
 
 def test_a_keystore_written_by_eth_account_opens_and_ours_opens_in_eth_account() -> None:

@@ -4,14 +4,12 @@ warning naming the fix; and unlocking leaves the recursion limit as it was."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,31 +22,11 @@ KEY = "0x" + "7d" * 32
 PASSWORD = "correct-horse-battery"
 
 
-class FakeTerminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.fixture(autouse=True)
 def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XTUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setattr(keys, "SCRYPT_N", 1 << 10)  # the format is the same; unlocking takes ms, not a second
     return tmp_path
-
-
-@pytest.fixture
-def answers(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Hidden prompts answered from this list, on a terminal; what is left over shows how many were asked."""
-    queue: list[str] = []
-
-    def fake_getpass(prompt: str = "") -> str:
-        if not queue:
-            raise EOFError
-        return queue.pop(0)
-
-    monkeypatch.setattr("getpass.getpass", fake_getpass)
-    monkeypatch.setattr(sys, "stdin", FakeTerminal())
-    yield queue
 
 
 def _rewrite(name: str, change: Any) -> Path:

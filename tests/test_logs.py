@@ -27,6 +27,7 @@ def restore_logging() -> Iterator[None]:
         for name in logs.UVICORN_LOGGERS
     }
     chatty = {name: logging.getLogger(name).level for name in logs.CHATTY_LOGGERS}
+    # private: the secrets and keys registered are process-wide and have no public way back; put back after
     secrets, keys, pattern = logs._secrets, logs._keys, logs._key_pattern
     logs.add_key(KEY_HEX)  # the key these tests' process holds (keys.loaded registers every one)
     yield
@@ -41,7 +42,7 @@ def restore_logging() -> Iterator[None]:
     for name, level in chatty.items():
         logging.getLogger(name).setLevel(level)
     logging.captureWarnings(False)
-    logs._secrets, logs._keys, logs._key_pattern = secrets, keys, pattern
+    logs._secrets, logs._keys, logs._key_pattern = secrets, keys, pattern  # private: as above
 
 
 def _flush() -> None:

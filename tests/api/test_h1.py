@@ -308,12 +308,13 @@ async def test_an_action_never_goes_on_a_connection_idle_for_2_s_or_more_a_read_
     server.answers = [ok(b"1"), ok(b"2"), ok(b"3")]
     async with LeanTransport() as lean:
         await lean.post(f"{server.url}/info", b"{}", endpoint="info")
-        for conns in lean._idle.values():
+        kept = lean._idle  # private: the kept connections' ages, moved by hand (they are read off time.monotonic)
+        for conns in kept.values():
             for conn in conns:
                 conn.idle_since -= 2.5  # as if it had sat idle 2.5 s
         assert js(await lean.post(f"{server.url}/exchange", b"{}", endpoint="exchange")) == 2
         assert server.connections == 2  # the action opened a new connection
-        for conns in lean._idle.values():
+        for conns in kept.values():
             conns.sort(key=lambda c: -c.idle_since)  # the stale one on top: the next taken
         assert js(await lean.post(f"{server.url}/info", b"{}", endpoint="info")) == 3
         assert server.connections == 2  # the read took a kept connection

@@ -13,6 +13,7 @@ import gzip
 import os
 import subprocess
 import sys
+import time
 import zlib
 from decimal import Decimal
 
@@ -24,6 +25,7 @@ from tui.api.errors import ApiError, Banned, RateLimited, RequestTimeout, Transp
 from tui.api.h1 import LeanTransport
 from tui.api.h1_answer import Answer
 from tui.api.http import HttpClient
+from tui.api.limits import Governor
 
 
 def answer(status: bytes, body: bytes, *headers: bytes) -> bytes:
@@ -100,15 +102,17 @@ async def test_refusals_read_as_before(server: Server) -> None:  # noqa: F811
     banned = answer(b"418 I'm a teapot", b'{"error":"banned for 120 seconds"}')
     text = answer(b"200 OK", b"hi", b"Content-Type: text/plain")
     server.answers = [limited, banned, text]
-    async with HttpClient(server.url, transport=LeanTransport(), timeout=2.0) as client:
+    passed = [0.0]  # seconds the governor's clock is ahead: its pauses are not what this test waits on
+    governor = Governor(clock=lambda: time.time() + passed[0])
+    async with HttpClient(server.url, transport=LeanTransport(), timeout=2.0, governor=governor) as client:
         with pytest.raises(RateLimited) as limited_exc:
             await client.info("x")
         assert limited_exc.value.retry_after == 7.0
-        client.governor._resume_at = 0.0  # the 429's pause is not what this test waits on
+        passed[0] += 7  # the 429's pause is over
         with pytest.raises(Banned) as banned_exc:
             await client.info("x")
         assert banned_exc.value.ban_seconds == 120.0
-        client.governor._banned_until = None
+        passed[0] += 120  # and the ban
         with pytest.raises(ApiError, match="text/plain, not JSON"):
             await client.info("x")
 

@@ -40,14 +40,15 @@ async def test_governor_adopts_the_servers_limit(sim: LocalExchange, clock: Froz
 
 async def test_429_then_418_with_headers(sim: LocalExchange, clock: FrozenClock) -> None:
     await _burn(sim, 3)
-    governor = Governor(clock=lambda: clock.now_ms() / 1000)
+    ignored = [0.0]  # seconds of Retry-After the governor's clock has skipped
+    governor = Governor(clock=lambda: clock.now_ms() / 1000 + ignored[0])
     async with Client(sim.url, governor=governor, clock_ms=clock.now_ms) as c:
         with pytest.raises(RateLimited) as limited:
             await c.ticker("BTC-PERP")
         assert 0 < limited.value.retry_after <= 60
         assert governor.status().waiting_s > 0
         for _ in range(2):
-            governor._resume_at = 0  # behave like a careless client that ignores Retry-After
+            ignored[0] += governor.status().waiting_s  # behave like a careless client that ignores Retry-After
             with pytest.raises((RateLimited, Banned)) as err:
                 await c.ticker("BTC-PERP")
         assert isinstance(err.value, Banned) and err.value.ban_seconds == 300

@@ -442,6 +442,7 @@ async def test_a_read_cancelled_inside_a_frame_ends_reading_and_close_does_not_w
     async with server:
         sock = await open_socket(f"ws://127.0.0.1:{port}/", open_timeout=5.0, close_timeout=30.0, max_size=2**20)
         reading = asyncio.create_task(sock.recv())
+        # private: whether the read is inside a frame shows only in the bytes the socket's reader holds
         buffered = sock._reader._buffer  # type: ignore[attr-defined]
         async with asyncio.timeout(5):  # a safety net: loopback brings the bytes at once
             while len(buffered) != 4:  # the frame's head read, the 4 bytes after it waiting: the read is inside it

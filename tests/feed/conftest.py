@@ -24,12 +24,15 @@ class Changes:
         self.calls: list[frozenset[str]] = []
         self.connections: list[str] = []  # the status's connection at each call
         self.feed: Feed | None = None
+        self.also: list[Callable[[], object]] = []  # called at every notice too, before a waiting test looks
         self._event = asyncio.Event()
 
     def __call__(self, topics: frozenset[str]) -> None:
         self.calls.append(topics)
         if self.feed is not None:
             self.connections.append(self.feed.state.status.connection)
+        for call in self.also:
+            call()
         self._event.set()
 
     async def until(self, pred: Callable[[], bool], timeout: float = WAIT_S) -> None:

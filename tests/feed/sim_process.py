@@ -38,11 +38,15 @@ def free_port() -> int:
 
 
 class SimProcess:
-    """``python -m tui sim --port PORT --quiet-market`` (only orders move the book)."""
+    """``python -m tui sim --port PORT --quiet-market`` (only orders move the book), and ``flags`` after it
+    (``--faults brutal``); the first ``said`` lines it writes to its standard error are kept in ``said``."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, *flags: str, said: int = 0) -> None:
         self.port = port
+        self.flags = flags
         self.proc: asyncio.subprocess.Process | None = None
+        self.said_lines = said
+        self.said: list[str] = []
 
     @property
     def url(self) -> str:
@@ -55,13 +59,17 @@ class SimProcess:
     async def start(self) -> float:
         """Start it; returns the loop time at which it said it was listening."""
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui", "sim", "--port", str(self.port), "--quiet-market",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+            sys.executable, "-m", "tui", "sim", "--port", str(self.port), "--quiet-market", *self.flags,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE if self.said_lines else asyncio.subprocess.DEVNULL,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip
         assert self.proc.stdout is not None
         async with asyncio.timeout(START_S):
             line = await self.proc.stdout.readline()
+            if self.said_lines:
+                assert self.proc.stderr is not None
+                self.said = [(await self.proc.stderr.readline()).decode().rstrip() for _ in range(self.said_lines)]
         if not line.startswith(b"listening on"):
             raise RuntimeError(f"xtui sim did not start: {line!r}")
         return asyncio.get_running_loop().time()

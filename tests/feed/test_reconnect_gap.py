@@ -38,11 +38,7 @@ async def test_reconnect_resyncs_before_live_and_marks_the_gap_on_the_tape(
 
     seen: list[tuple[str, bool, int]] = []  # (connection, book stale, open orders) at every notice
 
-    def watch(topics: frozenset[str]) -> None:
-        seen.append((status.connection, market.book.stale, len(account.open_orders)))
-        changes(topics)
-
-    feed._notify._callback = watch
+    changes.also.append(lambda: seen.append((status.connection, market.book.stale, len(account.open_orders))))
     sim.limiter.limits.ws_connections = 100
     # until a notice says live (the state can turn live a moment before the notice that tells it goes out)
     await changes.until(lambda: any(s[0] == "live" for s in seen))
@@ -69,15 +65,16 @@ async def test_info_timing_out_twice_in_a_row_has_the_socket_tested(sim: LocalEx
                 self.suspected += 1
 
         socket = Socket()
-        feed._ws = socket  # type: ignore[assignment]
+        feed._ws = socket  # type: ignore[assignment]  # private: a socket that counts what it is told, not run
+        core = feed._core  # private: the feed's /info calls, made without running the feed
 
         async def timed_out() -> None:
             raise RequestTimeout("info: no answer in time")
 
-        await feed._core.fetch("orderbook", timed_out())
+        await core.fetch("orderbook", timed_out())
         assert socket.suspected == 0  # one slow answer proves little
-        await feed._core.fetch("trades", timed_out())
+        await core.fetch("trades", timed_out())
         assert socket.suspected == 1  # two in a row: the socket gets a ping interval to answer
-        assert await feed._core.fetch("ticker", client.ticker("BTC-PERP")) is not None
-        await feed._core.fetch("orderbook", timed_out())
+        assert await core.fetch("ticker", client.ticker("BTC-PERP")) is not None
+        await core.fetch("orderbook", timed_out())
         assert socket.suspected == 1  # an answer in between starts the count again

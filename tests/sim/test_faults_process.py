@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -37,23 +36,11 @@ BRUTAL_SEED_7 = (
 
 
 class FaultySim(SimProcess):
-    """``xtui sim --quiet-market --faults brutal --seed 7 --ws-drop-every 2``, its standard error kept."""
+    """``xtui sim --quiet-market --faults brutal --seed 7 --ws-drop-every 2``, its first two lines on standard
+    error kept."""
 
-    ARGS = ("--quiet-market", "--faults", "brutal", "--seed", "7", "--ws-drop-every", "2")
-
-    async def start(self) -> float:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui", "sim", "--port", str(self.port), *self.ARGS,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        async with asyncio.timeout(START_S):
-            line = await self.proc.stdout.readline()
-            self.said = [(await self.proc.stderr.readline()).decode().rstrip() for _ in range(2)]
-        if not line.startswith(b"listening on"):
-            raise RuntimeError(f"xtui sim did not start: {line!r}")
-        return asyncio.get_running_loop().time()
+    def __init__(self, port: int) -> None:
+        super().__init__(port, "--faults", "brutal", "--seed", "7", "--ws-drop-every", "2", said=2)
 
 
 @pytest.fixture

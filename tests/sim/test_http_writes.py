@@ -31,8 +31,9 @@ async def _answer(reader: asyncio.StreamReader) -> tuple[bytes, Any]:
 
 
 def _server_connection(sim: LocalExchange) -> JoinedHttpProtocol:
-    assert sim._server is not None
-    (protocol,) = sim._server.server_state.connections
+    server = sim._server  # private: the exchange's one connection, whose writes these tests count
+    assert server is not None
+    (protocol,) = server.server_state.connections
     assert isinstance(protocol, JoinedHttpProtocol)
     return protocol
 

@@ -11,7 +11,6 @@ from tests.sim.signed_bodies import HOUR_MS, body, orders, submit
 from tui.api import wire
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
-from tui.sim.server.actions import _sorted_keys
 from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
 
@@ -32,10 +31,19 @@ async def exchange(**rules: Any) -> AsyncIterator[tuple[LocalExchange, FrozenClo
         await sim.stop()
 
 
+def sorted_keys(value: Any) -> Any:
+    """``value`` with every object's keys in sorted order, as a client that sorts them signs it."""
+    if isinstance(value, dict):
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_keys(v) for v in value]
+    return value
+
+
 def sorted_key_body(fields: dict[str, Any], nonce: int) -> dict[str, Any]:
     """placeOrder sent in the SDK's key order but signed over its keys sorted (what PY did for a week, §2.5)."""
     data = wire.action_data("placeOrder", {"expiresAfter": nonce + HOUR_MS, **fields}, nonce)
-    signature = KEY.sign_action(_sorted_keys(data), wire.tx_type("placeOrder", "sdk"), testnet=True)
+    signature = KEY.sign_action(sorted_keys(data), wire.tx_type("placeOrder", "sdk"), testnet=True)
     return wire.build_body("placeOrder", data, signature, "sdk")
 
 

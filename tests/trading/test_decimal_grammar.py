@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tui.api.decimals import DecimalError, is_plain_decimal, parse_decimal
 from tui.sim.engine.errors import Rejected
 from tui.sim.engine.values import parse_decimal as exchange_parse
-from tui.trading.orders import _parse as form_parse
+from tui.trading.grammar import parse_positive as form_parse  # what the order form reads its figures with
 
 ALMOST = st.sampled_from([*"0123456789.,+-eE _", "１", "٣", "\u00a0", "NaN", "inf", "0x1"])
 TEXTS = st.one_of(
@@ -44,7 +44,7 @@ def test_every_edge_takes_and_refuses_the_same_texts(text: str) -> None:
     plain = is_plain_decimal(text)
     client = read(lambda t: parse_decimal(t, "price"), text)
     exchange = read(lambda t: exchange_parse(t, "price", positive=True), text)
-    form = read(lambda t: form_parse(t, "price"), text)
+    form = read(lambda t: form_parse("price", t), text)
     assert (client is not None) == plain
     if not plain:  # refused on every side
         assert exchange is None and form is None, (text, exchange, form)

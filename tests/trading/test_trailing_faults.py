@@ -18,7 +18,6 @@ from tests.feed.sim_process import SimProcess, free_port
 from tests.trading.trail_support import (
     ALICE,
     SIZE,
-    FaultySim,
     Market,
     Said,
     StopWatch,
@@ -242,7 +241,7 @@ async def test_a_trail_under_brutal_faults_is_never_lost_nor_doubled() -> None:
     """`xtui sim --faults brutal` (slow answers, refusals, /info timeouts, dropped sockets, partial fills): the
     price runs up in steps of 300 to 97,400. However the faults fall, at every reading one or two stops rest, and
     when the trail has settled one rests, at 96,900."""
-    sim = FaultySim(free_port(), "--faults", "brutal", "--fault-seed", "7")
+    sim = SimProcess(free_port(), "--faults", "brutal", "--fault-seed", "7")
     await sim.start()
     watch = StopWatch(sim.url)
     try:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import sys
 from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import TypeVar
@@ -15,7 +13,6 @@ from typing import TypeVar
 import msgspec
 
 from tests.conftest import ALICE_KEY, BOB_KEY
-from tests.feed.sim_process import START_S, SimProcess
 from tui.api.client import Client
 from tui.api.errors import ClientError
 from tui.api.signing import Signer
@@ -29,27 +26,6 @@ T = TypeVar("T")
 ALICE = Signer(ALICE_KEY)
 WAIT_S = 60.0  # the longest any step may take on a busy machine
 SIZE = D("0.1")
-
-
-class FaultySim(SimProcess):
-    """``xtui sim`` with extra flags (``--faults brutal``)."""
-
-    def __init__(self, port: int, *flags: str) -> None:
-        super().__init__(port)
-        self.flags = flags
-
-    async def start(self) -> float:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui", "sim", "--port", str(self.port), "--quiet-market", *self.flags,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
-        assert self.proc.stdout is not None
-        async with asyncio.timeout(START_S):
-            line = await self.proc.stdout.readline()
-        if not line.startswith(b"listening on"):
-            raise RuntimeError(f"xtui sim did not start: {line!r}")
-        return asyncio.get_running_loop().time()
 
 
 async def retried(call: Callable[[], Awaitable[T]]) -> T:

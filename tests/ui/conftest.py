@@ -12,12 +12,17 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from rich.console import RenderableType
+from textual.app import App
 from textual.command import Command, CommandList
 from textual.message import Message
 from textual.notifications import Notify
+from textual.screen import Screen
 from textual.widgets import DataTable
+from textual.widgets._toast import Toast
 
-from tests.conftest import ALICE_KEY, QUIET_WS, client_for
+from tests.conftest import ALICE_KEY, QUIET_WS, client_for, signs_for
+from tests.fault_proxy import FaultProxy, through_proxy
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.config.launch import DashboardOptions
@@ -27,6 +32,7 @@ from tui.sim.server.local_exchange import LocalExchange, SimConfig
 from tui.sim.server.ratelimit import Limits
 from tui.ui.app import XtuiApp, make_app
 from tui.ui.messages import FeedChanged
+from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.data_screen import DataScreen
 from tui.ui.widgets.pane import FollowsFeed
 
@@ -59,6 +65,15 @@ async def trader(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[Client
     async with client_for(sim, ALICE_KEY, clock) as c:
         await c.cancel_all()
         yield c
+
+
+@pytest.fixture
+async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
+    """Alice's client, through a fault proxy in front of the exchange (the market run a while first)."""
+    for _ in range(MARKET_STEPS):
+        sim.step(250)
+    async with through_proxy(sim.url, Signer(ALICE_KEY), testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
+        yield pair
 
 
 def dashboard(
@@ -139,6 +154,23 @@ async def settle(pilot: Any, ready: Callable[[], object], timeout_s: float = 10.
     await drawn(pilot)
 
 
+@contextlib.asynccontextmanager
+async def noted(app: XtuiApp, size: tuple[int, int]) -> AsyncIterator[tuple[Any, Notes]]:
+    """``app`` run headless at ``size``, once its feed is ready: its pilot, and the notices it gives."""
+    notes = Notes()
+    async with app.run_test(size=size, message_hook=notes) as pilot:
+        await feed_ready(app)
+        yield pilot, notes
+
+
+async def asked(pilot: Any, *keys: str) -> str:
+    """Press ``keys``, until the question they ask (``ConfirmScreen``) is on screen and drawn: its reasons, as one
+    line."""
+    await pilot.press(*keys)
+    await settle(pilot, lambda: isinstance(pilot.app.screen, ConfirmScreen), what="the question")
+    return " ".join(str(s.render()) for s in pilot.app.screen.query(".reason"))
+
+
 async def palette_search(pilot: Any, words: str, first: str | None) -> list[str]:
     """Type ``words`` into the open command palette, then wait until its search (a worker) has ended with
     ``first`` in the top command's text (the one Enter runs; None: no command found). The commands listed."""
@@ -188,6 +220,7 @@ async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
     # A DataTable sizes its columns to new rows on its next idle event: on a busy machine that can come after
     # the screenshot, which would then show the columns as wide as their labels.
     for _ in range(int(timeout_s / 0.05)):
+        # private: a DataTable's pending resize of its columns shows nowhere else
         if not any(table._require_update_dimensions for table in app.screen.query(DataTable)):
             break
         await pilot.pause(0.05)
@@ -195,6 +228,32 @@ async def drawn(pilot: Any, timeout_s: float = 10.0) -> None:
     app.screen.refresh(layout=True)
     await pilot.pause()
     await pilot.pause()
+
+
+def screen_rows(app: App[Any]) -> list[str]:
+    """The rows of the frame the screen composes now, as the text of their segments."""
+    # private: Textual has no public way to read a screen as text (an SVG screenshot is all it exports)
+    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
+
+
+def toasts(app: App[Any]) -> list[Toast]:
+    """The notices on screen (``run_test(notifications=True)``), oldest first."""
+    return list(app.screen.query(Toast))
+
+
+def frames_handed(
+    monkeypatch: pytest.MonkeyPatch, app_class: type[App[Any]], keep: Callable[[Any, RenderableType], None]
+) -> None:
+    """``keep(app, frame)`` told of every frame (not None) an ``app_class`` app hands Textual's ``App._display``,
+    which writes it to the terminal (all of them, run headless), before it is handed on."""
+    display = app_class._display  # private: the one place a frame leaves for the terminal, which LeanApp overrides
+
+    def kept(app: App[Any], screen: Screen[Any], renderable: RenderableType | None) -> None:
+        if renderable is not None:
+            keep(app, renderable)
+        display(app, screen, renderable)
+
+    monkeypatch.setattr(app_class, "_display", kept)  # private: as above
 
 
 async def feed_ready(app: Any, timeout_s: float = 20.0) -> None:

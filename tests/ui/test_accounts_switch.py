@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input, Label
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import Notes, feed_ready, palette_search, press_to_quit, settle
+from tests.ui.conftest import Notes, feed_ready, noted, palette_search, press_to_quit, settle
 from tests.ui.screen_steps import until
 from tui import keys
 from tui.api.client import Client
@@ -357,9 +357,7 @@ async def test_without_a_config_the_key_says_so(sim: LocalExchange, clock: Froze
     from tests.ui.conftest import dashboard
 
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 30)) as (pilot, notes):
         await pilot.press("at")
         await until(pilot, lambda: any("No other accounts" in m for m in notes.messages), "the notice")
         assert app.screen is app.main

@@ -9,7 +9,7 @@ from decimal import Decimal
 from textual.widgets import DataTable, Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import asked, dashboard, feed_ready, noted, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -40,9 +40,7 @@ def field(app: object, name: str) -> Input:
 async def test_amend_changes_price_and_size_in_one_step(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     await trader.place_order([order_item(1, "b", "90000", "0.01", cloid="mine-1")])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         [old] = account.open_orders
@@ -92,9 +90,7 @@ async def test_amend_places_nothing_when_the_cancel_fails(
 ) -> None:
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         [old] = account.open_orders
@@ -180,20 +176,15 @@ async def test_cancel_every_order_asks_first_and_leaves_positions(
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     await trader.place_order([order_item(2, "b", "3000", "0.1")])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2, what="two orders")
-        await pilot.press("C")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-        shown = " ".join(str(s.render()) for s in app.screen.query(".reason"))
+        shown = await asked(pilot, "C")
         assert "2 open order(s) on 2 instrument(s)" in shown and "ETH-PERP: 1" in shown
         await pilot.press("enter")  # No has the focus
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert len((await trader.open_orders(ALICE.address)).data) == 2
-        await pilot.press("C")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "C")
         await pilot.press("y")
         await settle(pilot, lambda: not account.open_orders, what="every order cancelled")
     assert (await trader.open_orders(ALICE.address)).data == []
@@ -212,14 +203,10 @@ async def test_cancel_every_order_names_the_protection_and_k_keeps_it(
     await trader.place_order([order_item(1, "s", "120000", "0.01", reduce_only=True)])
     await trader.place_order([order_item(1, "b", "80000", "0.01")])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 3, what="three orders")
-        await pilot.press("C")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
-        shown = " ".join(str(s.render()) for s in app.screen.query(".reason"))
+        shown = await asked(pilot, "C")
         assert "2 of them protect a position" in shown
         assert "BTC-PERP SL: SELL 0.01 stop 90,000" in shown and "BTC-PERP TP: SELL 0.01 limit 120,000" in shown
         await pilot.press("k")
@@ -235,9 +222,7 @@ async def test_a_scale_order_previewed_placed_and_cancelled_as_a_group(
 ) -> None:
     await trader.place_order([order_item(1, "b", "80000", "0.01", cloid="mine")])  # not of the group
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         await pilot.press("S")
@@ -265,9 +250,7 @@ async def test_a_bracket_and_a_positions_stop_from_the_keyboard(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, _notes):
         state = app.feed.state
         await settle(pilot, lambda: state.market.book.loaded and state.account.summary is not None, what="ready")
         bid = state.market.book.best_bid

@@ -4,14 +4,11 @@ exchange; and the funds check of an amend counts what the cancelled order frees.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from decimal import Decimal
 
-import pytest
-
-from tests.conftest import ALICE_KEY, signs_for
-from tests.fault_proxy import FaultProxy, through_proxy
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
+from tests.conftest import ALICE_KEY
+from tests.fault_proxy import FaultProxy
+from tests.ui.conftest import dashboard, noted, settle
 from tui.api.client import Client
 from tui.api.models import Order
 from tui.api.signing import Signer
@@ -24,15 +21,6 @@ from tui.ui.screens.form import FormScreen
 
 ALICE = Signer(ALICE_KEY)
 D = Decimal
-
-
-@pytest.fixture
-async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
-    """Alice's client, through a fault proxy in front of the exchange (the market run a while first)."""
-    for _ in range(MARKET_STEPS):
-        sim.step(250)
-    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
-        yield pair
 
 
 async def amend_price(pilot: object, app: object, price: str) -> None:
@@ -51,9 +39,7 @@ async def test_an_amend_whose_new_order_never_arrives_says_so_and_places_it_agai
     proxy, client = proxied
     await client.place_order([order_item(1, "b", "90000", "0.01", cloid="mine-1")])
     app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         proxy.place_fault = "drop"
@@ -78,9 +64,7 @@ async def test_an_amend_whose_answer_is_lost_is_read_back_and_not_placed_twice(
     proxy, client = proxied
     await client.place_order([order_item(1, "b", "90000", "0.01", cloid="mine-2")])
     app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
         [old] = account.open_orders

@@ -23,6 +23,8 @@ from tui.sim.server.local_exchange import LocalExchange
 from tui.ui import run
 
 ALICE = Signer(ALICE_KEY)
+# private: run_dashboard starts the two on a terminal, with the app; here each runs alone, beside a headless app
+back_after_first_frame, collect_the_old = run._collector_back_after_first_frame, run._collect_the_old
 
 
 @pytest.fixture
@@ -44,7 +46,7 @@ async def test_the_thresholds_come_back_once_the_first_frame_is_drawn(
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)):
         assert gc.get_threshold()[0] == 100_000
-        await run._collector_back_after_first_frame(app, held_back)
+        await back_after_first_frame(app, held_back)
         assert app.feed.state.market.book.loaded
         assert gc.get_threshold() == held_back
 
@@ -57,7 +59,7 @@ async def test_a_feed_never_ready_does_not_hold_the_collector_back_for_ever(
     async with Client("http://127.0.0.1:9", timeout=1) as client:  # nothing listens there: no snapshot comes
         app = dashboard(client, sim, clock, None)
         async with app.run_test(size=(120, 40)):
-            await run._collector_back_after_first_frame(app, held_back)
+            await back_after_first_frame(app, held_back)
             assert not app.feed.state.market.instruments
             assert gc.get_threshold() == held_back
 
@@ -80,7 +82,7 @@ async def test_what_the_first_frames_threw_away_is_collected_not_frozen(
         gone = weakref.ref(thrown)
         del thrown
         try:
-            await run._collector_back_after_first_frame(app, held_back)
+            await back_after_first_frame(app, held_back)
             assert gone() is None
         finally:
             gc.unfreeze()
@@ -91,7 +93,7 @@ async def test_old_garbage_is_collected_as_the_dashboard_runs(held_back: tuple[i
     gc.collect()  # it lived through a full collection: it is old now, out of the young collections' sight
     gone = weakref.ref(kept)
     del kept
-    collecting = asyncio.create_task(run._collect_the_old(every_s=0.0))
+    collecting = asyncio.create_task(collect_the_old(every_s=0.0))
     try:
         await until(lambda: gone() is None, what="the old object collected")
     finally:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from types import SimpleNamespace
 
 from tui.ui.widgets.display import fit, fmt_compact, fmt_price
-from tui.ui.widgets.palette import _solid
+from tui.ui.widgets.palette import Palette
 
 
 def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:
@@ -18,6 +19,8 @@ def test_a_figure_too_wide_for_its_column_is_shown_short() -> None:
 
 
 def test_translucent_theme_colours_become_the_solid_colour_they_show_as() -> None:
-    assert _solid("#E0E0E099", "#1E1E1E") == "#929292"  # the foreground at 60% over the surface
-    assert _solid("#E0E0E0", "#1E1E1E") == "#E0E0E0"
-    assert _solid("grey50", "#1E1E1E") == "grey50"  # a Rich name passes as it is
+    variables = {"surface": "#1E1E1E", "foreground-muted": "#E0E0E099", "bid": "#E0E0E0", "ask": "grey50"}
+    palette = Palette.of(SimpleNamespace(theme_variables=variables))  # type: ignore[arg-type]  # a theme's variables
+    assert palette.muted == "#929292"  # the foreground at 60% over the surface
+    assert palette.bid == "#E0E0E0"
+    assert palette.ask == "grey50"  # a Rich name passes as it is

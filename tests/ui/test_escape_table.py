@@ -90,11 +90,17 @@ class FakeClock:
         return self.now
 
 
+def parser_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """A clock the parser's escape delay runs on, until ``monkeypatch`` is undone."""
+    fake = FakeClock()
+    # private: Textual's parser reads its clock from its own module; nothing public sets it
+    monkeypatch.setattr(textual._parser, "get_time", fake)
+    return fake
+
+
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(textual._parser, "get_time", fake)  # the parser's escape delay runs on this clock
-    return fake
+    return parser_clock(monkeypatch)
 
 
 def names(messages: object) -> list[str]:
@@ -171,13 +177,8 @@ def typing(draw: st.DrawFn) -> Typing:
 @given(typing())
 def test_any_keys_any_gaps_any_reads_give_the_table(sample: Typing) -> None:
     typed, reads = sample
-    clock = FakeClock()
-    saved = textual._parser.get_time
-    textual._parser.get_time = clock  # type: ignore[assignment]  # hypothesis runs many examples per fixture
-    try:
-        assert run(clock, reads) == expected(typed), f"reads {reads!r}"
-    finally:
-        textual._parser.get_time = saved
+    with pytest.MonkeyPatch.context() as monkeypatch:  # hypothesis runs many examples per fixture
+        assert run(parser_clock(monkeypatch), reads) == expected(typed), f"reads {reads!r}"
 
 
 # A real pty, through xtui's own driver. Gaps do not depend on the machine's speed: one write is one burst, and a

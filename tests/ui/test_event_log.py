@@ -14,7 +14,7 @@ from textual.widgets import Static
 from textual.widgets._toast import Toast
 
 from tests.conftest import ALICE_KEY, BOB_KEY, client_for
-from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, palette_search, settle, toasts
 from tests.ui.screen_steps import confirm, fill_form, result_of, show, until
 from tests.ui.test_account_events import inside_the_spread
 from tui.api.client import Client
@@ -148,7 +148,7 @@ async def test_notices_never_cover_the_positions_or_the_footer(
             app.notify(f"{n} {words}", title="Fill", timeout=60)
         shown = 1 if size == (80, 24) else 2
         await settle(pilot, lambda: len(app.screen.query(Toast)) == shown, what=f"{shown} toasts")
-        assert [n.severity for n in app._notifications] == ["error", "information"][:shown]
+        assert [toast.has_class("-error") for toast in toasts(app)] == [True, False][:shown]  # the error stays
         kept = [app.main.query_one(f"#{name}") for name in ("positions", "orders-tabs", "account", "status")]
         kept.append(app.main.query_one(Footer))
         for toast in app.screen.query(Toast):

@@ -11,7 +11,7 @@ from typing import Any
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, Seen, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, noted, settle
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -41,9 +41,7 @@ async def test_watch_only_trading_keys_say_no_key_is_loaded(
     amend, TP/SL, cancel) opens nothing and says "watch-only: no key loaded" (before, b and P said nothing)."""
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         await settle(pilot, lambda: app.feed.state.account.open_orders, what="the watched account's orders")
         for key in TRADING_KEYS:
             before = len(notes.messages)

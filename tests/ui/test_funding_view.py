@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, noted, settle
 from tui.api import wire
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -55,9 +55,7 @@ async def test_f_cycles_the_period_and_the_countdown_repaints_only_itself(
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 40)) as (pilot, notes):
         market = app.feed.state.market
         await settle(pilot, lambda: "BTC-PERP" in market.tickers, what="the tickers")
         rate = market.tickers["BTC-PERP"].funding_rate

@@ -12,15 +12,15 @@ import pytest
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, noted, settle
 from tests.ui.test_amend_close import buy_through_the_book, field
-from tests.ui.test_paper import _free_port
+from tests.ui.test_paper import paper
 from tests.ui.test_protect_cancel import long_with_a_stop
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
-from tui.sim.server.local_exchange import LocalExchange, SimConfig, open_exchange
+from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.twap import TwapSpec
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
@@ -52,9 +52,7 @@ async def test_the_maximum_notional_refuses_on_every_order_path(
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.01")  # a position worth ~1,000
     await trader.place_order([order_item(1, "b", "90000", "0.004", cloid="small")])  # ~360: under the cap
     app = dashboard(trader, sim, clock, ALICE, max_order_notional=CAP)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         state = app.feed.state
         await settle(pilot, lambda: state.account.positions and state.account.open_orders, what="the account")
         said = "max_order_notional 500 USDC"
@@ -139,9 +137,7 @@ async def test_past_the_daily_loss_limit_only_reducing_orders_go(
     """daily_loss_limit 0.01 USDC: a crossing buy's fee takes the day's PnL below it. The header then says LOSS
     LIMIT; a new buy from the form and a TWAP slice are refused; closing the position (it reduces risk) goes."""
     app = dashboard(trader, sim, clock, ALICE, daily_loss_limit=Decimal("0.01"))
-    notes = Notes()
-    async with app.run_test(size=(160, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 40)) as (pilot, _notes):
         state = app.feed.state
         header = app.main.query_one(ProfileHeader)
         await settle(pilot, lambda: state.account.summary is not None and state.market.book.loaded, what="ready")
@@ -266,28 +262,17 @@ async def test_armed_skips_confirmations_but_not_the_guards_or_the_questions_tha
 async def test_the_guards_hold_on_a_paper_mirror(clock: FrozenClock) -> None:
     """Paper trading (the built-in exchange mirroring another's prices): an order of ~1,000 USDC over
     max_order_notional 500 is refused there too, and the mirror has no order of it."""
-    source = LocalExchange(SimConfig(port=_free_port(), seed=3, market=False), FrozenClock())
-    await source.start()
-    source.engine.set_index_price("BTC-PERP", Decimal(100_000))
-    source.advance()
-    mirror = await open_exchange(SimConfig(seed=5, mirror=source.url), clock)
-    await mirror.start()
-    try:
-        mirror.step(250)
-        async with client_for(mirror, ALICE_KEY, clock) as client:
-            await client.cancel_all()  # the faucet
-            app = dashboard(client, mirror, clock, ALICE, max_order_notional=CAP)
-            async with app.run_test(size=(140, 40)) as pilot:
-                await feed_ready(app)
-                state = app.feed.state
-                await settle(pilot, lambda: state.status.paper is not None and state.market.book.loaded, what="paper")
-                await pilot.press("b")
-                await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
-                app.screen.query_one("#price", Input).value = "99000"
-                await pilot.click("#size")
-                await pilot.press(*"0.01", "enter")
-                await settle(pilot, lambda: "max_order_notional 500 USDC" in send_error(app), what="the refusal")
-            assert (await client.open_orders(ALICE.address)).data == []
-    finally:
-        await mirror.stop()
-        await source.stop()
+    async with paper(clock) as (_, mirror), client_for(mirror, ALICE_KEY, clock) as client:
+        await client.cancel_all()  # the faucet
+        app = dashboard(client, mirror, clock, ALICE, max_order_notional=CAP)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await feed_ready(app)
+            state = app.feed.state
+            await settle(pilot, lambda: state.status.paper is not None and state.market.book.loaded, what="paper")
+            await pilot.press("b")
+            await settle(pilot, lambda: isinstance(app.screen, OrderFormScreen), what="the form")
+            app.screen.query_one("#price", Input).value = "99000"
+            await pilot.click("#size")
+            await pilot.press(*"0.01", "enter")
+            await settle(pilot, lambda: "max_order_notional 500 USDC" in send_error(app), what="the refusal")
+        assert (await client.open_orders(ALICE.address)).data == []

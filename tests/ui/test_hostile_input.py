@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, Seen, dashboard, feed_ready, settle
+from tests.ui.conftest import Seen, dashboard, feed_ready, noted, settle
 from tests.ui.screen_steps import error_of, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -137,9 +137,7 @@ async def test_close_amend_and_position_tpsl_forms(sim: LocalExchange, clock: Fr
 @pytest.mark.long
 async def test_bracket_form_and_cancel_by_cloid(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         form = await open_form(pilot, "o")
         good = {"price": "90000", "size": "0.01", "tp": "95000", "sl": "85000"}
         await refused_in_place(pilot, form, good, ["price", "size", "tp", "sl"])

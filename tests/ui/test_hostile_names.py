@@ -17,7 +17,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, drawn, feed_ready, settle
+from tests.ui.conftest import dashboard, drawn, feed_ready, screen_rows, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -47,11 +47,6 @@ def sim_config(monkeypatch: pytest.MonkeyPatch) -> SimConfig:
 
     monkeypatch.setattr(dispatch, "default_config", hostile)
     return SimConfig(seed=7, market=True, limits=Limits())
-
-
-def screen_rows(app: App[Any]) -> list[str]:
-    """The rows of the frame the screen composes now, as the text of their segments."""
-    return ["".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips()]
 
 
 def raw_rows(app: App[Any]) -> list[str]:

@@ -187,6 +187,7 @@ async def test_back_on_the_dashboard_its_screen_resumes_once(
     from textual.screen import Screen
 
     resumes: list[bool] = []
+    # private: a handler run twice for one event shows in no message; Textual's own handler is counted
     textual_resume = Screen._on_screen_resume
 
     def counted(screen: Screen[object], event: object) -> None:
@@ -194,7 +195,7 @@ async def test_back_on_the_dashboard_its_screen_resumes_once(
             resumes.append(event.refresh_styles)  # type: ignore[attr-defined]
         textual_resume(screen, event)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Screen, "_on_screen_resume", counted)
+    monkeypatch.setattr(Screen, "_on_screen_resume", counted)  # private: as above
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)

@@ -10,14 +10,13 @@ import pytest
 from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import asked, dashboard, feed_ready, noted, settle
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.ladder import bucket
-from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.heatmap import HeatmapScreen
 from tui.ui.screens.ladder import LadderLine, LadderScreen
 from tui.ui.screens.prompt import PromptScreen
@@ -96,9 +95,7 @@ async def test_buy_at_the_cursor_shows_on_its_level_and_cancels_at_the_cursor(
     BTC), not "none"; z sets the size; b at a level below the best bid places a limit order there for that size,
     which the ladder shows on that level (My bids); x on that level cancels it."""
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, _notes):
         account = app.feed.state.account
         await settle(pilot, lambda: account.summary is not None, what="the account")
         book = app.feed.state.market.book
@@ -133,9 +130,7 @@ async def test_ladder_orders_take_the_forms_checks_and_the_guards(
     minimum notional is refused with the form's words; above the profile's maximum notional the guard refuses it; a
     large one is asked first (default No): none of them reaches the exchange."""
     app = dashboard(trader, sim, clock, ALICE, max_order_notional=Decimal(20_000), confirm_notional=Decimal(2_000))
-    notes = Notes()
-    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 30)) as (pilot, notes):
         account = app.feed.state.account
         market = app.feed.state.market
         await settle(pilot, lambda: account.summary is not None, what="the account")
@@ -163,8 +158,7 @@ async def test_ladder_orders_take_the_forms_checks_and_the_guards(
         await settle(pilot, lambda: any("max_order_notional" in m for m in notes.messages), what="the guard")
         assert isinstance(app.screen, LadderScreen)  # refused, never asked
         await size("1")  # ~3,500: under the guard, over the confirmation's 2,000
-        await pilot.press("j")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "j")
         await pilot.press("escape")  # No
         await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back on the ladder")
         assert not account.open_orders
@@ -192,13 +186,14 @@ async def test_the_dashboard_behind_the_ladder_draws_nothing_over_it(
         screen.refresh = recording  # type: ignore[method-assign]
         main = app.main
         passes: list[int] = []
+        # private: a repaint of the screen behind shows in no frame; its compositor's passes are counted
         compositor_refresh = main._compositor_refresh
 
         def counted() -> None:
-            passes.append(len(main._compositor._dirty_regions))
+            passes.append(len(main._compositor._dirty_regions))  # private: as above
             compositor_refresh()
 
-        main._compositor_refresh = counted  # type: ignore[method-assign]
+        main._compositor_refresh = counted  # type: ignore[method-assign]  # private: as above
         main.query_one("#status").refresh()
         await until(pilot, lambda: any(passes), what="the dashboard's repaint, behind the ladder")
         assert [r for r in asked if r] == []

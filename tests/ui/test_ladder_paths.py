@@ -5,16 +5,14 @@ armed mode."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from decimal import ROUND_FLOOR, Decimal
 
-import pytest
 from textual.command import CommandPalette
 from textual.widgets import Input
 
-from tests.conftest import ALICE_KEY, signs_for
-from tests.fault_proxy import FaultProxy, through_proxy
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, palette_search, settle
+from tests.conftest import ALICE_KEY
+from tests.fault_proxy import FaultProxy
+from tests.ui.conftest import asked, dashboard, feed_ready, noted, palette_search, settle
 from tests.ui.test_ladder import ladder_of, open_ladder, row_text
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -37,9 +35,7 @@ async def test_the_palette_opens_the_ladder_and_lists_its_keys(
     """ctrl+p, "price ladder", Enter: the ladder; there, the palette finds "join the bid" and runs it: an order at
     the best bid for the ladder's own size (none set: twice the minimum order)."""
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, _notes):
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
         await palette_search(pilot, "price ladder", "Price ladder")
@@ -75,8 +71,7 @@ async def test_several_orders_on_the_cursors_level_are_cancelled_together_after_
         level = bucket(price, ladder.axis.step, "bids")
         await settle(pilot, lambda: row_text(ladder, level)[0] == "0.0300 ×2", what="the two on their level")
         ladder.set_cursor(level)
-        await pilot.press("x")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "x")
         await pilot.press("escape")
         await settle(pilot, lambda: isinstance(app.screen, LadderScreen), what="back, nothing cancelled")
         assert len((await trader.open_orders(ALICE.address)).data) == 2
@@ -87,14 +82,6 @@ async def test_several_orders_on_the_cursors_level_are_cancelled_together_after_
         assert (await trader.open_orders(ALICE.address)).data == []
 
 
-@pytest.fixture
-async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
-    for _ in range(MARKET_STEPS):
-        sim.step(250)
-    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
-        yield pair
-
-
 async def test_a_ladder_order_whose_answer_is_lost_is_read_back_from_the_record(
     sim: LocalExchange, clock: FrozenClock, proxied: tuple[FaultProxy, Client]
 ) -> None:
@@ -102,9 +89,7 @@ async def test_a_ladder_order_whose_answer_is_lost_is_read_back_from_the_record(
     what the record says (placed); the order rests once, and nothing was sent again."""
     proxy, client = proxied
     app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         await open_ladder(pilot, app)
         assert app.main.desk.ladder.set_size("BTC-PERP", "0.002") is None
         sent = proxy.forwarded.count("/exchange")

@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import Notes, dashboard, feed_ready, noted, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -62,9 +62,7 @@ async def test_two_markets_follow_their_own_instruments_and_the_form_names_the_f
     Escape (and Y past the last layout) comes back to the dashboard, and the side channels end."""
     write_layouts(TWO_MARKETS)
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, notes):
         assert app.feed.state.market.selected == "BTC-PERP"
         subs_before = app.feed.state.status.subscriptions
         await pilot.press("Y")
@@ -161,9 +159,7 @@ async def test_a_terminal_too_small_says_what_the_layout_needs(
     dashboard again."""
     write_layouts(TWO_MARKETS)
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes = Notes()
-    async with app.run_test(size=(80, 24), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (80, 24)) as (pilot, notes):
         await pilot.press("Y")
         await settle(pilot, lambda: isinstance(app.screen, LayoutScreen), what="the layout")
         screen = app.screen
@@ -190,9 +186,7 @@ async def test_a_bad_layouts_file_is_set_aside_with_a_notice(
     write_layouts({**TWO_MARKETS, "panes": [{"pane": "heatmap-3d", "row": 0, "col": 0}]})
     path = layouts_path(data_dir(), "LOCAL")
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes = Notes()
-    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 30)) as (pilot, notes):
         await settle(pilot, lambda: any("kept as" in m for m in notes.messages), what="the notice")
         [said] = [m for m in notes.messages if "kept as" in m]
         [aside] = path.parent.glob(path.name + ".bad-*")
@@ -284,9 +278,7 @@ async def test_saving_on_the_dashboard_keeps_its_own_layout_at_this_size(
     that size (markets, book, positions, orders; no instrument named: they follow the selection); Y shows it, its
     book on the selected instrument; a name with an escape sequence is refused and nothing is written."""
     app = dashboard(trader, sim, clock, ALICE, read_only=True)
-    notes = Notes()
-    async with app.run_test(size=(120, 30), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 30)) as (pilot, notes):
         path = layouts_path(data_dir(), "LOCAL")
         for name in ("bad\x1bname", "mine"):
             await pilot.press("ctrl+p")

@@ -9,13 +9,14 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+import pytest
 from rich.segment import Segment
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.strip import Strip
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, frames_handed, settle
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -23,6 +24,7 @@ from tui.api.wire import order_item
 from tui.cli.main import build_parser
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.app import XtuiApp
 from tui.ui.render.cell_table import CellTable
 from tui.ui.screens.main import LOW_BANDWIDTH_REFRESH_S, REFRESH_S
 from tui.ui.widgets.account_bar import AccountBar
@@ -104,11 +106,12 @@ async def test_low_bandwidth_draws_no_depth_bars_and_redraws_less_often(
             lines = app.main.query_one("#book-table", BookLines)
             await settle(pilot, lambda: lines.cell("b0", 0) != "", what="the book")  # noqa: B023 (awaited here)
             assert bool(lines.cell("b0", 3)) is bars and bool(lines.cell("a0", 3)) is bars
-            assert app.main._refresh_s == (LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S)
+            assert app.main.context.refresh_s == (LOW_BANDWIDTH_REFRESH_S if low else REFRESH_S)
             # the figures that move with every mark: the account line once a second, every 2 s on a slow link
             bar, positions = app.main.query_one(AccountBar), app.main.query_one(PositionsPane)
-            assert bar.pace() * app.main._refresh_s == (2.0 if low else 1.0)
-            assert positions.pace() * app.main._refresh_s == (2.0 if low else 1.0)  # the account bar's pace: one uPnL
+            refresh_s = app.main.context.refresh_s
+            assert bar.pace() * refresh_s == (2.0 if low else 1.0)
+            assert positions.pace() * refresh_s == (2.0 if low else 1.0)  # the account bar's pace: one uPnL
 
 
 def test_the_command_line_takes_low_bandwidth() -> None:
@@ -117,7 +120,7 @@ def test_the_command_line_takes_low_bandwidth() -> None:
 
 
 async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
-    sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client
+    sim: LocalExchange, clock: FrozenClock, trader: Client, bob: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The book and tape keep moving behind the order form. Textual passed each change behind a dialog to the
     dialog's screen and then marked the whole screen behind for repaint, so from the second change on every
@@ -134,14 +137,7 @@ async def test_behind_a_dialog_a_change_repaints_its_own_lines_not_the_screen(
         # its first frames (the form over the dimmed dashboard) are whole, and no event says which is the last
         await pilot.pause(0.3)
         drawn: list[str] = []
-        display = app._display
-
-        def recording(screen: Any, renderable: Any) -> None:
-            if renderable is not None:
-                drawn.append(type(renderable).__name__)
-            display(screen, renderable)
-
-        app._display = recording  # type: ignore[method-assign]
+        frames_handed(monkeypatch, XtuiApp, lambda _app, frame: drawn.append(type(frame).__name__))
         book = app.feed.state.market.book
         book_pane = app.main.query_one(OrderBookPane)
         await bob.cancel_all()  # the faucet funds Bob, whose orders are no news to Alice's dashboard
@@ -169,6 +165,7 @@ async def test_a_table_updated_many_times_keeps_only_the_renders_it_shows() -> N
         for tick in range(60):
             table.update_cell(f"m{tick % 8}", "last", f"{tick}.00")
             await pilot.pause()  # each change drawn, as the dashboard draws it
+        # private: what DataTable keeps of its renders shows nowhere but in its caches
         held = len(table._cell_render_cache) + len(table._row_render_cache) + len(table._line_cache)
         assert held <= 3 * 9 + 9 + 9, held  # at most what is shown: 9 lines of 3 cells (header included)
         assert "59.00" in app.export_screenshot()
@@ -196,5 +193,6 @@ async def test_a_busy_book_keeps_the_strips_of_twice_its_height() -> None:
         for tick in range(40):
             book.set_rows([(f"l{i}", ((f"{100 + tick + i}.0", ""), ("1.0", ""), ("█", ""))) for i in range(5)])
             await pilot.pause()
-        assert len(book._strips) <= 2 * book.size.height < 40 * 5  # 1,024 kept each level ever drawn
+        # private: the strips a book keeps show nowhere else (1,024 were kept, each level ever drawn)
+        assert len(book._strips) <= 2 * book.size.height < 40 * 5
         assert "143.0" in app.export_screenshot()

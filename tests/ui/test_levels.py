@@ -12,7 +12,7 @@ import msgspec
 from tests.conftest import ALICE_KEY
 from tui.api.models import Candle, Order, Position
 from tui.api.signing import Signer
-from tui.ui.widgets.chart import _changed_span
+from tui.ui.widgets.chart import _changed_span  # private: the columns a tick rewrites, tried without Textual
 from tui.ui.widgets.chart_layout import Level, draw
 from tui.ui.widgets.levels import chart_levels
 

@@ -17,7 +17,7 @@ from typing import Any
 from textual.widgets import TabbedContent
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Seen, dashboard, drawn, settle
+from tests.ui.conftest import Seen, dashboard, drawn, screen_rows, settle
 from tests.ui.screen_steps import cells, show, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -39,7 +39,7 @@ HOUR = 3_600_000
 
 def screen_text(app: Any) -> str:
     """What the screen shows, row by row, and every cell of its tables (a column past the edge included)."""
-    rows = [strip.text for strip in app.screen._compositor.render_strips()]
+    rows = screen_rows(app)
     tables = [" | ".join(row) for table in app.screen.query(RecordTable) for row in cells(table)]
     return "\n".join(rows + tables)
 

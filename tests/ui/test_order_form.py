@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import Checkbox, Input, Select, Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, asked, dashboard, feed_ready, noted, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -94,9 +94,7 @@ async def test_watch_only_shows_every_pane_but_has_no_order_entry(
 ) -> None:
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     app = dashboard(trader, sim, clock, None, account=ALICE.address)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, _notes):
         account = app.feed.state.account
         await settle(pilot, lambda: account.open_orders, what="the watched account's orders")
         header = app.main.query_one("#header", Static)
@@ -137,8 +135,7 @@ async def test_a_market_order_shows_its_estimate_and_asks_when_the_book_is_too_t
         # more than the visible book holds within 1%: asked first, and Enter (No) sends nothing
         form.query_one("#size", Input).value = str(within + 1)
         form.query_one("#size", Input).focus()
-        await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "enter")
         text = " ".join(str(s.render()) for s in app.screen.query(Static))
         assert f"fills only {within.normalize():,f} of {within + 1:,f} within the 1% limit" in text
         await pilot.press("enter")
@@ -185,6 +182,7 @@ async def test_enter_twice_sends_once_and_escape_leaves_the_answer_to_the_notice
     async with app.run_test(size=(120, 40)) as pilot:
         form = await buy_form(pilot)
         held: list[tuple[object, object]] = []
+        # private: the form's way of sending, held: the exchange's answer comes when the test says
         form._send = lambda plan, settled: held.append((plan, settled))  # type: ignore[method-assign]
         form.query_one("#price", Input).value = "90000"
         form.query_one("#size", Input).value = "0.01"
@@ -210,13 +208,14 @@ async def test_the_form_follows_its_answer_when_another_screen_came_over_it(
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         form = await buy_form(pilot)
-        sent = form._send  # the form's way of sending, wrapped: a question comes over it as the order leaves
+        # private: the form's way of sending, wrapped: a question comes over it as the order leaves
+        sent = form._send
 
         def send_under_a_question(plan: Any, settled: Any) -> None:
             app.push_screen(ConfirmScreen("Something else?", ["asked meanwhile"]))
             sent(plan, settled)
 
-        form._send = send_under_a_question
+        form._send = send_under_a_question  # private: as above
         form.query_one("#price", Input).value = "30000"  # refused: outside the exchange's band
         form.query_one("#size", Input).value = "0.01"
         form.query_one("#size", Input).focus()

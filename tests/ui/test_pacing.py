@@ -125,7 +125,7 @@ async def test_the_dashboard_holds_news_while_the_budget_is_spent_and_draws_it_o
         assert app.main.pacing.pacer.wait() == 0.0
         wire.written = 10_000  # 9,500 bytes more than the bucket held: 9.5 s of budget to wait
         app.main.post_message(FeedChanged(frozenset({"book"})))
-        await until(pilot, lambda: app.main.pacing._held is not None, "a redraw held")
+        await until(pilot, lambda: app.main.pacing.pacer.held >= 1, "a redraw held")
         for _ in range(3):  # the refresh ticks come and go; the book stays as it was
             await pilot.pause(REFRESH_S)
         assert book.dirty, "the book was drawn with the budget spent"

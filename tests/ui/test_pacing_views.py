@@ -52,7 +52,7 @@ async def test_the_ladder_holds_the_books_news_while_the_budget_is_spent(
         await settle(pilot, lambda: not ladder.dirty, what="the ladder drawn")
         spend(screen.pacing, wire)
         screen.feed_changed(frozenset({"book"}))
-        await until(pilot, lambda: screen.pacing is not None and screen.pacing._held is not None, "a redraw held")
+        await until(pilot, lambda: screen.pacing is not None and screen.pacing.pacer.held >= 1, "a redraw held")
         for _ in range(3):
             await pilot.pause(REFRESH_S)
         assert ladder.dirty, "the ladder was drawn with the budget spent"
@@ -80,7 +80,7 @@ async def test_the_heatmap_holds_a_new_column_while_the_budget_is_spent(
         width = len(pane.grid[0])
         spend(screen.pacing, wire)
         history.sample(app.feed.state.market, 99.0)
-        await until(pilot, lambda: screen.pacing is not None and screen.pacing._held is not None, "a redraw held")
+        await until(pilot, lambda: screen.pacing is not None and screen.pacing.pacer.held >= 1, "a redraw held")
         await pilot.pause(screen.refresh_s * 1.5)  # the heatmap's own tick comes and goes
         assert len(pane.grid[0]) == width, "the column was drawn with the budget spent"
         wire.now += 10.0
@@ -106,7 +106,7 @@ async def test_a_layout_of_two_markets_holds_its_books_news_while_the_budget_is_
         await settle(pilot, lambda: all(b.state.market.book.loaded and not b.dirty for b in books), what="books")
         spend(screen.pacing, wire)
         screen.feed_changed(frozenset({"book"}))
-        await until(pilot, lambda: screen.pacing is not None and screen.pacing._held is not None, "a redraw held")
+        await until(pilot, lambda: screen.pacing is not None and screen.pacing.pacer.held >= 1, "a redraw held")
         for _ in range(3):
             await pilot.pause(REFRESH_S)
         assert all(b.dirty for b in books), "a book was drawn with the budget spent"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
 
 from tests.conftest import ALICE_KEY, client_for
@@ -19,7 +21,10 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def test_the_header_says_paper_and_when_the_source_is_down(clock: FrozenClock) -> None:
+@asynccontextmanager
+async def paper(clock: FrozenClock) -> AsyncIterator[tuple[LocalExchange, LocalExchange]]:
+    """A source exchange on loopback (no market of its own, BTC-PERP's index at 100,000) and a mirror of it on
+    ``clock``, a step in; both stopped at the end."""
     source = LocalExchange(SimConfig(port=_free_port(), seed=3, market=False), FrozenClock())
     await source.start()
     source.engine.set_index_price("BTC-PERP", Decimal(100_000))
@@ -28,21 +33,25 @@ async def test_the_header_says_paper_and_when_the_source_is_down(clock: FrozenCl
     await mirror.start()
     try:
         mirror.step(250)
-        async with client_for(mirror, ALICE_KEY, clock) as client:
-            app = dashboard(client, mirror, clock, Signer(ALICE_KEY))
-            async with app.run_test(size=(140, 40)) as pilot:
-                header = app.main.query_one(ProfileHeader)
-                await settle(pilot, lambda: "PAPER" in str(header.render()), what="PAPER in the header")
-                assert "source down" not in str(header.render())
-
-                await source.stop()
-                assert not await mirror.poll_mirror()
-                mirror.step(4_000)
-                await settle(pilot, lambda: "source down" in str(header.render()), what="the outage in the header")
-                assert " PAPER  ⚠ source down 4s " in str(header.render())
+        yield source, mirror
     finally:
         await mirror.stop()
         await source.stop()
+
+
+async def test_the_header_says_paper_and_when_the_source_is_down(clock: FrozenClock) -> None:
+    async with paper(clock) as (source, mirror), client_for(mirror, ALICE_KEY, clock) as client:
+        app = dashboard(client, mirror, clock, Signer(ALICE_KEY))
+        async with app.run_test(size=(140, 40)) as pilot:
+            header = app.main.query_one(ProfileHeader)
+            await settle(pilot, lambda: "PAPER" in str(header.render()), what="PAPER in the header")
+            assert "source down" not in str(header.render())
+
+            await source.stop()
+            assert not await mirror.poll_mirror()
+            mirror.step(4_000)
+            await settle(pilot, lambda: "source down" in str(header.render()), what="the outage in the header")
+            assert " PAPER  ⚠ source down 4s " in str(header.render())
 
 
 async def test_an_exchange_that_is_no_mirror_shows_no_paper_badge(clock: FrozenClock) -> None:

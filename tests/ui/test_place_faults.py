@@ -6,18 +6,19 @@ sent twice."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
+from typing import Any
 
-import pytest
-
-from tests.conftest import ALICE_KEY, signs_for
-from tests.fault_proxy import FaultProxy, through_proxy
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, settle
+from tests.conftest import ALICE_KEY
+from tests.fault_proxy import FaultProxy
+from tests.ui.conftest import Notes, asked, dashboard, noted, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
+from tui.ui.app import XtuiApp
 from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 
@@ -25,18 +26,22 @@ ALICE = Signer(ALICE_KEY)
 D = Decimal
 
 
-@pytest.fixture
-async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
-    for _ in range(MARKET_STEPS):
-        sim.step(250)
-    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
-        yield pair
-
-
 async def go_long(client: Client) -> None:
     book = await client.orderbook("BTC-PERP", depth=5)
     through = (book.asks[-1].price * D("1.01")).quantize(book.asks[0].price)
     await client.place_order([order_item(1, "b", through, "0.01", tif="IOC")])
+
+
+@asynccontextmanager
+async def long_on_screen(
+    sim: LocalExchange, clock: FrozenClock, client: Client
+) -> AsyncIterator[tuple[XtuiApp, Any, Notes]]:
+    """Long 0.01, and the dashboard on ``client`` (its pilot, and the notices it gives) once it shows the position."""
+    await go_long(client)
+    app = dashboard(client, sim, clock, ALICE)
+    async with noted(app, (140, 40)) as (pilot, notes):
+        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+        yield app, pilot, notes
 
 
 async def held(client: Client) -> Decimal:
@@ -49,12 +54,7 @@ async def test_a_close_whose_answer_is_lost_is_read_back_from_the_record(
     """Long 0.01; `c`, Enter (the whole position at market); the close reaches the exchange, its answer is lost.
     The trader is told it is unconfirmed, then what the record says (filled 0.01); the position is closed once."""
     proxy, client = proxied
-    await go_long(client)
-    app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
-        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+    async with long_on_screen(sim, clock, client) as (app, pilot, notes):
         proxy.place_fault = "lose_answer"
         await pilot.press("3", "c")
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the close form")
@@ -77,9 +77,7 @@ async def test_a_scale_whose_place_never_arrives_says_nothing_was_placed(
     five: the trader is told nothing was placed and that sending again is safe; no order is open."""
     proxy, client = proxied
     app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         await settle(pilot, lambda: app.feed.state.market.book.loaded, what="the book")
         proxy.place_fault = "drop"
         await pilot.press("S")
@@ -101,15 +99,9 @@ async def test_panic_counts_a_close_whose_answer_was_lost_from_the_record(
     """Long 0.01; PANIC, y; the close's answer is lost. PANIC reads the record (filled) and reports the position
     closed, not failed; it is closed once."""
     proxy, client = proxied
-    await go_long(client)
-    app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
-        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+    async with long_on_screen(sim, clock, client) as (_app, pilot, notes):
         proxy.place_fault = "lose_answer"
-        await pilot.press("P")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "P")
         await pilot.press("y")
         await settle(pilot, lambda: any(m.startswith("done") for m in notes.messages), timeout_s=30, what="done")
     assert "done: 1 of 1 position(s) closed" in notes.messages

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -49,11 +47,6 @@ confirm_through_book_pct = 0.5
 [profiles.desk.keymap]
 {keymap}
 """
-
-
-class FakeTerminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
 
 
 async def test_the_app_takes_the_profiles_exchange_account_theme_keymap_and_thresholds(
@@ -134,13 +127,11 @@ async def test_the_command_line_reports_profile_errors_before_the_screen_is_take
     assert rc == 1 and "--url: the production exchange is reached only with --mainnet or --profile mainnet" in err
 
 
-def test_a_keystore_profile_asks_three_times_then_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_keystore_profile_asks_three_times_then_stops(monkeypatch: pytest.MonkeyPatch, answers: list[str]) -> None:
     monkeypatch.setattr(keys, "SCRYPT_N", 1 << 10)
     address = keys.import_key("desk-key", ALICE_KEY, PASSWORD)
     write_config('[profiles.desk]\nurl = "http://127.0.0.1:9"\nkeystore = "desk-key"\n')
-    answers = ["wrong-one-1", "wrong-one-2", "wrong-one-3", PASSWORD]
-    monkeypatch.setattr("getpass.getpass", lambda prompt="": answers.pop(0))
-    monkeypatch.setattr(sys, "stdin", FakeTerminal())
+    answers += ["wrong-one-1", "wrong-one-2", "wrong-one-3", PASSWORD]
     launch = prepare("desk")
     with pytest.raises(StartupError, match="wrong password for keystore desk-key after 3 tries; nothing was changed"):
         identity(launch)

@@ -9,7 +9,7 @@ from decimal import Decimal
 from textual.widgets import DataTable
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import asked, dashboard, feed_ready, noted, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -40,13 +40,10 @@ async def test_x_on_a_position_stop_asks_first_and_no_keeps_it(
     """`x` on the position's stop-loss row: a question (Enter = No keeps the stop), then `x` and `y` cancel it."""
     await long_with_a_stop(trader)
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (140, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 1, what="the stop")
-        await pilot.press("4", "x")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "4", "x")
         assert str(app.screen.query_one(".title").render()) == "Cancel the position SL on BTC-PERP?"
         await pilot.press("enter")  # No has the focus
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")

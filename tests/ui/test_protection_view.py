@@ -5,7 +5,7 @@ positions row, the pane's title, the event log and a notice; a stop for the rest
 from __future__ import annotations
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, noted, settle
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -35,9 +35,7 @@ async def test_a_stop_for_part_of_the_position_is_said_everywhere(
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.01")
     await trader.place_order([stop("0.01")])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, notes):
         await settle(pilot, lambda: "90,000.0" in row(app), what="the whole stop-loss in the row")
         await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")  # by hand, from another client
         await settle(pilot, lambda: "0.01/0.03⚠" in row(app), what="the part covered, in the row: " + row(app))

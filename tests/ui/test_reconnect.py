@@ -7,14 +7,14 @@ from decimal import Decimal
 import pytest
 from textual.widgets import Static
 
-from tests.conftest import ALICE_KEY, QUIET_WS
+from tests.conftest import ALICE_KEY, QUIET_WS, governor_for
 from tests.ui.conftest import dashboard, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
-from tui.ui.app import make_app
+from tui.ui.app import XtuiApp, make_app
 from tui.ui.widgets.book_lines import BookLines
 
 ALICE = Signer(ALICE_KEY)
@@ -65,9 +65,8 @@ async def test_socket_drop_shows_reconnecting_then_live_and_the_book_matches_inf
         assert lines.cell("a0", 0) == f"{asks[0][0]:,.1f}"
 
 
-async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
-    sim.hub.repeat_after_s = ()  # no repeated first pictures: after the first, nothing arrives at all
-    now = [1000.0]
+def on_a_stepped_clock(trader: Client, sim: LocalExchange, clock: FrozenClock, now: list[float]) -> XtuiApp:
+    """The dashboard whose own clock is ``now[0]``, moved by the test, and which polls only when the test asks."""
     app = make_app(
         trader,
         sim.ws_url,
@@ -77,6 +76,13 @@ async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenCl
         feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},
     )
     app.feed.state.status.clock_drift_ms = 0
+    return app
+
+
+async def test_ages_grey_out_when_data_stops(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
+    sim.hub.repeat_after_s = ()  # no repeated first pictures: after the first, nothing arrives at all
+    now = [1000.0]
+    app = on_a_stepped_clock(trader, sim, clock, now)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         bar = app.main.query_one("#status", Static)
@@ -100,14 +106,14 @@ async def test_status_bar_and_header_leave_live_when_the_socket_goes_quiet(
 ) -> None:
     quiet = {"ping_interval": 0.1, "stale_after": 0.4, "idle_timeout": 60.0}  # stale, never taken for dead here
     app = dashboard(trader, sim, clock, ALICE, feed_options={"poll_s": 3600.0, "ws_options": quiet})
-    send = sim.hub._send
+    send = sim.hub._send  # private: the one place the exchange's socket writes, silenced below (frames and pongs)
     talking = [True]
 
     def say(conn: object, frame: bytes) -> None:
         if talking[0]:  # else the exchange says nothing at all on the socket: no frames, no pongs
             send(conn, frame)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sim.hub, "_send", say)
+    monkeypatch.setattr(sim.hub, "_send", say)  # private: as above
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         await settle(pilot, lambda: "● live" in status_text(app), what="live")
@@ -130,34 +136,29 @@ async def test_the_rate_limit_wait_and_a_ban_count_down_and_an_error_clears_once
     sim: LocalExchange, clock: FrozenClock, trader: Client
 ) -> None:
     now = [1000.0]
-    app = make_app(
-        trader,
-        sim.ws_url,
-        ALICE,
-        clock=lambda: now[0],
-        wall_clock=lambda: clock.now_ms() / 1000,
-        feed_options={"poll_s": 3600.0, "ws_options": QUIET_WS},  # polls only when the test asks
-    )
-    app.feed.state.status.clock_drift_ms = 0
+    ended = [0.0]  # seconds the governor's clock has skipped: a ban made to end
+    trader.governor = governor_for(sim, clock, ahead=lambda: ended[0])
+    app = on_a_stepped_clock(trader, sim, clock, now)
     async with app.run_test(size=(160, 40)) as pilot:
         await feed_ready(app)
         bar = app.main.query_one("#status", Static)
         # a 429 asked for 12 s, a 418 for 300 s: what the bar says counts down with the clock, not with new reads
         trader.governor.rate_limited(12)
         trader.governor.banned(300)
-        app.feed._refresh_status()
+        app.feed._refresh_status()  # private: the feed reads the governor now, not at its next poll or socket news
         await settle(pilot, lambda: "wait 12s" in status_text(app) and "BANNED 300s" in status_text(app), what="12s")
-        app.feed._refresh_status = lambda: None  # type: ignore[method-assign]  # no new read of the governor
+        # private: no new read of the governor: the bar counts down from the one it has
+        app.feed._refresh_status = lambda: None  # type: ignore[method-assign]
         now[0] += 5
         bar.dirty = True  # the dashboard's one-second tick does this
         await settle(pilot, lambda: "wait 7s" in status_text(app) and "BANNED 295s" in status_text(app), what="7s")
         now[0] += 8
         bar.dirty = True
         await settle(pilot, lambda: "wait" not in status_text(app) and "BANNED 287s" in status_text(app), what="done")
-        trader.governor._banned_until = None  # the ban ends, so the poll below can run
+        ended[0] += 300  # the ban ends, so the poll below can run
 
         # an error names its source, and goes when that source answers again (the next account poll)
-        app.feed._error("fills", "HTTP 429: too many requests")
+        app.feed._error("fills", "HTTP 429: too many requests")  # private: a 429 on the fills read, as a poll meets it
         await settle(pilot, lambda: "fills: HTTP 429" in status_text(app), what="the error shown")
         await app.feed.refresh_account()
         await settle(pilot, lambda: "fills: HTTP 429" not in status_text(app), what="the error cleared by a poll")

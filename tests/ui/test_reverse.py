@@ -9,7 +9,7 @@ import pytest
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import asked, dashboard, feed_ready, noted, palette_search, settle
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -40,9 +40,7 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
     await trader.place_order([order_item(1, "s", "150000", "0.02", reduce_only=True)])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, notes):
         await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
         await pilot.press("exclamation_mark", "3", "ctrl+r")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question, though armed")
@@ -52,8 +50,7 @@ async def test_reverse_asks_even_armed_then_goes_short(sim: LocalExchange, clock
         await pilot.press("n")
         await settle(pilot, lambda: app.screen is app.main, what="the dashboard")
         assert await held(trader) == [D("0.02")]
-        await pilot.press("ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "ctrl+r")
         await pilot.press("y")
         said = "reversed BTC-PERP: long 0.02 → short 0.02; the long's 1 reduce-only order(s) cancelled"
         await settle(pilot, lambda: any(said in n for n in notes.messages), what="the outcome")
@@ -77,12 +74,9 @@ async def test_k_reverses_and_keeps_the_old_sides_orders(
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.02")
     await trader.place_order([order_item(1, "s", "150000", "0.02", reduce_only=True)])
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, notes):
         await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
-        await pilot.press("3", "ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "3", "ctrl+r")
         await pilot.press("k")
         said = "reversed BTC-PERP: long 0.02 → short 0.02"
         await settle(pilot, lambda: any(said in n for n in notes.messages), what="the outcome")
@@ -103,8 +97,7 @@ async def test_the_palette_and_the_help_list_reverse(sim: LocalExchange, clock: 
         await pilot.press("3", "ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
         await palette_search(pilot, "reverse", "Reverse")
-        await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "enter")
         assert "REVERSES the BTC-PERP position" in reasons(app)
         await pilot.press("n", "question_mark")
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
@@ -125,12 +118,9 @@ async def test_a_reverse_filled_in_part_says_where_the_position_is(
     await buy_through_the_book(trader, 1, "BTC-PERP", "0.04")
     assert await held(trader) == [D("0.02")]
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(80, 24), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (80, 24)) as (pilot, notes):
         await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
-        await pilot.press("3", "ctrl+r")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "3", "ctrl+r")
         await pilot.press("y")
         said = (
             "BTC-PERP reversed in part: 0.02 of 0.04 filled within the slippage bound, the rest cancelled (IOC);"

@@ -5,22 +5,19 @@ again."""
 from __future__ import annotations
 
 from decimal import Decimal as D
+from typing import Any
 
 from tests.fault_proxy import FaultProxy
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
-from tests.ui.test_place_faults import ALICE, go_long, held, proxied
+from tests.ui.conftest import Notes, asked, settle
+from tests.ui.test_place_faults import held, long_on_screen
 from tui.api.client import Client
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
-from tui.ui.screens.confirm import ConfirmScreen
-
-__all__ = ["proxied"]  # the fixture, used here
 
 
-async def reverse(app: object, pilot: object, notes: Notes, said: str) -> None:
-    await pilot.press("3", "ctrl+r")  # type: ignore[attr-defined]
-    await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")  # type: ignore[attr-defined]
-    await pilot.press("y")  # type: ignore[attr-defined]
+async def reverse(pilot: Any, notes: Notes, said: str) -> None:
+    await asked(pilot, "3", "ctrl+r")
+    await pilot.press("y")
     await settle(pilot, lambda: any(said in m for m in notes.messages), timeout_s=30, what=said)
 
 
@@ -30,14 +27,9 @@ async def test_a_reverse_whose_answer_is_lost_is_read_back(
     """Long 0.01; ctrl+r, y; the reverse reaches the exchange, its answer is lost. The trader is told it is
     unconfirmed, then, from the record, that the position went short 0.01; it is sent once."""
     proxy, client = proxied
-    await go_long(client)
-    app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
-        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+    async with long_on_screen(sim, clock, client) as (_app, pilot, notes):
         proxy.place_fault = "lose_answer"
-        await reverse(app, pilot, notes, "reversed BTC-PERP: long 0.01 → short 0.01")
+        await reverse(pilot, notes, "reversed BTC-PERP: long 0.01 → short 0.01")
     assert any("unconfirmed: waiting for the exchange" in m for m in notes.messages)
     assert await held(client) == D("-0.01")
     assert proxy.forwarded.count("/exchange") == 3  # the first cancel-all, the buy, the reverse: nothing again
@@ -49,12 +41,7 @@ async def test_a_reverse_that_never_arrives_says_nothing_was_placed(
     """Long 0.01; ctrl+r, y; the placeOrder is dropped before the exchange. The record has no such order: the trader
     is told nothing was placed and sending again is safe; the position is still long 0.01."""
     proxy, client = proxied
-    await go_long(client)
-    app = dashboard(client, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(140, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
-        await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
+    async with long_on_screen(sim, clock, client) as (_app, pilot, notes):
         proxy.place_fault = "drop"
-        await reverse(app, pilot, notes, "nothing was placed; sending again is safe")
+        await reverse(pilot, notes, "nothing was placed; sending again is safe")
     assert await held(client) == D("0.01")

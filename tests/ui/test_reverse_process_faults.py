@@ -20,13 +20,12 @@ import pytest
 from tests.conftest import ALICE_KEY, BOB_KEY, QUIET_WS
 from tests.fault_proxy import FaultProxy
 from tests.feed.sim_process import SimProcess, sim_process
-from tests.ui.conftest import Notes, feed_ready, settle
+from tests.ui.conftest import Notes, asked, feed_ready, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.trading import settle as settling
 from tui.ui.app import XtuiApp, make_app
-from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.order_desk import reverse as reversing
 
 D = Decimal
@@ -93,8 +92,7 @@ def dashboard(client: Client, sim: SimProcess) -> XtuiApp:
 async def ask_reverse(app: XtuiApp, pilot: object) -> None:
     """The positions pane, ctrl+r: the question stands."""
     await settle(pilot, lambda: app.feed.state.account.positions, what="the position")
-    await pilot.press("3", "ctrl+r")  # type: ignore[attr-defined]
-    await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+    await asked(pilot, "3", "ctrl+r")
 
 
 @asynccontextmanager

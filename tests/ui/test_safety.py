@@ -8,7 +8,7 @@ from decimal import Decimal
 from textual.command import CommandPalette
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import MARKET_STEPS, Notes, dashboard, feed_ready, noted, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -92,9 +92,7 @@ async def test_panic_default_no_changes_nothing_then_yes_flattens_the_account(
 ) -> None:
     await open_orders_and_positions(trader)
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
         await settle(pilot, lambda: len(account.open_orders) == 2 and len(account.positions) == 2, what="the account")
 
@@ -149,9 +147,7 @@ async def test_a_drifting_clock_warns_in_the_status_bar_and_once_as_a_notificati
 ) -> None:
     sim.hub.repeat_after_s = ()  # a late repeat of a snapshot would measure the drift again over the one set here
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (120, 40)) as (pilot, notes):
         status = app.feed.state.status
         await settle(pilot, lambda: "drift +0ms" in text_of(app, StatusBar), what="the drift figure")
         assert "WARNING" not in text_of(app, StatusBar)

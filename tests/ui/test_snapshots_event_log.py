@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.feed.test_events import BTC, ws_fill
-from tests.ui.conftest import seeded_market, settle
+from tests.ui.conftest import seeded_market, settle, toasts
 from tests.ui.test_snapshots import MINUTES, snapshot_app
 from tui.feed.event_file import event_log_path
 from tui.paths import data_dir
@@ -59,7 +59,7 @@ def test_the_event_log(snap_compare: Any, exchange: EmbeddedExchange, frozen: Fr
         log.add("twap", "TWAP 1: slice 2 of 6: bought 0.0100 at 100,015.0 · avg 100,012.5", at_ms=AT + 120_000)
         log.add("refusal", "Order: rejected: order value 4,950.00 is above the maximum", at_ms=AT + 150_000)
         app.post_message(FeedChanged(frozenset({"events"})))  # as the feed says of a fill
-        await settle(pilot, lambda: app._notifications)  # the fill's notice, then gone: the log is the picture
+        await settle(pilot, lambda: toasts(app))  # the fill's notice, then gone: the log is the picture
         app.clear_notifications()
         await pilot.press("N")
         await settle(pilot, lambda: isinstance(app.screen, EventLogScreen))

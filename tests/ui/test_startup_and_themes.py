@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -86,12 +87,15 @@ def test_startup_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_embedded_exchange_serves_from_its_own_thread() -> None:
     import httpx
 
+    serving = lambda: [t for t in threading.enumerate() if t.name == "xtui-local-exchange"]  # noqa: E731
+    before = serving()
     with EmbeddedExchange() as ex:
         assert ex.url.startswith("http://127.0.0.1:")
         r = httpx.post(ex.url + "/info", json={"method": "ticker", "params": {"symbol": "BTC-PERP"}})
         assert r.status_code == 200 and r.json()[0]["symbol"] == "BTC-PERP"
         assert ex.call(lambda sim: sim.url) == ex.url
-    assert ex._thread is not None and not ex._thread.is_alive()
+        assert len(serving()) == len(before) + 1  # its own thread
+    assert serving() == before  # gone once it is left
 
 
 def test_shipped_themes_have_the_trading_colours() -> None:

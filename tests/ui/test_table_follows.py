@@ -9,7 +9,7 @@ from typing import Any
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import Notes, asked, dashboard, feed_ready, settle
 from tests.ui.test_amend_close import buy_through_the_book
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -17,7 +17,6 @@ from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
 from tui.sim.server.local_exchange import LocalExchange
 from tui.trading.protection import protection_now
-from tui.ui.screens.confirm import ConfirmScreen
 from tui.ui.screens.form import FormScreen
 from tui.ui.widgets.orders import OpenOrdersPane
 
@@ -96,8 +95,7 @@ async def test_attached_exits_are_in_the_table_and_the_protection_with_their_ans
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the TP/SL form")
         app.screen.query_one("#field-tp", Input).value = str(int(mark) + 1000)
         app.screen.query_one("#field-sl", Input).value = str(int(mark) - 1000)
-        await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "enter")
         await pilot.press("y")
         await settle(pilot, lambda: any(m.startswith("2 of 2 order(s) placed") for m in notes.at), what="placed")
         [held] = [ids for m, ids in notes.at.items() if m.startswith("2 of 2")]

@@ -64,17 +64,18 @@ def _plain(cells: Any) -> list[str]:
     return [c.plain if isinstance(c, Text) else str(c) for c in cells]
 
 
-def test_columns_by_priority_in_their_order() -> None:
-    pane = Letters(NO_STATE)
-    pane._widest = {"a": 6, "b": 8, "c": 4, "d": 10, "e": 7}  # what its rows held
-    keys = lambda width: [key for key, _, _ in pane.fitting(width)]  # noqa: E731
-    # each column takes its widest cell and a space before it (not the first): 6 + 9 + 5 + 11 + 8 = 39
-    assert keys(39) == ["a", "b", "c", "d", "e"]  # all fit
-    assert keys(38) == ["a", "b", "c", "d"]  # e is the least wanted
-    assert keys(25) == ["a", "c", "d"]  # b no longer fits after a and d; c (4 and its gap) still does
-    assert keys(10) == ["a"] and keys(3) == ["a"]  # what fits; the first when nothing does
-    pane._widest = {}
-    assert keys(9) == ["a", "b", "c", "d", "e"]  # no rows yet: as wide as the labels, 1 + 4 * 2 characters
+async def test_columns_by_priority_in_their_order() -> None:
+    keys = lambda pane, width: [key for key, _, _ in pane.fitting(width)]  # noqa: E731
+    app = One()
+    async with app.run_test() as pilot:
+        pane, _ = await laid_out(app, pilot)  # its rows' cells: 6, 8, 4, 10 and 7 characters wide
+        # each column takes its widest cell and a space before it (not the first): 6 + 9 + 5 + 11 + 8 = 39
+        assert keys(pane, 39) == ["a", "b", "c", "d", "e"]  # all fit
+        assert keys(pane, 38) == ["a", "b", "c", "d"]  # e is the least wanted
+        assert keys(pane, 25) == ["a", "c", "d"]  # b no longer fits after a and d; c (4 and its gap) still does
+        assert keys(pane, 10) == ["a"] and keys(pane, 3) == ["a"]  # what fits; the first when nothing does
+    # no rows yet: as wide as the labels, 1 + 4 * 2 characters
+    assert keys(Letters(NO_STATE), 9) == ["a", "b", "c", "d", "e"]
 
 
 async def test_columns_are_as_wide_as_their_cells_with_a_space_between() -> None:

@@ -52,13 +52,13 @@ async def redraw(pilot: Any, pane: TradeTapePane) -> None:
 def spy_draws(lines: TapeLines) -> list[tuple[Any, ...]]:
     """The rows drawn afresh (not found in the cache), by their cells."""
     drawn: list[tuple[Any, ...]] = []
-    draw = lines._draw
+    draw = lines._draw  # private: a row drawn afresh, not taken from the cache, shows in no frame
 
     def recording(header: bool, cells: Any) -> Any:
         drawn.append(cells)
         return draw(header, cells)
 
-    lines._draw = recording  # type: ignore[method-assign]
+    lines._draw = recording  # type: ignore[method-assign]  # private: as above
     return drawn
 
 
@@ -98,7 +98,9 @@ async def test_rows_that_fit_change_the_tape_without_laying_out_the_screen() -> 
         lines = pane.lines
         assert lines.row_count == 2 and lines.virtual_size.height == 3
         layouts: list[bool] = []
+        # private: a layout of the screen shows in no frame of its own: Textual's call for one is counted
         screen_layout = app.screen._refresh_layout
+        # private: as above
         app.screen._refresh_layout = lambda *a, **k: (layouts.append(True), screen_layout(*a, **k))[1]  # type: ignore[method-assign]
 
         market.add_trades([trade(5, 110)])
@@ -106,6 +108,7 @@ async def test_rows_that_fit_change_the_tape_without_laying_out_the_screen() -> 
         assert lines.row_count == 3 and lines.virtual_size.height == 4 and lines.cell(0, 2) == "110.00"
         assert layouts == []  # the rows fit before and after: no layout of the screen
 
-        lines.set_rows([lines._rows[0]] * 12)  # more than the view shows (9 lines under the header)
+        row = tuple(((text, ""),) for text in ("00:00:09", "▲", "120.00", "0.5000"))  # time, side, price, size
+        lines.set_rows([row] * 12)  # more than the view shows (9 lines under the header)
         await pilot.pause()
         assert layouts and lines.virtual_size.height == 13 and lines.max_scroll_y > 0

@@ -107,6 +107,6 @@ async def test_the_dashboard_s_driver_writes_through_it() -> None:
     """The file Textual's writer thread is given (``LinuxDriver._file``) is the whole-writing one, on the same
     descriptor and in the same encoding as ``sys.__stderr__``."""
     driver = LeanDriver(App())
-    out = driver._file
+    out = driver._file  # private: the file Textual's writer thread is given, which the docstring names
     assert out is not None and isinstance(out.buffer, WholeWrites)
     assert out.fileno() == sys.__stderr__.fileno() and out.encoding == sys.__stderr__.encoding

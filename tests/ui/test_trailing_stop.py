@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import Notes, dashboard, feed_ready, palette_search, settle
+from tests.ui.conftest import Notes, asked, dashboard, feed_ready, noted, palette_search, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
@@ -63,8 +63,7 @@ async def test_l_on_a_position_trails_a_stop_and_l_again_stops_it(
         distance = app.screen.query_one("#field-distance", Input)
         assert distance.value == "0" and isinstance(app.screen, FormScreen)
         distance.value = "1%"
-        await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "enter")
         assert str(app.screen.query_one(".title").render()) == "Start the trailing stop?"
         await pilot.press("y")
         runner = app.trails
@@ -103,9 +102,7 @@ async def test_l_on_a_position_trails_a_stop_and_l_again_stops_it(
 async def test_l_without_a_position_says_so(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     """`l` with no position selected: a notice, no form."""
     app = dashboard(trader, sim, clock, ALICE)
-    notes = Notes()
-    async with app.run_test(size=(160, 48), message_hook=notes) as pilot:
-        await feed_ready(app)
+    async with noted(app, (160, 48)) as (pilot, notes):
         await pilot.press("3", "l")
         await settle(pilot, lambda: any("a trailing stop follows a position" in m for m in notes.messages))
         assert not isinstance(app.screen, FormScreen)
@@ -141,8 +138,7 @@ async def test_panic_stops_the_trail_first_and_leaves_nothing(
         await pilot.press("3", "l")
         await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the form")
         app.screen.query_one("#field-distance", Input).value = "500"
-        await pilot.press("enter")
-        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+        await asked(pilot, "enter")
         await pilot.press("y")
         await settle(pilot, lambda: bool(runner.trails) and runner.trails[0].stop is not None, what="the stop")
         await pilot.press("P")

@@ -4,14 +4,11 @@ says so, and once /info answers the row shows the slice counted."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from decimal import Decimal
 
-import pytest
-
-from tests.conftest import ALICE_KEY, signs_for
-from tests.fault_proxy import FaultProxy, through_proxy
-from tests.ui.conftest import MARKET_STEPS, Seen, dashboard, feed_ready, settle
+from tests.conftest import ALICE_KEY
+from tests.fault_proxy import FaultProxy
+from tests.ui.conftest import Seen, dashboard, feed_ready, settle
 from tests.ui.screen_steps import cells, until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -22,14 +19,6 @@ from tui.ui.screens.twap import TwapScreen
 from tui.ui.widgets.record_table import RecordTable
 
 ALICE = Signer(ALICE_KEY)
-
-
-@pytest.fixture
-async def proxied(sim: LocalExchange, clock: FrozenClock) -> AsyncIterator[tuple[FaultProxy, Client]]:
-    for _ in range(MARKET_STEPS):
-        sim.step(250)
-    async with through_proxy(sim.url, ALICE, testnet=signs_for(sim), clock_ms=clock.now_ms) as pair:
-        yield pair
 
 
 async def test_the_twap_row_says_a_slice_is_unconfirmed_until_the_exchange_answers(

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from tests.conftest import ALICE_KEY
-from tests.ui.conftest import dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, feed_ready, frames_handed, settle
 from tests.ui.screen_steps import until
 from tui.api.client import Client
 from tui.api.signing import Signer
@@ -37,6 +37,16 @@ WIDTH, ROWS = 20, 3
 CONSOLE = Console(color_system="truecolor", width=WIDTH, force_terminal=True)
 RED, BLUE = Style(color="#ff0000"), Style(color="#0000ff", bold=True)
 ALICE = Signer(ALICE_KEY)
+
+
+def record(app: LeanApp[Any]) -> TerminalLines:
+    """What ``app`` holds the terminal shows."""
+    return app._on_terminal  # private: the app's record of the terminal, which no frame written shows
+
+
+def hand(app: LeanApp[Any], frame: RenderableType) -> None:
+    """``frame`` handed to the app to write, as Textual's compositor hands it one."""
+    app._display(app.screen, frame)  # private: the hook LeanApp overrides, called as Textual calls it
 
 
 class Terminal:
@@ -223,23 +233,16 @@ async def test_suspended_and_back_the_app_forgets_the_terminal_and_draws_the_who
     forgotten, and the screen is drawn whole (Textual drew only what changed after it: seen in tmux as a blank
     screen with a few figures, before this; ``kill -TSTP``, then ``fg``)."""
     frames: list[RenderableType] = []
-    display = XtuiApp._display
-
-    def kept(app: XtuiApp, screen: Any, renderable: RenderableType | None) -> None:
-        if renderable is not None:
-            frames.append(renderable)
-        display(app, screen, renderable)
-
-    monkeypatch.setattr(XtuiApp, "_display", kept)
+    frames_handed(monkeypatch, XtuiApp, lambda _app, frame: frames.append(frame))
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(100, 30)) as pilot:
         await feed_ready(app)
         for signal in (app.app_suspend_signal, app.app_resume_signal):
-            app._on_terminal.to_write(first_frame())
-            assert app._on_terminal.to_write(first_frame()) is None
+            record(app).to_write(first_frame())
+            assert record(app).to_write(first_frame()) is None
             frames.clear()
             signal.publish(app)
-            assert app._on_terminal.to_write(first_frame()) is not None, signal
+            assert record(app).to_write(first_frame()) is not None, signal
         # the whole screen is drawn (on a busy machine a pane's own chops may come first: written as they are, since
         # the record was forgotten)
         screen = Region(0, 0, 100, 30)
@@ -302,14 +305,13 @@ async def test_the_dashboard_s_frames_leave_the_terminal_as_every_frame_written_
     and the order form and the help open and close, replayed on two emulated terminals: every frame, and what
     ``TerminalLines`` leaves of each. The two must hold the same cells after every frame."""
     frames: list[RenderableType] = []
-    display = XtuiApp._display
 
-    def kept(app: XtuiApp, screen: Any, renderable: RenderableType | None) -> None:
-        if isinstance(renderable, (LayoutUpdate, ChopsUpdate)) and not app._batch_count:
-            frames.append(renderable)
-        display(app, screen, renderable)
+    def kept(app: XtuiApp, frame: RenderableType) -> None:
+        # private: Textual drops a frame handed inside a batch; only its batch count says so
+        if isinstance(frame, (LayoutUpdate, ChopsUpdate)) and not app._batch_count:
+            frames.append(frame)
 
-    monkeypatch.setattr(XtuiApp, "_display", kept)
+    frames_handed(monkeypatch, XtuiApp, kept)
     app = dashboard(trader, sim, clock, ALICE)
     size = (100, 30)
     async with app.run_test(size=size) as pilot:
@@ -379,12 +381,12 @@ async def test_the_frame_that_answers_a_key_writes_its_first_row_first(monkeypat
     handed to Textual's ``App._display`` (the app is run headless, and taken for a terminal once it is up)."""
     written: list[Any] = []
     handed = lambda _app, _screen, renderable: renderable is None or written.append(renderable)  # noqa: E731
-    monkeypatch.setattr(App, "_display", handed)
+    monkeypatch.setattr(App, "_display", handed)  # private: Textual's write to the terminal, kept from it here
     app = Rows()
     async with app.run_test(size=(WIDTH, ROWS)) as pilot:
         monkeypatch.setattr(Rows, "is_headless", property(lambda _app: False))
-        app._draw_whole(app.screen)
-        await until(pilot, lambda: app._on_terminal.following, "the whole screen, written")
+        app.app_resume_signal.publish(app)  # back from a suspension (fg): the whole screen is drawn again
+        await until(pilot, lambda: record(app).following, "the whole screen, written")
         written.clear()
 
         await pilot.press("n")  # the app's own frame answers it: "A", then "B" and "C"
@@ -394,12 +396,12 @@ async def test_the_frame_that_answers_a_key_writes_its_first_row_first(monkeypat
 
         written.clear()
         three_rows = chops({y: {0: text(c * 20)} for y, c in enumerate("xyz")}, [(y, 0, WIDTH) for y in range(ROWS)])
-        app._display(app.screen, three_rows)  # no key since: one write
+        hand(app, three_rows)  # no key since: one write
         assert [f.spans for f in written] == [three_rows.spans]
 
         written.clear()
-        app._answer_due = True  # as a key leaves it
-        app._display(app.screen, chops({y: {0: text(c * 20)} for y, c in enumerate("uvw")}, three_rows.spans))
-        app._display(app.screen, three_rows)  # a frame before the rest's timer: the rest is written first
+        await pilot.press("x")  # a key nothing is bound to: the next frame written answers it
+        hand(app, chops({y: {0: text(c * 20)} for y, c in enumerate("uvw")}, three_rows.spans))
+        hand(app, three_rows)  # a frame before the rest's timer: the rest is written first
         assert [f.spans for f in written] == [[(0, 0, WIDTH)], [(1, 0, WIDTH), (2, 0, WIDTH)], three_rows.spans]
         monkeypatch.undo()

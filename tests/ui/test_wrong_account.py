@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY, client_for
-from tests.ui.conftest import Notes, dashboard, feed_ready, settle
+from tests.ui.conftest import dashboard, noted, settle
 from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.sim.clock import FrozenClock
@@ -21,9 +21,7 @@ async def test_signing_for_another_network_is_a_loud_warning(sim: LocalExchange,
     me = Signer(NEW_KEY)
     async with client_for(sim, NEW_KEY, clock, testnet=False) as client:  # the exchange plays testnet
         app = dashboard(client, sim, clock, me)
-        notes = Notes()
-        async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-            await feed_ready(app)
+        async with noted(app, (120, 40)) as (pilot, notes):
             await settle(pilot, lambda: [m for m in notes.messages if "plays testnet" in m], what="the warning")
             warned = [m for m in notes.messages if "plays testnet" in m]
             assert warned == [
@@ -39,9 +37,7 @@ async def test_an_order_applied_to_another_account_is_reported_not_shown_as_plac
     agent = Signer(UNAPPROVED_AGENT_KEY)
     async with client_for(sim, UNAPPROVED_AGENT_KEY, clock, account=ALICE.address) as client:
         app = dashboard(client, sim, clock, agent, account=ALICE.address)
-        notes = Notes()
-        async with app.run_test(size=(120, 40), message_hook=notes) as pilot:
-            await feed_ready(app)
+        async with noted(app, (120, 40)) as (pilot, notes):
             account = app.feed.state.account
             await settle(pilot, lambda: account.summary is not None, what="Alice's account")
             await pilot.press("b")
