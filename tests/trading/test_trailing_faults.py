@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from decimal import Decimal
 
 import pytest
@@ -29,7 +31,7 @@ from tui.api.client import Client
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.trading.trail_plan import TrailSpec
-from tui.trading.trailing import Trail
+from tui.trading.trailing import Trail, TrailRunner
 
 D = Decimal
 TIMEOUT_S = 0.5  # the trader's HTTP timeout: a frozen exchange is given up on quickly
@@ -177,10 +179,12 @@ async def test_an_exchange_killed_mid_move_and_started_again_ends_the_trail(exch
     assert await position(exchange.url) == 0
 
 
-@pytest.mark.parametrize("mode", ["500", "hang"])
-async def test_a_trail_that_cannot_read_the_position_does_not_move(exchange: SimProcess, mode: str) -> None:
-    """Every /info failing behind a proxy (500, or no answer) while /exchange answers: the price runs, but the
-    trail cannot read the position, says so and places nothing; its stop stays. Once /info answers, it moves."""
+@asynccontextmanager
+async def trailing_behind_a_proxy(
+    exchange: SimProcess,
+) -> AsyncIterator[tuple[FaultProxy, Market, Said, TrailRunner, Trail, StopWatch]]:
+    """Alice long, her trail from 95,000 run through a fault proxy, its first stop resting; the exchange's stops
+    watched all along (the watcher, stopped at the end, is read after)."""
     ctx = await go_long(exchange.url)
     proxy = FaultProxy(exchange.url)
     await proxy.start()
@@ -191,17 +195,25 @@ async def test_a_trail_that_cannot_read_the_position_does_not_move(exchange: Sim
             trails = runner(alice, market, said)
             trail = trails.start(SPEC, D(94_500))
             await said.until(lambda: trail.stop is not None)
-            proxy.mode = mode  # type: ignore[assignment]
-            market.now = D(96_000)
-            await said.until(lambda: said.any("not readable"))
-            await proxy.until_failed(6, 60)
-            assert trail.moves == 0 and proxy.forwarded.count("/exchange") == 1
-            proxy.mode = "pass"
-            await said.until(lambda: trail.stop is not None and trail.stop.trigger == D(95_500) and trail.old is None)
-            await trails.stop_all()
+            yield proxy, market, said, trails, trail, watch
     finally:
         await proxy.stop()
         await watch.stop()
+
+
+@pytest.mark.parametrize("mode", ["500", "hang"])
+async def test_a_trail_that_cannot_read_the_position_does_not_move(exchange: SimProcess, mode: str) -> None:
+    """Every /info failing behind a proxy (500, or no answer) while /exchange answers: the price runs, but the
+    trail cannot read the position, says so and places nothing; its stop stays. Once /info answers, it moves."""
+    async with trailing_behind_a_proxy(exchange) as (proxy, market, said, trails, trail, watch):
+        proxy.mode = mode  # type: ignore[assignment]
+        market.now = D(96_000)
+        await said.until(lambda: said.any("not readable"))
+        await proxy.until_failed(6, 60)
+        assert trail.moves == 0 and proxy.forwarded.count("/exchange") == 1
+        proxy.mode = "pass"
+        await said.until(lambda: trail.stop is not None and trail.stop.trigger == D(95_500) and trail.old is None)
+        await trails.stop_all()
     assert (await watch.read())[0] == [D(95_500)]
     watch.never_lost_or_doubled()
 
@@ -213,25 +225,13 @@ async def test_a_new_stop_whose_answer_is_lost_is_settled_by_its_cloid(exchange:
     The trail says the new stop is unconfirmed and reads the record by its cloid before anything else: there, it
     is the stop and the old one is cancelled; absent once its expiry has passed, the old one still is and the next
     step moves again. One stop at the end, never none, never more than two."""
-    ctx = await go_long(exchange.url)
-    proxy = FaultProxy(exchange.url)
-    await proxy.start()
-    market, said, watch = Market(ctx, D(95_000)), Said(), StopWatch(exchange.url)
-    watch.start()
-    try:
-        async with Client(proxy.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
-            trails = runner(alice, market, said)
-            trail = trails.start(SPEC, D(94_500))
-            await said.until(lambda: trail.stop is not None)
-            proxy.place_fault = fault  # type: ignore[assignment]
-            market.now = D(95_600)
-            await said.until(lambda: said.any("the stop at 95,100 is unconfirmed"))
-            await said.until(lambda: trail.stop is not None and trail.stop.trigger == D(95_100) and trail.old is None)
-            await said.until(lambda: trail.checked_at > 0)
-            await trails.stop_all()
-    finally:
-        await proxy.stop()
-        await watch.stop()
+    async with trailing_behind_a_proxy(exchange) as (proxy, market, said, trails, trail, watch):
+        proxy.place_fault = fault  # type: ignore[assignment]
+        market.now = D(95_600)
+        await said.until(lambda: said.any("the stop at 95,100 is unconfirmed"))
+        await said.until(lambda: trail.stop is not None and trail.stop.trigger == D(95_100) and trail.old is None)
+        await said.until(lambda: trail.checked_at > 0)
+        await trails.stop_all()
     assert (await watch.read())[0] == [D(95_100)]
     watch.never_lost_or_doubled()
 
