@@ -291,8 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # a key on the command line ends up in shell history and `ps`: refused before anything reads it (a usage error)
     for flag in REFUSED_KEY_FLAGS:
         if any(a == flag or a.startswith(flag + "=") for a in argv):
-            refusal = f"{flag} is refused: use --key-env VAR, naming an environment variable that holds the key"
-            sys.stderr.write(usage_line("xtui", refusal + ", or a keystore (a key on the command line is kept in shell"
+            refused = f"{flag} is refused: use --key-env VAR, naming an environment variable that holds the key"
+            sys.stderr.write(usage_line("xtui", refused + ", or a keystore (a key on the command line is kept in shell"
                                         " history and shown by `ps`)"))  # fmt: skip
             return USAGE_EXIT
     if refusal := refuse_key_argv(argv):

@@ -4,10 +4,11 @@ position it follows or its fixed size, and each leg's order: cloid, side, price,
 
 The file is JSON (``tools-<profile>.json``: ``{"version": 1, "trails": [...], "ocos": [...]}``; a file with no
 ``"ocos"``, as the first trail-only builds wrote it, reads as one with none), written whole and atomically at every
-change of a tool and before each stop a trail sends (a temporary file, then a rename), read within limits (64 KiB, nested at most 6 deep, at most
-``MAX_KEPT`` trails and ``MAX_KEPT`` OCOs) and checked field by field: a file that cannot be read, or holds a bad
-entry, is moved aside with a notice, never written over, never half-used. On the next start xtui finds each kept
-tool's orders on the exchange by their cloids and asks once to resume it (``tui.ui.resume``).
+change of a tool and before each stop a trail sends (a temporary file, then a rename), read within limits (64 KiB,
+nested at most 6 deep, at most ``MAX_KEPT`` trails and ``MAX_KEPT`` OCOs) and checked field by field: a file that
+cannot be read, or holds a bad entry, is moved aside with a notice, never written over, never half-used. On the next
+start xtui finds each kept tool's orders on the exchange by their cloids and asks once to resume it
+(``tui.ui.resume``).
 """
 
 from __future__ import annotations
