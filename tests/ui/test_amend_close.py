@@ -5,12 +5,14 @@ on every instrument as its own confirmed action; scale orders placed as one and 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from textual.widgets import DataTable, Input, Static
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import asked, dashboard, feed_ready, noted, settle
 from tui.api.client import Client
+from tui.api.models import Order
 from tui.api.signing import Signer
 from tui.api.wire import order_item
 from tui.sim.clock import FrozenClock
@@ -37,15 +39,23 @@ def field(app: object, name: str) -> Input:
     return app.screen.query_one(f"#field-{name}", Input)  # type: ignore[attr-defined]
 
 
+async def amend_form(pilot: Any) -> Order:
+    """Once the dashboard shows the account's one open order, ``e`` on the orders pane: the amend form is up; the
+    order it amends."""
+    account = pilot.app.feed.state.account
+    await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
+    [order] = account.open_orders
+    await pilot.press("4", "e")
+    await settle(pilot, lambda: isinstance(pilot.app.screen, FormScreen), what="the amend form")
+    return order
+
+
 async def test_amend_changes_price_and_size_in_one_step(sim: LocalExchange, clock: FrozenClock, trader: Client) -> None:
     await trader.place_order([order_item(1, "b", "90000", "0.01", cloid="mine-1")])
     app = dashboard(trader, sim, clock, ALICE)
     async with noted(app, (120, 40)) as (pilot, notes):
         account = app.feed.state.account
-        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
-        [old] = account.open_orders
-        await pilot.press("4", "e")
-        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        old = await amend_form(pilot)
         assert (field(app, "price").value, field(app, "size").value) == ("90000", "0.01")  # the order as it is
         assert not app.screen.query("#field-trigger")  # a plain limit order has no trigger to change
         field(app, "price").value = "90500"
@@ -67,10 +77,7 @@ async def test_amend_sends_nothing_when_the_form_is_wrong_or_cancelled(
     app = dashboard(trader, sim, clock, ALICE)
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
-        account = app.feed.state.account
-        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
-        await pilot.press("4", "e")
-        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        await amend_form(pilot)
         for price, said in (("90000.05", "tick size"), ("", "price")):
             field(app, "price").value = price
             await settle(pilot, lambda: form_error(app) == "", what="the last error cleared by the change")
@@ -91,11 +98,7 @@ async def test_amend_places_nothing_when_the_cancel_fails(
     await trader.place_order([order_item(1, "b", "90000", "0.01")])
     app = dashboard(trader, sim, clock, ALICE)
     async with noted(app, (120, 40)) as (pilot, notes):
-        account = app.feed.state.account
-        await settle(pilot, lambda: len(account.open_orders) == 1, what="the order")
-        [old] = account.open_orders
-        await pilot.press("4", "e")
-        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        old = await amend_form(pilot)
         await trader.cancel_by_oid([(old.order_id, 1)])  # gone (filled, cancelled elsewhere) while the form is open
         field(app, "price").value = "90500"
         await pilot.press("enter")
@@ -115,9 +118,7 @@ async def test_amend_a_stop_changes_its_trigger(sim: LocalExchange, clock: Froze
     async with app.run_test(size=(120, 40)) as pilot:
         await feed_ready(app)
         account = app.feed.state.account
-        await settle(pilot, lambda: len(account.open_orders) == 1, what="the stop")
-        await pilot.press("4", "e")
-        await settle(pilot, lambda: isinstance(app.screen, FormScreen), what="the amend form")
+        await amend_form(pilot)
         assert field(app, "price").value == ""  # a market stop: empty price means market when triggered
         assert Decimal(field(app, "trigger").value) == stop
         lower = stop - 1000
