@@ -7,6 +7,7 @@ Built as ``test_snapshots_chart`` builds its pictures: a seeded exchange, a froz
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from tests.ui.conftest import settle
 from tests.ui.test_snapshots import exchange, frozen, snapshot_app
 from tests.ui.test_snapshots_chart import chart_in_view
+from tui.feed.indicator_choice import IndicatorChoice
 from tui.feed.indicators import INDICATORS
 from tui.sim.clock import FrozenClock
 from tui.sim.embedded import EmbeddedExchange
@@ -29,7 +31,7 @@ def with_indicators(chosen: tuple[str, ...]) -> Any:
     async def run_before(pilot: Any) -> None:
         await chart_in_view(pilot)
         pane = pilot.app.main.query_one(ChartPane)
-        pane.set_indicators(chosen)
+        pane.set_indicators(IndicatorChoice(Path("not written"), chosen))  # the default periods
         pane.refresh_state()
         plot = pilot.app.main.query_one(CandleChart)
         await settle(pilot, lambda: NAMES[chosen[0]] in "\n".join(plot.text()), what="the indicator drawn")

@@ -106,6 +106,8 @@ def _toml(value: Any) -> str:
 
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, tuple):  # chart_ma_periods
+        return "[" + ", ".join(_toml(v) if not isinstance(v, int) else str(v) for v in value) + "]"
     return json.dumps(str(value))
 
 

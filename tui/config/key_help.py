@@ -49,5 +49,7 @@ PROFILE_HELP: dict[str, tuple[str, str]] = {
     "ladder_notional": ("USDC: the price ladder's order size until its `z` key sets one", "2x the minimum order"),
     "theme": ("one of xtui's own themes (listed below) or a theme file's name", ""),
     "symbol": ("the instrument shown first", ""),
+    "chart_ma_periods": ("the chart's SMA and EMA periods in candles: 1 to 3 of 2-500, like [9, 21, 50]", "[20, 50]"),
+    "chart_rsi_period": ("the chart's RSI period in candles (2-100)", ""),
     "keymap": ('a table: binding id = "key" or "key1,key2" (the ids: [keys.md](keys.md))', "none"),
 }

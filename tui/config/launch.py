@@ -58,6 +58,8 @@ class DashboardOptions(msgspec.Struct, frozen=True):
     daily_loss_limit: Decimal | None = None
     liquidation_warn_pct: Decimal | None = None
     ladder_notional: Decimal | None = None  # USDC: the ladder's size until z sets one (None: 2x the minimum)
+    chart_ma_periods: tuple[int, ...] = (20, 50)  # the chart's SMA and EMA lines, in candles
+    chart_rsi_period: int = 14
 
 
 def profile_name(url: str) -> str:
@@ -120,6 +122,8 @@ class Launch(msgspec.Struct, frozen=True):
             daily_loss_limit=p.daily_loss_limit,
             liquidation_warn_pct=p.liquidation_warn_pct,
             ladder_notional=p.ladder_notional,
+            chart_ma_periods=p.chart_ma_periods,
+            chart_rsi_period=p.chart_rsi_period,
         )
 
 

@@ -130,6 +130,8 @@ class ProfileConfig(msgspec.Struct, frozen=True):
     theme: str = "xtui"
     symbol: str = "BTC-PERP"
     low_bandwidth: bool = False  # for links under 100 kbit/s: fewer redraws a second, no depth bars
+    chart_ma_periods: tuple[int, ...] = (20, 50)  # the chart's SMA and EMA lines, in candles
+    chart_rsi_period: int = 14
     mirror: str | None = None  # base URL of the exchange whose market the built-in exchange mirrors (read-only)
     mirror_max_move_pct: Decimal = Decimal(20)  # a mirrored price moving more in one poll is held, not followed
 

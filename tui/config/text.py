@@ -154,6 +154,8 @@ symbol = "BTC-PERP"               # the instrument shown first
 low_bandwidth = false             # true for links under 100 kbit/s: redraws within 2,200 B/s, no depth bars
 # ladder_notional = "500"         # USDC: the price ladder's order size (at the mid, rounded down to the lot) until
 #                                 # its z key sets one; unset (or less), twice the exchange's minimum order value
+chart_ma_periods = [20, 50]       # the chart's SMA and EMA lines (i): 1 to 3 periods of 2-500 candles
+chart_rsi_period = 14             # the chart's RSI (2-100 candles)
 # Guards (each off unless set; the dashboard applies them to every order it sends, armed mode included):
 # max_order_notional = "25000"    # USDC: an order worth more is refused, not asked (TP/SL, PANIC excepted)
 # daily_loss_limit = "1000"       # USDC: once the PnL since 00:00 UTC is this far below zero, only orders that

@@ -180,6 +180,33 @@ def check_binding(binding: str, keys: Any) -> str:
     return keys.strip()
 
 
+def _whole(text: Any, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high``: a TOML integer, or its ASCII digits (a variable's text)."""
+    if isinstance(text, str) and text.strip().isdigit() and text.strip().isascii():
+        text = int(text.strip())
+    if isinstance(text, bool) or not isinstance(text, int):
+        raise ValueError(f"expected a whole number from {low} to {high}, not {kind_of(text)}")
+    if not low <= text <= high:
+        raise ValueError(f"expected a whole number from {low} to {high}, not {text}")
+    return text
+
+
+def chart_periods(value: Any) -> tuple[int, ...]:
+    """``chart_ma_periods = [20, 50]`` (or "20,50" in a variable): the SMA's and EMA's periods, 1 to 3 of them,
+    each 2 to 500 candles, in rising order."""
+    items = [p for p in value.split(",")] if isinstance(value, str) else value
+    if not isinstance(items, list) or not 1 <= len(items) <= 3:
+        bad = f"{len(items)} of them" if isinstance(items, list) else kind_of(value)
+        raise ValueError(f"expected 1 to 3 periods like [20, 50] (each 2 to 500 candles), not {bad}")
+    periods = sorted({_whole(p, 2, 500) for p in items})
+    return tuple(periods)
+
+
+def chart_rsi_period(value: Any) -> int:
+    """``chart_rsi_period = 14``: the RSI's period, 2 to 100 candles."""
+    return _whole(value, 2, 100)
+
+
 def bell_kinds(value: Any) -> frozenset[str]:
     """``bell = ["fill", "trigger"]``: the kinds of account event that ring the terminal bell (``[]``: none)."""
     if not isinstance(value, list):
@@ -219,6 +246,8 @@ PROFILE_FIELDS: dict[str, Callable[[Any], Any]] = {
     "ladder_notional": _above_zero(MAX_NOTIONAL),  # USDC: the ladder's size until z sets one (unset: 2x the minimum)
     "theme": _pattern(_THEME, "a theme name"),
     "symbol": _pattern(_SYMBOL, "an instrument symbol"),
+    "chart_ma_periods": chart_periods,  # the chart's SMA and EMA lines
+    "chart_rsi_period": chart_rsi_period,
 }
 BOOL_FIELDS = frozenset(name for name, parse in PROFILE_FIELDS.items() if parse is _bool)
 FIELD_ALIASES = {"network": "testnet"}  # alias -> the field it sets, which `config show` prints instead

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tui.paths import profile_file
 
-from .indicators import INDICATORS
+from .indicators import INDICATORS, MA_PERIODS, RSI_PERIOD, Study, indicator_title, studies_for
 from .kept_files import KeptFile, KeptStore
 
 __all__ = ["IndicatorChoice", "indicators_path", "next_indicators"]
@@ -45,17 +45,33 @@ def _names(raw: object) -> tuple[str, ...]:
 
 
 class IndicatorChoice(KeptStore):
-    """A profile's chosen indicators (in ``INDICATORS`` order) and their file."""
+    """A profile's chosen indicators (in ``INDICATORS`` order) and their file, with the profile's periods (its
+    config's ``chart_ma_periods`` and ``chart_rsi_period``)."""
 
-    def __init__(self, path: Path, chosen: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, path: Path, chosen: tuple[str, ...] = (), ma_periods: tuple[int, ...] = MA_PERIODS,
+        rsi_period: int = RSI_PERIOD,
+    ) -> None:  # fmt: skip
         self.chosen = chosen
+        self.ma_periods = ma_periods
+        self.rsi_period = rsi_period
         self.file = KeptFile(path)
 
     @classmethod
-    def load(cls, path: Path) -> IndicatorChoice:
-        choice = cls(path)
+    def load(
+        cls, path: Path, ma_periods: tuple[int, ...] = MA_PERIODS, rsi_period: int = RSI_PERIOD
+    ) -> IndicatorChoice:
+        choice = cls(path, (), ma_periods, rsi_period)
         choice.chosen = choice.file.load(_names, MAX_FILE_BYTES, max_depth=4) or ()
         return choice
+
+    def title(self, name: str) -> str:
+        """``name`` as the chooser says it, at this profile's periods ("SMA 9, 21 and 50")."""
+        return indicator_title(name, self.ma_periods, self.rsi_period)
+
+    def studies(self) -> list[Study]:
+        """The studies the chosen indicators draw, at this profile's periods."""
+        return studies_for(self.chosen, self.ma_periods, self.rsi_period)
 
     def choose(self, chosen: tuple[str, ...]) -> None:
         """Show ``chosen`` (kept in ``INDICATORS`` order) and save it; OSError if it cannot be saved (it is shown

@@ -21,19 +21,19 @@ from tui.api.models import Candle
 __all__ = [
     "INDICATORS",
     "INDICATOR_TITLES",
-    "LINE_STUDIES",
     "Ema",
     "Rsi",
     "Sma",
     "Study",
     "Tracker",
     "Vwap",
+    "indicator_title",
     "studies_for",
     "volume_profile",
 ]
 
 INDICATORS = ("sma", "ema", "vwap", "profile", "rsi")  # the order the chooser, the legend and the file use
-INDICATOR_TITLES = {
+INDICATOR_TITLES = {  # at the default periods; ``indicator_title`` says a profile's
     "sma": "SMA 20 and 50",
     "ema": "EMA 20 and 50",
     "vwap": "VWAP from 00:00 UTC",
@@ -160,17 +160,25 @@ class Rsi:
         return _HUNDRED - _HUNDRED / (1 + gain / loss)
 
 
-LINE_STUDIES: dict[str, list[Study]] = {
-    "sma": [Sma(p) for p in MA_PERIODS],
-    "ema": [Ema(p) for p in MA_PERIODS],
-    "vwap": [Vwap()],
-}
+def studies_for(
+    chosen: Sequence[str], ma_periods: Sequence[int] = MA_PERIODS, rsi_period: int = RSI_PERIOD
+) -> list[Study]:
+    """The studies the chosen indicators draw, with the profile's periods (the volume profile is not one: it is of
+    the candles shown)."""
+    lines: dict[str, list[Study]] = {
+        "sma": [Sma(p) for p in ma_periods],
+        "ema": [Ema(p) for p in ma_periods],
+        "vwap": [Vwap()],
+        "rsi": [Rsi(rsi_period)],
+    }
+    return [s for name in INDICATORS if name in chosen for s in lines.get(name, [])]
 
 
-def studies_for(chosen: Sequence[str]) -> list[Study]:
-    """The studies the chosen indicators draw (the volume profile is not one: it is of the candles shown)."""
-    out: list[Study] = [s for name in INDICATORS if name in chosen for s in LINE_STUDIES.get(name, [])]
-    return out + ([Rsi()] if "rsi" in chosen else [])
+def indicator_title(name: str, ma_periods: Sequence[int] = MA_PERIODS, rsi_period: int = RSI_PERIOD) -> str:
+    """An indicator as the chooser and its notice say it: "SMA 20 and 50", "EMA 9, 21 and 50", "RSI 14"."""
+    periods = [str(p) for p in ma_periods]
+    said = periods[0] if len(periods) == 1 else f"{', '.join(periods[:-1])} and {periods[-1]}"
+    return {"sma": f"SMA {said}", "ema": f"EMA {said}", "rsi": f"RSI {rsi_period}"}.get(name) or INDICATOR_TITLES[name]
 
 
 class Tracker:

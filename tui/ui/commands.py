@@ -10,7 +10,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 
-from tui.feed.indicators import INDICATOR_TITLES, INDICATORS
+from tui.feed.indicators import INDICATORS
 from tui.ui.bindings import key_catalogue
 from tui.ui.screens.catalogue import screen_classes
 from tui.ui.screens.data_screen import DataScreen
@@ -52,7 +52,7 @@ class XtuiCommands(Provider):
             out.append((title, help_text, partial(app.run_action, item.action, target)))
         if main is not None:  # each indicator on or off (i steps through them)
             for name in INDICATORS:
-                title = f"Chart indicator {INDICATOR_TITLES[name]}: on or off"
+                title = f"Chart indicator {main.context.session.indicators.title(name)}: on or off"
                 help_text = escape("key i steps through them · id chart_indicators")
                 out.append((title, help_text, partial(main.action_toggle_indicator, name)))
         return out

@@ -227,7 +227,9 @@ def open_session(client: Client, ws_url: str, signer: Signer | None, **parts: Un
         alerts=AlertBook.load(alerts_path(stores, profile)),
         watchlist=Watchlist.load(watchlist_path(stores, profile)),
         layouts=LayoutBook.load(layouts_path(stores, profile)),
-        indicators=IndicatorChoice.load(indicators_path(stores, profile)),
+        indicators=IndicatorChoice.load(
+            indicators_path(stores, profile), options.chart_ma_periods, options.chart_rsi_period
+        ),
         twaps=twaps,
         trails=trails,
         guard=guard,

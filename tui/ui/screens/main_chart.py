@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 from textual.screen import Screen
 
-from tui.feed.indicator_choice import next_indicators
-from tui.feed.indicators import INDICATOR_TITLES
+from tui.feed.indicator_choice import IndicatorChoice, next_indicators
 from tui.ui.widgets.chart import ChartPane
 
 if TYPE_CHECKING:
@@ -18,8 +17,8 @@ if TYPE_CHECKING:
 __all__ = ["ChartIndicatorActions", "indicators_said"]
 
 
-def indicators_said(chosen: tuple[str, ...]) -> str:
-    return "Chart indicators: " + (", ".join(INDICATOR_TITLES[n] for n in chosen) if chosen else "none")
+def indicators_said(choice: IndicatorChoice) -> str:
+    return "Chart indicators: " + (", ".join(choice.title(n) for n in choice.chosen) if choice.chosen else "none")
 
 
 class ChartIndicatorActions(Screen[None]):
@@ -42,6 +41,6 @@ class ChartIndicatorActions(Screen[None]):
         except OSError as exc:  # drawn all the same; the next start will not have it
             self.notify(f"Chart indicators not saved: {exc}", severity="error", markup=False)
         for pane in self.query(ChartPane):
-            pane.set_indicators(choice.chosen)
+            pane.set_indicators(choice)
             pane.refresh_state()
-        self.notify(indicators_said(choice.chosen), timeout=2)
+        self.notify(indicators_said(choice), timeout=2)

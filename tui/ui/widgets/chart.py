@@ -23,7 +23,7 @@ from textual.widget import Widget
 
 from tui.api.models import Candle
 from tui.feed.indicator_choice import IndicatorChoice
-from tui.feed.indicators import Tracker, studies_for
+from tui.feed.indicators import MA_PERIODS, RSI_PERIOD, Tracker
 from tui.feed.state import FeedState
 
 from .chart_layout import Level, Line, Marker, Picture, Role, auto_slot, body_width, draw, message, zoomed
@@ -171,6 +171,8 @@ class ChartPane(FeedPane):
         self._marks: tuple[tuple[Level, ...], tuple[Marker, ...]] = ((), ())  # the levels and fills drawn
         self.indicators: tuple[str, ...] = ()  # chosen (``tui.feed.indicators.INDICATORS``)
         self.tracker = Tracker(())  # their values, kept in step with the candles as they arrive
+        self.ma_periods: tuple[int, ...] = MA_PERIODS  # the profile's SMA and EMA periods, each its own colour
+        self.rsi_period = RSI_PERIOD
 
     def compose(self) -> ComposeResult:
         yield CandleChart(paint=self._paint, id="chart-plot")
@@ -179,14 +181,18 @@ class ChartPane(FeedPane):
         super().on_mount()
         choice = getattr(getattr(self.app, "session", None), "indicators", None)  # the profile's, kept on disk
         if isinstance(choice, IndicatorChoice):
-            self.set_indicators(choice.chosen)
+            self.set_indicators(choice)
         self.restyle()
 
-    def set_indicators(self, chosen: tuple[str, ...]) -> None:
-        """Draw the ``chosen`` indicators (their values computed once over the candles held, then as they come)."""
-        self.indicators = chosen
-        self.tracker = Tracker(studies_for(chosen))
+    def set_indicators(self, choice: IndicatorChoice) -> None:
+        """Draw the indicators ``choice`` holds at its periods (their values computed once over the candles held,
+        then as they come)."""
+        self.indicators = choice.chosen
+        self.ma_periods, self.rsi_period = choice.ma_periods, choice.rsi_period
+        self.tracker = Tracker(choice.studies())
         self.dirty = True
+        if self.is_mounted:
+            self.restyle()  # each period's line its colour
 
     def restyle(self) -> None:
         self._drawn = None
@@ -215,17 +221,20 @@ class ChartPane(FeedPane):
         )
 
     def _study_styles(self) -> dict[Role, Style]:
-        """Each indicator's colour from the theme: the fast ones the accent, the slow ones the primary (lighter for
-        the EMAs), VWAP the foreground, the volume profile muted."""
+        """Each indicator's colour from the theme: the SMAs from fast to slow the accent, the secondary colour (of
+        three) and the primary, each EMA the lighter shade of its SMA's; VWAP the foreground, RSI the accent, the
+        volume profile muted."""
         v, c = self.app.theme_variables, self.colours
-        accent, primary = v.get("accent", c.accent), v.get("primary", c.accent)
-        return {
-            "ind-sma20": Style.parse(accent),
-            "ind-sma50": Style.parse(primary),
-            "ind-ema20": Style.parse(v.get("accent-lighten-2", accent)),
-            "ind-ema50": Style.parse(v.get("primary-lighten-2", primary)),
+        names = ["accent", "secondary", "primary"]
+        shades = {1: names[:1], 2: [names[0], names[2]], 3: names}[len(self.ma_periods)]
+        styles: dict[Role, Style] = {}
+        for period, shade in zip(self.ma_periods, shades, strict=True):
+            colour = v.get(shade, c.accent)
+            styles[f"ind-sma{period}"] = Style.parse(colour)
+            styles[f"ind-ema{period}"] = Style.parse(v.get(f"{shade}-lighten-2", colour))
+        return styles | {
             "ind-vwap": Style.parse(f"bold {v.get('foreground', 'white')}"),
-            "ind-rsi14": Style.parse(accent),
+            f"ind-rsi{self.rsi_period}": Style.parse(v.get("accent", c.accent)),
             "profile": Style.parse(c.muted),
         }
 
