@@ -82,3 +82,25 @@ async def test_down_then_l_sets_the_leverage_of_the_selected_row_without_tab(
         await pilot.press("down", "l")
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the leverage form")
         assert str(app.screen.query_one(".title", Label).render()) == f"Leverage on {second}"
+
+
+async def test_with_no_account_the_data_screens_name_the_flag_that_gives_one(
+    sim: LocalExchange, clock: FrozenClock, trader: Client
+) -> None:
+    """Started with no key and no account: the account, wallet, history and referrals screens say how to give one,
+    with the flag the command line has (--address; they named an --account that does not exist)."""
+    from tui.cli.main import build_parser
+
+    assert "--address" in build_parser().format_help() and "--account " not in build_parser().format_help()
+    app = dashboard(trader, sim, clock, None)
+    async with app.run_test(size=(140, 44)) as pilot:
+        for key, where in (("A", "#margin"), ("W", "#wallet-facts"), ("H", "#page-line"), ("R", "#referral-facts")):
+            await pilot.press(key)
+            await until(pilot, lambda where=where: bool(app.screen.query(where)), f"{where} shown")
+            node = app.screen.query_one(where)
+            await until(pilot, lambda node=node: "start with a key or --address" in words(node), f"{where}'s words")
+            await pilot.press("escape")
+
+
+def words(node: object) -> str:
+    return node.text if isinstance(node, Facts) else str(node.render())  # type: ignore[attr-defined]

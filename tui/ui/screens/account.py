@@ -208,7 +208,7 @@ class AccountScreen(DataScreen):
     async def fetch(self) -> None:
         account = self.account
         if account is None:
-            self.query_one("#margin", Facts).show([("Account", "none: start with a key or --account")])
+            self.query_one("#margin", Facts).show([("Account", "none: start with a key or --address")])
             return
         c = self.ctx.client
         if not self._symbols:

@@ -232,7 +232,7 @@ class HistoryScreen(DataScreen):
     async def fetch(self) -> None:
         account = self.account
         if account is None:
-            self.query_one("#page-line", Label).update("No account: start with a key or --account")
+            self.query_one("#page-line", Label).update("No account: start with a key or --address")
             return
         c = self.ctx.client
         if not self._names:

@@ -82,7 +82,7 @@ class ReferralsScreen(DataScreen):
 
     async def fetch(self) -> None:
         if self.account is None:
-            self.query_one("#referral-facts", Facts).show([("Account", "none: start with a key or --account")])
+            self.query_one("#referral-facts", Facts).show([("Account", "none: start with a key or --address")])
             return
         c = self.ctx.client
         if not self._collateral:

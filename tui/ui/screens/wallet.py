@@ -75,7 +75,7 @@ class WalletScreen(DataScreen):
     async def fetch(self) -> None:
         account = self.account
         if account is None:
-            self.query_one("#wallet-facts", Facts).show([("Account", "none: start with a key or --account")])
+            self.query_one("#wallet-facts", Facts).show([("Account", "none: start with a key or --address")])
             return
         c = self.ctx.client
         if not self._collateral:
