@@ -79,6 +79,35 @@ def test_a_usage_error_is_one_line_and_exit_2(env: dict[str, str], args: tuple[s
     assert code == 2 and out == "" and one_line(err) and err.startswith(said), err
 
 
+KEYISH = "ab" * 32  # a private key's shape, pasted where a number goes
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "said"),
+    [
+        (("-m", "tui.sim"), ("--nosuch",), "python -m tui.sim: error: unrecognized arguments: --nosuch "
+                                           "(python -m tui.sim --help)\n"),
+        (("-m", "tui.sim"), ("--port", "abc"), "python -m tui.sim: error: --port: not a whole number"),
+        (("-m", "tui.sim"), ("--seed", KEYISH), "python -m tui.sim: error: --seed: not a whole number (ASCII digits "
+                                               "only): '[redacted]' (python -m tui.sim --help)\n"),
+        (("-m", "tui"), ("sim", "--speed", KEYISH), "xtui sim: error: --speed: not a plain decimal (ASCII digits and "
+                                                    "at most one point): '[redacted]' (xtui sim --help)\n"),
+        (("-m", "tui"), ("sim", "--faucet", KEYISH), "xtui sim: error: --faucet: must be auto, explicit or an amount "
+                                                     "of USDC: '[redacted]' (xtui sim --help)\n"),
+    ],
+    ids=["sim-alone-flag", "sim-alone-port", "sim-alone-key-seed", "sim-key-speed", "sim-key-faucet"],
+)  # fmt: skip
+def test_the_exchange_alone_and_a_pasted_key_are_one_line_too(
+    env: dict[str, str], command: tuple[str, ...], args: tuple[str, ...], said: str
+) -> None:
+    """``python -m tui.sim`` (what the dashboard starts) reads its flags as ``xtui sim`` does; a value shaped like a
+    key is never quoted back, not even its first 40 characters."""
+    done = subprocess.run([sys.executable, *command, *args], stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, env=env, timeout=TIMEOUT_S)  # fmt: skip
+    assert done.returncode == 2 and done.stdout == "" and one_line(done.stderr), done.stderr
+    assert done.stderr.startswith(said) and "abab" not in done.stderr, done.stderr
+
+
 def test_doctor_on_nothing_says_so_in_words_and_exits_1(env: dict[str, str]) -> None:
     url = closed_url()
     code, out, err = run(env, "doctor", "--url", url, "--timeout", "2")

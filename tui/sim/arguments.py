@@ -7,9 +7,11 @@ import argparse
 from collections.abc import Callable
 from typing import TypeVar
 
+from tui.logs import redact
+
 from .grammar import int_text
 
-__all__ = ["checked", "whole"]
+__all__ = ["checked", "quoted", "whole"]
 
 T = TypeVar("T")
 
@@ -27,9 +29,14 @@ def checked(parse: Callable[[str], T]) -> Callable[[str], T]:
     return read
 
 
+def quoted(text: str) -> str:
+    """A bad value as an error quotes it: a key pasted by mistake redacted before it is cut to 40 characters."""
+    return repr(redact(text)[:40])
+
+
 def whole(text: str) -> int:
     """A whole number in the one integer grammar: ASCII digits only (``int()`` also reads "٣" and " 3")."""
     n = int_text(text)
     if n is None:
-        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"not a whole number (ASCII digits only): {quoted(text)}")
     return n

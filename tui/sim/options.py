@@ -16,7 +16,7 @@ from tui.api.decimals import is_plain_decimal
 from tui.api.faucet import FAUCET_MODES, FaucetMode
 from tui.edges.safe_text import printable
 
-from .arguments import whole
+from .arguments import quoted, whole
 from .engine.rules import BATCH_RULES, CLOID_RULES
 from .faucet_command import add_faucet_command, run_faucet
 from .fault_options import add_fault_arguments, plan_from_args
@@ -70,7 +70,7 @@ def _descriptor(text: str) -> int:
 
 def _speed(text: str) -> float:
     if not is_plain_decimal(text):  # float() also reads "nan", "1e3", " 3" and "٣"
-        raise argparse.ArgumentTypeError(f"not a plain decimal (ASCII digits and at most one point): {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"not a plain decimal (ASCII digits and at most one point): {quoted(text)}")
     x = float(text)
     if not 0 < x <= 100_000:
         raise argparse.ArgumentTypeError("speed must be in (0, 100000]")
@@ -84,7 +84,7 @@ def _faucet(text: str) -> str | Decimal:
     try:
         return _decimal(text)
     except argparse.ArgumentTypeError:
-        raise argparse.ArgumentTypeError(f"must be auto, explicit or an amount of USDC: {text[:40]!r}") from None
+        raise argparse.ArgumentTypeError(f"must be auto, explicit or an amount of USDC: {quoted(text)}") from None
 
 
 def _source(text: str) -> str:
