@@ -6,6 +6,7 @@ covered") through ``uncovered`` until it is done. The position reaches the runne
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import AsyncIterator, Callable
 from decimal import Decimal
 
@@ -23,6 +24,7 @@ from tui.feed.worker import Feed
 from tui.trading.context import order_context
 from tui.trading.oco import OcoRunner
 from tui.trading.orders import OrderContext, OrderPlan
+from tui.trading.tool_book import KeptOco
 
 D = Decimal
 ENDED = "OCO ended: its take-profit and stop were cancelled (not by the OCO); the position has no protection from it"
@@ -195,3 +197,53 @@ async def test_a_resize_that_cannot_be_done_is_not_covered_until_it_is(
             assert said.any("covered again") and oco.active, said.messages
     finally:
         await proxy.stop()
+
+
+async def test_a_resize_is_kept_before_it_is_sent_and_a_new_run_links_the_new_order(
+    exchange: SimProcess, context: Context
+) -> None:
+    """A whole-position pair of 0.01; Alice buys 0.02 more. The exchange is frozen (SIGSTOP) as soon as the kept
+    record names the stop's new order, before the runner sends it: that record (what a kill now leaves on disk)
+    names the old stop and the new one. Thawed, the resize is done and the record names the new orders only. A new
+    run given the frozen record finds the new stop resting (the old one withdrawn) and links it, not the old; nothing
+    is placed or withdrawn."""
+    said, snapshots, frozen = Said(), [], []
+
+    def keep(kept: list[KeptOco]) -> None:
+        snapshots.append(kept)
+        if kept and kept[0].stop.placing is not None and not frozen:
+            frozen.append(kept[0])
+            exchange.signal(signal.SIGSTOP)  # before the resize's order is sent: the record is on disk first
+
+    await feed_holds(context, "0.01")
+    try:
+        async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+            ocos = runner(alice, said, context, on_kept=keep)
+            oco = ocos.start(*sized("0.01"))
+            await linked(oco, said)
+            old_stop = oco.legs[1].cloid
+            await alice_buys(exchange.url, "0.02")
+            await said.until(lambda: bool(frozen))
+            [left] = frozen
+            assert left.stop.cloid == old_stop and left.stop.placing is not None
+            assert left.stop.placing.size == D("0.03") and oco.legs[1].cloid == old_stop  # not placed yet
+            exchange.signal(signal.SIGCONT)
+            await legs_are(exchange.url, ["0.03", "0.03"])
+            await said.until(lambda: all(leg.left == D("0.03") and leg.open and not leg.placing for leg in oco.legs))
+            assert [leg.placing for leg in snapshots[-1][0].legs] == [None, None]
+            assert snapshots[-1][0].stop.cloid == left.stop.placing.cloid
+            await ocos.stop_all()
+    finally:
+        exchange.signal(signal.SIGCONT)
+    resting = await legs(exchange.url)
+    # killed at the freeze, the take-profit would not have been resized after: it is taken as the exchange holds it
+    left = msgspec.structs.replace(left, take_profit=snapshots[-1][0].take_profit)
+    found, replaced = left.as_resting(resting)
+    assert found.stop.cloid == left.stop.placing.cloid and replaced == []  # the old stop was withdrawn
+    async with Client(exchange.url, signer=ALICE, testnet=True, timeout=TIMEOUT_S) as alice:
+        orders = {o.cloid: o for o in (await alice.open_orders(ALICE.address)).data}
+        again = runner(alice, Said(), context)
+        resumed = again.resume(found, (orders[found.take_profit.cloid], orders[found.stop.cloid]))
+        assert resumed.legs[1].cloid == left.stop.placing.cloid and resumed.legs[1].plan.size == D("0.03")
+        await again.stop_all()
+    assert await legs(exchange.url) == resting  # nothing placed again, nothing withdrawn

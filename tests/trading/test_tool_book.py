@@ -2,7 +2,8 @@
 back equal; a damaged or hostile file is set aside with a notice (never used in part, never written over), and the
 book starts empty. Tried: not JSON, nested 10,000 deep, 1 MB, a wrong version, an extra field, a bad address, symbol,
 cloid, side, id, a number that is not one (NaN, Infinity, 1e999, negative, a float), too many trails, random bytes,
-a trail's placing stop with an extra field, a bad cloid, NaN, or not an object;
+a trail's placing stop with an extra field, a bad cloid, NaN, or not an object; a leg's resize (placing) with an
+extra field, a bad cloid or NaN;
 for an OCO: an extra or missing leg field, legs on two sides or with one cloid, a take-profit with a trigger, a stop
 without one, a bad instrument or whole flag, too many OCOs. A file with no "ocos" (the trail-only builds) is read."""
 
@@ -12,6 +13,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +24,7 @@ from tui.trading.tool_book import (
     MAX_KEPT,
     KeptLeg,
     KeptOco,
+    KeptResize,
     KeptStop,
     KeptTrail,
     ToolBook,
@@ -74,6 +77,11 @@ def sending(**stop: object) -> bytes:
     return json.dumps({"version": 1, "trails": [raw(placing=stop)]}).encode()
 
 
+def resizing(**placing: object) -> bytes:
+    """A file with one OCO whose stop's resize is sending ``placing``."""
+    return book_of([raw_oco(stop=raw_leg("s", placing=placing))])
+
+
 def book_of(ocos: list[object], trails: list[object] | None = None) -> bytes:
     return json.dumps({"version": 1, "trails": trails or [], "ocos": ocos}).encode()
 
@@ -99,6 +107,25 @@ def test_the_stop_a_trail_is_sending_is_read_back_with_it(tmp_path: Path) -> Non
     ToolBook.load(path).keep(ACCOUNT, [moving, trail(2)])
     assert ToolBook.load(path).trails == [moving, trail(2)]
     assert "placing" not in json.loads(path.read_text())["trails"][1]  # nothing being sent: the field is left out
+
+
+def test_a_legs_resize_under_way_is_read_back_and_found_resting(tmp_path: Path) -> None:
+    """A stop being resized: its new order kept beside the old one. Read back equal; as the exchange shows it, the new
+    order is the leg when it rests (the old one named when it rests too), else the old one is."""
+    path = tool_book_path(tmp_path, "LOCAL")
+    pair = oco(1)
+    stop = msgspec.structs.replace(pair.stop, placing=KeptResize("oc1x1733000000-s2", D("0.3")))
+    pair = msgspec.structs.replace(pair, stop=stop)
+    ToolBook.load(path).keep_ocos(ACCOUNT, [pair, oco(2)])
+    assert ToolBook.load(path).ocos == [pair, oco(2)]
+    tp, old, new = pair.take_profit.cloid, stop.cloid, "oc1x1733000000-s2"
+    both, replaced = pair.as_resting({tp, old, new})
+    assert (both.stop.cloid, both.stop.size, both.stop.placing, replaced) == (new, D("0.3"), None, [old])
+    assert both.stop.trigger == stop.trigger and both.take_profit == pair.take_profit
+    gone_old, replaced = pair.as_resting({tp, new})
+    assert (gone_old.stop.cloid, replaced) == (new, [])
+    not_sent, replaced = pair.as_resting({tp, old})  # killed before it was sent: the old one is the leg
+    assert not_sent == oco(1) and replaced == []
 
 
 def test_another_accounts_trails_are_left_as_they_are(tmp_path: Path) -> None:
@@ -152,7 +179,7 @@ def test_a_full_book_at_its_longest_fits_the_file_limit(tmp_path: Path) -> None:
     sets aside a file xtui wrote itself."""
     path = tool_book_path(tmp_path, "LOCAL")
     big, name, cid = D("-0." + "9" * 37).copy_abs(), "X" * 40, "c" * 64
-    leg = KeptLeg(cid, "sell", big, big, big)
+    leg = KeptLeg(cid, "sell", big, big, big, KeptResize("e" * 64, big))
     ocos = [oco(999_999, symbol=name, size=big, take_profit=KeptLeg("d" * 64, "sell", big, None, big), stop=leg)
             for _ in range(MAX_KEPT)]  # fmt: skip
     trails = [trail(999_999, spec=TrailSpec(name, "sell", big, True, "mark"), peak=big, cloid=cid, trigger=big,
@@ -187,6 +214,9 @@ HOSTILE = [
     ("placing cloid", sending(cloid="\x1b[2J", trigger="1", size="1"), "placing cloid"),
     ("placing NaN", sending(cloid="a", trigger="NaN", size="1"), "out of range"),
     ("placing list", json.dumps({"version": 1, "trails": [raw(placing=["a"])]}).encode(), "placing stop"),
+    ("leg placing extra", resizing(cloid="a", size="1", x=1), "placing has the fields"),
+    ("leg placing cloid", resizing(cloid="a b", size="1"), "placing cloid"),
+    ("leg placing NaN", resizing(cloid="a", size="NaN"), "out of range"),
     ("top-level key", json.dumps({"version": 1, "trails": [], "evil": []}).encode(), "expected"),
     ("ocos not a list", json.dumps({"version": 1, "trails": [], "ocos": {}}).encode(), "expected"),
     ("oco extra field", book_of([raw_oco(evil=1)]), "fields"),

@@ -43,7 +43,7 @@ from .orders import OrderContext, OrderPlan, fmt_decimal
 from .placement import Accepted, PlaceRequest, Refused, Unknown, WrongAccount, place
 from .placement import Settled as Recorded
 from .settle import Settled, Unsettled, settle_order
-from .tool_book import KeptLeg, KeptOco
+from .tool_book import KeptLeg, KeptOco, KeptResize
 from .tools import Job
 from .waits import Runs
 from .withdraw import withdraw_order
@@ -108,6 +108,9 @@ class OcoRunner:
     def on_change(self, oco: Oco, what: str) -> None:
         """Tell of ``oco`` and keep what a restart needs (a pair cancelled or ended is kept no more)."""
         self._told(oco, what)
+        self._keep()
+
+    def _keep(self) -> None:
         if self._on_kept is not None:
             self._on_kept(self.kept())
 
@@ -116,7 +119,7 @@ class OcoRunner:
         return [self._kept(o) for o in self.ocos if (o.active or o.kept_on_exit) and all(leg.cloid for leg in o.legs)]
 
     def _kept(self, o: Oco) -> KeptOco:
-        tp, sl = (KeptLeg.of(leg.cloid, leg.plan) for leg in o.legs)
+        tp, sl = (KeptLeg.of(leg.cloid, leg.plan, leg.placing) for leg in o.legs)
         placed = o.size - sum((leg.before for leg in o.legs), Decimal(0))  # the fills of replaced orders are past
         return KeptOco(self.account, o.id, o.symbol, o.legs[0].plan.instrument_id, o.whole, placed, tp, sl)
 
@@ -365,6 +368,9 @@ class OcoRunner:
             self._refused(oco, f"the {leg.name} refused by this profile's guard: {why}", resize)
             return False
         request = PlaceRequest((plan,), "oco", run=oco.id, expiry_s=self.order_expiry_s, settle_s=0)
+        if resize:  # kept before it is sent: a kill before the answer, or before the old is withdrawn, still finds it
+            leg.placing = KeptResize(cloid, size)
+            self._keep()
 
         def unconfirmed(lost: str) -> None:
             self._unsure(oco, f"the {leg.name} unconfirmed: waiting for the exchange ({lost})")
@@ -440,8 +446,10 @@ class OcoRunner:
         self.on_change(oco, f"resizing the {leg.name} to {fmt_decimal(size)}")
         before_plan = leg.plan
         if not await self._place(oco, leg, size, resize=oco.active):
-            if leg.unsure:  # quitting, the new order's placement unconfirmed: it may rest beside the old
+            if leg.unsure:  # quitting, the new order's placement unconfirmed: it may rest beside the old (kept so)
                 leg.stray, leg.unsure = f"{leg.describe()} ({leg.cloid})", False
+            else:
+                leg.placing = None
             leg.plan, leg.cloid, leg.expires_ms, leg.filled = before_plan, old_cloid, old_expires, old_filled
             leg.open = True  # the old order, as the record last had it
             return
@@ -450,7 +458,7 @@ class OcoRunner:
         settled = await self._withdraw(oco, leg)
         leg.before += settled.filled if settled is not None else old_filled
         leg.cloid, leg.expires_ms, leg.plan = new
-        leg.filled, leg.open, oco.refused = Decimal(0), True, ""
+        leg.filled, leg.open, oco.refused, leg.placing = Decimal(0), True, "", None
         self.on_change(oco, f"the {leg.name} is now {fmt_decimal(size)} · {oco.progress()}")
 
     async def _withdraw(self, oco: Oco, leg: Leg) -> Settled | None:

@@ -10,6 +10,7 @@ from typing import Literal
 import msgspec
 
 from .orders import OrderPlan, fmt_decimal
+from .tool_book import KeptResize
 
 __all__ = ["Leg", "Oco", "State"]
 
@@ -28,6 +29,7 @@ class Leg(msgspec.Struct):
     open: bool = False  # the record (as last read) shows that order resting
     unsure: bool = False  # placed while quitting and never confirmed: it may rest
     stray: str = ""  # a resize's new order placed while quitting and never confirmed (it may rest), in words
+    placing: KeptResize | None = None  # a resize's new order, kept on disk before it is sent, until it is the leg's
 
     @property
     def total(self) -> Decimal:

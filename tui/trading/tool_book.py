@@ -14,6 +14,7 @@ start xtui finds each kept tool's orders on the exchange by their cloids and ask
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from tui.paths import profile_file
 from .orders import OrderPlan, Side, fmt_decimal
 from .trail_plan import TrailSpec
 
-__all__ = ["MAX_KEPT", "KeptLeg", "KeptOco", "KeptStop", "KeptTrail", "ToolBook", "tool_book_path"]
+__all__ = ["MAX_KEPT", "KeptLeg", "KeptOco", "KeptResize", "KeptStop", "KeptTrail", "ToolBook", "tool_book_path"]
 
 MAX_KEPT = 32  # trails, and OCOs
 MAX_FILE_BYTES = 64 << 10  # MAX_KEPT of each, every field at its longest, fits (a test says so)
@@ -66,6 +67,14 @@ class KeptTrail(msgspec.Struct, frozen=True):
         )
 
 
+class KeptResize(msgspec.Struct, frozen=True):
+    """The order a leg's resize is sending (its cloid and new size): kept before it is sent, so that a kill before
+    the answer, or before the old order is withdrawn, still finds it at the next start."""
+
+    cloid: str
+    size: Decimal
+
+
 class KeptLeg(msgspec.Struct, frozen=True):
     """One leg of a kept OCO: the order it placed last, enough to place it again for another size."""
 
@@ -74,10 +83,17 @@ class KeptLeg(msgspec.Struct, frozen=True):
     price: Decimal  # a take-profit's limit; a stop's price bound (0: bounded by the exchange)
     trigger: Decimal | None  # a stop's trigger; None for the take-profit
     size: Decimal
+    placing: KeptResize | None = None  # the order that replaces it, while a resize sends it and withdraws this one
 
     @classmethod
-    def of(cls, cloid: str, plan: OrderPlan) -> KeptLeg:
-        return cls(cloid, plan.side, plan.price, plan.trigger, plan.size)
+    def of(cls, cloid: str, plan: OrderPlan, placing: KeptResize | None = None) -> KeptLeg:
+        return cls(cloid, plan.side, plan.price, plan.trigger, plan.size, placing)
+
+    def resized(self) -> KeptLeg:
+        """The leg as its resize leaves it: the new order in place of the old one."""
+        if self.placing is None:
+            return self
+        return KeptLeg(self.placing.cloid, self.side, self.price, self.trigger, self.placing.size)
 
     def plan(self, instrument_id: int, symbol: str) -> OrderPlan:
         """The leg's order as the OCO places it: a reduce-only limit, or a reduce-only stop market."""
@@ -105,6 +121,19 @@ class KeptOco(msgspec.Struct, frozen=True):
     @property
     def legs(self) -> tuple[KeptLeg, KeptLeg]:
         return self.take_profit, self.stop
+
+    def as_resting(self, resting: Container[str]) -> tuple[KeptOco, list[str]]:
+        """The pair as the exchange shows it, given the cloids that rest: a leg whose resize was under way (its new
+        order kept before it was sent) is that new order when it rests, else its old one; and the cloids of the old
+        orders that rest beside their new one (a kill before the resize withdrew them)."""
+        legs, replaced = [], []
+        for leg in self.legs:
+            if leg.placing is not None and leg.placing.cloid in resting:
+                legs.append(leg.resized())
+                replaced += [leg.cloid] if leg.cloid in resting else []
+            else:
+                legs.append(msgspec.structs.replace(leg, placing=None))
+        return msgspec.structs.replace(self, take_profit=legs[0], stop=legs[1]), replaced
 
     def words(self) -> str:
         part = "the whole position" if self.whole else f"{fmt_decimal(self.size)} of the position"
@@ -178,8 +207,8 @@ def _stop(raw: object) -> KeptStop:
 
 def _leg(raw: object, name: str) -> KeptLeg:
     fields = {"cloid", "side", "price", "trigger", "size"}
-    if not isinstance(raw, dict) or set(raw) != fields:
-        raise ValueError(f"an OCO's {name} has the fields {sorted(fields)}")
+    if not isinstance(raw, dict) or set(raw) - {"placing"} != fields:  # no "placing": no resize under way
+        raise ValueError(f"an OCO's {name} has the fields {sorted(fields)}, and may have 'placing'")
     cloid = _matching(raw["cloid"], _CLOID, f"an OCO's {name} cloid is not a client order id")
     if raw["side"] not in ("buy", "sell"):
         raise ValueError(f"an OCO's {name} side is not one xtui writes")
@@ -189,7 +218,13 @@ def _leg(raw: object, name: str) -> KeptLeg:
     if price < 0 or (price == 0 and name == "take_profit"):
         raise ValueError(f"{name} price: out of range")
     trigger = None if raw["trigger"] is None else _number(raw["trigger"], f"{name} trigger")
-    return KeptLeg(cloid, raw["side"], price, trigger, _number(raw["size"], f"{name} size"))
+    placing = raw.get("placing")
+    if placing is not None:
+        if not isinstance(placing, dict) or set(placing) != {"cloid", "size"}:
+            raise ValueError(f"an OCO's {name} placing has the fields ['cloid', 'size']")
+        said = f"an OCO's {name} placing cloid is not a client order id"
+        placing = KeptResize(_matching(placing["cloid"], _CLOID, said), _number(placing["size"], f"{name} size"))
+    return KeptLeg(cloid, raw["side"], price, trigger, _number(raw["size"], f"{name} size"), placing)
 
 
 def _oco(raw: object) -> KeptOco:
@@ -213,7 +248,9 @@ def _raw_leg(leg: KeptLeg) -> dict[str, Any]:
     return {
         "cloid": leg.cloid, "side": leg.side, "price": str(leg.price),
         "trigger": None if leg.trigger is None else str(leg.trigger), "size": str(leg.size),
-    }  # fmt: skip
+    } | ({} if leg.placing is None else {
+        "placing": {"cloid": leg.placing.cloid, "size": str(leg.placing.size)},
+    })  # fmt: skip
 
 
 def _raw_oco(o: KeptOco) -> dict[str, Any]:

@@ -7,7 +7,9 @@
   both as they are, unlinked ("OCO TP (not running)" / "OCO stop (not running)"). One with a single leg resting is
   not offered: the pair cannot be what it was (the other leg filled or was cancelled while xtui was away), so it is
   said, with the leg that stays (unlinked, shown "(not running)", where ``x`` cancels it), and forgotten. One with
-  neither leg resting is said, and forgotten.
+  neither leg resting is said, and forgotten. A trailing stop or a leg killed in the middle of a move or a resize
+  is found by the order it was sending (kept before it was sent): that order, when it rests, is the stop or the
+  leg; a leg's old order resting beside it is named in the question and stays, unlinked.
 - Each open order of an *entry* tool (a chase's) that no tool of this run keeps, left by a crash, is offered once:
   cancel it (Enter, the default), or keep it. Kept, it shows as "chase (not running)" in the open orders, where
   ``x`` cancels it.
@@ -77,7 +79,9 @@ async def _offer_ocos(app: Shell, session: Session, account: str, by_cloid: dict
     ocos = session.ocos
     if ocos is None:
         return
-    for kept in session.tool_book.ocos_of(account):
+    for kept_as_left in session.tool_book.ocos_of(account):
+        kept, replaced_cloids = kept_as_left.as_resting(by_cloid)
+        replaced = [by_cloid[cloid] for cloid in replaced_cloids]
         tp, stop = (by_cloid.get(leg.cloid) for leg in kept.legs)
         if tp is None or stop is None:
             _not_resumable(app, kept, tp is not None, stop is not None)
@@ -87,6 +91,11 @@ async def _offer_ocos(app: Shell, session: Session, account: str, by_cloid: dict
             "Resume (Enter): xtui links them again: when one fills it withdraws or reduces the other, and it follows"
             " the position.",
             "Leave them (n): both stay on the exchange as they are, and nothing links them.",
+        ]
+        lines += [
+            f"Also resting: {describe_order(o)} ({o.cloid}), the order a resize was replacing when xtui stopped: it"
+            " stays, not linked (x cancels it)."
+            for o in replaced
         ]
         question = ConfirmScreen(
             f"Resume OCO {kept.id} on {kept.symbol}?", lines, yes="Resume (y)", no="Leave them (n)", default=True
