@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import compileall
 import io
 import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import tui
 from tui.api.client import Client
 from tui.api.limits import Governor
 from tui.api.signing import Signer
@@ -35,6 +38,14 @@ SLOW_FILES = ("_process", "_faults", "_pty", "pty_", "test_signals", "test_hang_
               "test_safe_text", "test_regular_files", "test_hostile_kept_files", "test_layouts_file", "test_h1_client",
               "test_in_flight", "test_settle", "test_tool_book", "test_history.py", "test_config.py",
               "test_config_limits", "test_keystore_limits", "test_start_imports")  # fmt: skip
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """``tui`` byte-compiled once, before any worker or child process imports it: where nothing writes byte-code
+    (PYTHONDONTWRITEBYTECODE, set on some machines) each of the suite's hundreds of processes (``xtui``, ``xtui sim``,
+    dashboards in a pty) would compile it from source again, ~0.6 s of CPU for the dashboard's modules."""
+    if not hasattr(session.config, "workerinput"):  # the controller: before the workers start
+        compileall.compile_dir(str(Path(tui.__file__).parent), quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
