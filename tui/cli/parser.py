@@ -62,6 +62,20 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(usage_line(self.prog, message))
+        self._exit_with(self.prog, message)
+
+    def parse_args(self, *args: Any, **kwargs: Any) -> Any:
+        """As argparse's, but a flag the sub-command does not take names that sub-command's help
+        (``xtui config: error: unrecognized arguments: --x (xtui config --help)``), where argparse names the top's."""
+        parsed, extras = self.parse_known_args(*args, **kwargs)
+        if extras:
+            command = getattr(parsed, "command", None)
+            prog = f"{self.prog} {command}" if isinstance(command, str) and command else self.prog
+            self._exit_with(prog, f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+    @staticmethod
+    def _exit_with(prog: str, message: str) -> NoReturn:
+        sys.stderr.write(usage_line(prog, message))
         sys.stderr.flush()
         raise SystemExit(USAGE_EXIT)
