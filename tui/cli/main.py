@@ -31,7 +31,8 @@ EPILOG = """environment variables:
   XTUI_LOG_LEVEL    the log file's level (--log-level overrides it)
   XTUI_MIRROR       paper trading: the exchange whose prices the built-in exchange follows (a profile's mirror)
   XTUI_URL, XTUI_NETWORK, XTUI_ACCOUNT, XTUI_KEYSTORE, XTUI_KEY_ENV, XTUI_THEME, XTUI_SYMBOL, XTUI_READ_ONLY, ...
-                    XTUI_<FIELD> sets that field of the selected profile (xtui config show says which did)"""
+                    XTUI_<FIELD> sets that field of the selected profile (xtui config show says which did)
+  every one of them: docs/reference/environment.md"""
 
 # httpx imports its own command-line client (and with it click and pygments) whenever those happen to be
 # installed, as they are here (uvicorn's and rich's): ~20 ms of every start, for a command xtui never runs.
