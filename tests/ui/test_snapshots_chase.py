@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 from tests.conftest import ALICE_KEY
 from tests.ui.conftest import drawn, feed_ready, seeded_market, settle
@@ -59,6 +60,8 @@ def opens_form(key: str, loads: Counter[DataScreen]) -> Any:
         await until(pilot, lambda: isinstance(app.screen, ChaseScreen) and loads[app.screen] >= 1, "the screen")
         await pilot.press(key)
         await until(pilot, lambda: isinstance(app.screen, FormScreen), "the form")
+        for box in app.screen.query(Input):
+            box.cursor_blink = False  # a blinking cursor would be on or off at random in the picture (a loaded CI)
         await drawn(pilot)
 
     return run_before
