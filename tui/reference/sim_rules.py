@@ -94,18 +94,10 @@ def _symbol(config: Any, token: int) -> str:
 
 
 def _rate_limits() -> str:
-    from tui.sim.server.ratelimit import BAN_STEPS_S, Limits
+    from tui.sim.server.ratelimit import BAN_STEPS_S, LIMIT_WORDS, Limits
 
     d = Limits()
-    rows = [
-        ("POST /exchange requests a minute", d.exchange_per_minute, "--exchange-per-minute"),
-        ("POST /info and /explorer requests a minute", d.info_per_minute, "--info-per-minute"),
-        ("POST /info and /explorer requests an hour", d.info_per_hour, "--info-per-hour"),
-        ("violations in an hour before a ban (418)", d.ban_after, "--ban-after"),
-        ("WebSocket connections open at once", d.ws_connections, "--ws-connections"),
-        ("WebSocket subscriptions, over all its connections", d.ws_subscriptions, "--ws-subscriptions"),
-        ("inbound WebSocket messages a minute", d.ws_messages_per_minute, "--ws-messages-per-minute"),
-    ]
+    rows = [(what, getattr(d, field), "--" + field.replace("_", "-")) for field, what in LIMIT_WORDS.items()]
     bans = ", ".join(_duration(s * 1000) for s in BAN_STEPS_S)
     return (
         "## Rate limits\n\nPer client address. Over a limit the answer is 429 with Retry-After; calling again while "

@@ -21,7 +21,7 @@ from .engine.rules import BATCH_RULES, CLOID_RULES
 from .faucet_command import add_faucet_command, run_faucet
 from .fault_options import add_fault_arguments, plan_from_args
 from .server.network import DEFAULT_NETWORK, NETWORKS
-from .server.ratelimit import Limits
+from .server.ratelimit import LIMIT_WORDS, Limits
 
 DEFAULT_FAUCET_USDC = Decimal(100_000)
 
@@ -209,28 +209,16 @@ def add_sim_arguments(p: argparse.ArgumentParser) -> None:
         "rate limits (per client address; over a limit the answer is 429 with Retry-After; calling again while told "
         "to wait is a violation)"
     )
-    for flag, default, what in (
-        ("--exchange-per-minute", d.exchange_per_minute, "POST /exchange requests a minute"),
-        ("--info-per-minute", d.info_per_minute, "POST /info and /explorer requests a minute"),
-        ("--info-per-hour", d.info_per_hour, "POST /info and /explorer requests an hour"),
-        ("--ban-after", d.ban_after, "violations in an hour before a ban (418, from 5 min growing to 7 days)"),
-        ("--ws-connections", d.ws_connections, "WebSocket connections open at once"),
-        ("--ws-subscriptions", d.ws_subscriptions, "subscriptions over all its WebSocket connections"),
-        ("--ws-messages-per-minute", d.ws_messages_per_minute, "inbound WebSocket messages a minute"),
-    ):
-        g.add_argument(flag, type=_positive_int, default=default, metavar="N", help=f"{what} (default: {default})")
+    for field, what in LIMIT_WORDS.items():
+        default = getattr(d, field)
+        g.add_argument(
+            "--" + field.replace("_", "-"), type=_positive_int, default=default, metavar="N",
+            help=f"{what} (default: {default})",
+        )  # fmt: skip
 
 
 def limits_from_args(args: argparse.Namespace) -> Limits:
-    return Limits(
-        exchange_per_minute=args.exchange_per_minute,
-        info_per_minute=args.info_per_minute,
-        info_per_hour=args.info_per_hour,
-        ban_after=args.ban_after,
-        ws_connections=args.ws_connections,
-        ws_subscriptions=args.ws_subscriptions,
-        ws_messages_per_minute=args.ws_messages_per_minute,
-    )
+    return Limits(**{field: getattr(args, field) for field in LIMIT_WORDS})
 
 
 def faucet_from_args(args: argparse.Namespace) -> tuple[FaucetMode, Decimal] | None:

@@ -30,6 +30,18 @@ class Limits:
     ws_messages_per_minute: int = 2_000
 
 
+# each limit: its field of Limits (the flag is its name with dashes) and what it counts, for the flags and the docs
+LIMIT_WORDS: dict[str, str] = {
+    "exchange_per_minute": "POST /exchange requests a minute",
+    "info_per_minute": "POST /info and /explorer requests a minute",
+    "info_per_hour": "POST /info and /explorer requests an hour",
+    "ban_after": "violations in an hour before a ban (418, from 5 min growing to 7 days)",
+    "ws_connections": "WebSocket connections open at once",
+    "ws_subscriptions": "WebSocket subscriptions, over all its connections",
+    "ws_messages_per_minute": "inbound WebSocket messages a minute",
+}
+
+
 @dataclass
 class Verdict:
     allowed: bool
